@@ -1,0 +1,52 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Layers (one folder each, dependencies point one way):
+//   CSodium / CArgon2 (system libraries)
+//     -> Sources/Coffer/Crypto  (secure memory, AEAD, KDF, hashing)
+//     -> Sources/Coffer/Format  (bytes in, bytes out; no I/O)
+//     -> Sources/Coffer/Store   (files, locks, atomic save)
+//     -> Sources/Coffer/Vault   (the public vault API)
+//     -> Generator / Strength, the `coffer` CLI, Examples/
+let package = Package(
+    name: "Coffer",
+    platforms: [.macOS(.v13)],
+    products: [
+        .library(name: "Coffer", targets: ["Coffer"]),
+        .executable(name: "coffer", targets: ["CofferCLI"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSodium",
+            path: "Sources/CSodium",
+            pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]
+        ),
+        .systemLibrary(
+            name: "CArgon2",
+            path: "Sources/CArgon2",
+            pkgConfig: "libargon2",
+            providers: [.apt(["libargon2-dev"]), .brew(["argon2"])]
+        ),
+        .target(
+            name: "Coffer",
+            dependencies: ["CSodium", "CArgon2"],
+            path: "Sources/Coffer",
+            resources: [.copy("Resources/eff_large_wordlist.txt")]
+        ),
+        .executableTarget(
+            name: "CofferCLI",
+            dependencies: [
+                "Coffer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/CofferCLI"
+        ),
+        .executableTarget(name: "CofferDemo", dependencies: ["Coffer"], path: "Sources/CofferDemo"),
+        .testTarget(name: "CofferTests", dependencies: ["Coffer"], path: "Tests/CofferTests"),
+    ],
+    swiftLanguageModes: [.v6]
+)

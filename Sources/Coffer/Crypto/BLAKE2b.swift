@@ -1,0 +1,54 @@
+internal import CSodium
+
+/// BLAKE2b (RFC 7693), unkeyed or keyed, through libsodium's `crypto_generichash`.
+enum BLAKE2b {
+    static let minOutputLength = Int(crypto_generichash_BYTES_MIN)  // 16
+    static let maxOutputLength = Int(crypto_generichash_BYTES_MAX)  // 64
+    static let maxKeyLength = Int(crypto_generichash_KEYBYTES_MAX)  // 64
+
+    /// Unkeyed hash of public data.
+    static func hash(_ data: some Collection<UInt8>, outputLength: Int = 32) throws(CofferError) -> [UInt8] {
+        try compute(Array(data), key: nil, outputLength: outputLength)
+    }
+
+    /// Keyed hash (a MAC) of public data under a secret key; the tag is public.
+    static func mac(_ data: some Collection<UInt8>, key: SecureBytes, outputLength: Int = 32) throws(CofferError) -> [UInt8] {
+        try compute(Array(data), key: key, outputLength: outputLength)
+    }
+
+    /// Keyed hash whose output is itself secret (a derived key), in guarded memory.
+    static func deriveKey(from key: SecureBytes, input: [UInt8], outputLength: Int = 32) throws(CofferError) -> SecureBytes {
+        try checkLengths(key: key, outputLength: outputLength)
+        return try SecureBytes(count: outputLength) { (out: UnsafeMutablePointer<UInt8>, length: Int) throws(CofferError) in
+            let status = key.withBytePointer { k, kLength in
+                crypto_generichash(out, length, input, UInt64(input.count), k, kLength)
+            }
+            guard status == 0 else { throw .invalidArgument("BLAKE2b failed") }
+        }
+    }
+
+    private static func compute(_ data: [UInt8], key: SecureBytes?, outputLength: Int) throws(CofferError) -> [UInt8] {
+        try checkLengths(key: key, outputLength: outputLength)
+        var out = [UInt8](repeating: 0, count: outputLength)
+        let status: Int32
+        if let key {
+            status = key.withBytePointer { k, kLength in
+                crypto_generichash(&out, outputLength, data, UInt64(data.count), k, kLength)
+            }
+        } else {
+            status = crypto_generichash(&out, outputLength, data, UInt64(data.count), nil, 0)
+        }
+        guard status == 0 else { throw .invalidArgument("BLAKE2b failed") }
+        return out
+    }
+
+    private static func checkLengths(key: SecureBytes?, outputLength: Int) throws(CofferError) {
+        try Sodium.ensureInitialized()
+        guard (minOutputLength...maxOutputLength).contains(outputLength) else {
+            throw .invalidArgument("BLAKE2b output must be 16 to 64 bytes")
+        }
+        if let key, !(Int(crypto_generichash_KEYBYTES_MIN)...maxKeyLength).contains(key.count) {
+            throw .invalidArgument("BLAKE2b key must be 16 to 64 bytes")
+        }
+    }
+}

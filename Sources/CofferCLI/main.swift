@@ -1,0 +1,1 @@
+print("coffer CLI: coming with the CLI issue")

@@ -1,0 +1,36 @@
+import Foundation
+@testable import Coffer
+
+/// Hex helpers for known-answer tests.
+enum Hex {
+    static func decode(_ hex: String) -> [UInt8] {
+        let clean = hex.filter { !$0.isWhitespace }
+        var out: [UInt8] = []
+        out.reserveCapacity(clean.count / 2)
+        var index = clean.startIndex
+        while index < clean.endIndex {
+            let next = clean.index(index, offsetBy: 2)
+            out.append(UInt8(clean[index..<next], radix: 16) ?? 0)
+            index = next
+        }
+        return out
+    }
+
+    static func encode(_ bytes: some Sequence<UInt8>) -> String {
+        bytes.map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+extension SecureBytes {
+    /// Test-only: copy out the bytes to compare with expected values.
+    var testBytes: [UInt8] { withUnsafeBytes { Array($0) } }
+}
+
+/// A fresh temporary directory, removed when the closure returns.
+func withTemporaryDirectory<R>(_ body: (URL) throws -> R) throws -> R {
+    let url = FileManager.default.temporaryDirectory
+        .appendingPathComponent("coffer-tests-\(UUID().uuidString)", isDirectory: true)
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: url) }
+    return try body(url)
+}
