@@ -35,7 +35,7 @@ let package = Package(
             name: "Coffer",
             dependencies: ["CSodium", "CArgon2"],
             path: "Sources/Coffer",
-            resources: [.copy("Resources/eff_large_wordlist.txt")]
+            resources: [.copy("Resources/eff_large_wordlist.txt"), .copy("Resources/common_passwords.txt"), .copy("Resources/english_words.txt")]
         ),
         .executableTarget(
             name: "CofferCLI",
@@ -46,6 +46,8 @@ let package = Package(
             path: "Sources/CofferCLI"
         ),
         .executableTarget(name: "CofferDemo", dependencies: ["Coffer"], path: "Sources/CofferDemo"),
+        // A second process for multi-process tests; uses only the public API.
+        .executableTarget(name: "CofferTestWriter", dependencies: ["Coffer"], path: "Sources/CofferTestWriter"),
         .testTarget(name: "CofferTests", dependencies: ["Coffer"], path: "Tests/CofferTests"),
     ],
     swiftLanguageModes: [.v6]

@@ -6,7 +6,7 @@
 /// ```swift
 /// do {
 ///     let vault = try Vault.open(at: url, password: password)
-/// } catch CofferError.wrongPasswordOrKey {
+/// } catch CofferError.wrongPassword {
 ///     print("Try again")
 /// } catch CofferError.tampered(let part) {
 ///     print("The vault was modified: \(part)")
@@ -22,8 +22,12 @@ public enum CofferError: Error, Sendable, Equatable, Hashable {
     case truncated(String)
     /// A structure is not encoded as SPEC.md requires; the value names it.
     case malformed(String)
-    /// No key slot opens with the password, key file or raw key that was given.
-    case wrongPasswordOrKey
+    /// No password slot opens with this password.
+    case wrongPassword
+    /// No key-file slot opens with this key file (alone or with the password given).
+    case wrongKeyFile
+    /// No raw-key slot opens with this raw key.
+    case wrongRawKey
     /// Authentication failed: the named part was modified or corrupted.
     case tampered(TamperedPart)
     /// Key-derivation parameters are outside the bounds in SPEC.md.
@@ -88,7 +92,9 @@ extension CofferError: CustomStringConvertible {
         case .unsupportedVersion(let v): return "unsupported vault format version \(v)"
         case .truncated(let what): return "file is truncated (\(what))"
         case .malformed(let what): return "malformed vault (\(what))"
-        case .wrongPasswordOrKey: return "wrong password or key"
+        case .wrongPassword: return "wrong password"
+        case .wrongKeyFile: return "wrong key file"
+        case .wrongRawKey: return "wrong raw key"
         case .tampered(let part): return "vault is corrupted or was tampered with (\(part) failed authentication)"
         case .kdfParametersOutOfBounds(let why): return "key-derivation parameters out of bounds (\(why))"
         case .invalidArgument(let why): return "invalid argument: \(why)"

@@ -11,6 +11,16 @@ enum BLAKE2b {
         try compute(Array(data), key: nil, outputLength: outputLength)
     }
 
+    /// Unkeyed hash of bytes in place, without copying them.
+    static func hash(buffer: UnsafeRawBufferPointer, outputLength: Int = 32) throws(CofferError) -> [UInt8] {
+        try checkLengths(key: nil, outputLength: outputLength)
+        var out = [UInt8](repeating: 0, count: outputLength)
+        let status = crypto_generichash(&out, outputLength, buffer.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                                        UInt64(buffer.count), nil, 0)
+        guard status == 0 else { throw .invalidArgument("BLAKE2b failed") }
+        return out
+    }
+
     /// Keyed hash (a MAC) of public data under a secret key; the tag is public.
     static func mac(_ data: some Collection<UInt8>, key: SecureBytes, outputLength: Int = 32) throws(CofferError) -> [UInt8] {
         try compute(Array(data), key: key, outputLength: outputLength)
@@ -49,6 +59,21 @@ enum BLAKE2b {
         }
         if let key, !(Int(crypto_generichash_KEYBYTES_MIN)...maxKeyLength).contains(key.count) {
             throw .invalidArgument("BLAKE2b key must be 16 to 64 bytes")
+        }
+    }
+}
+
+extension BLAKE2b {
+    /// Unkeyed BLAKE2b-256 of `prefix || secret`, written straight into guarded memory:
+    /// for digests that are themselves secret (key-file material).
+    static func secretDigest(prefix: [UInt8], secret: UnsafeRawBufferPointer) throws(CofferError) -> SecureBytes {
+        let input = try SecureBytes(count: prefix.count + secret.count) { (out: UnsafeMutableRawBufferPointer) throws(CofferError) in
+            out.copyBytes(from: prefix)
+            if secret.count > 0 { UnsafeMutableRawBufferPointer(rebasing: out[prefix.count...]).copyMemory(from: secret) }
+        }
+        return try SecureBytes(count: 32) { (out: UnsafeMutablePointer<UInt8>, length: Int) throws(CofferError) in
+            let status = input.withBytePointer { p, n in crypto_generichash(out, length, p, UInt64(n), nil, 0) }
+            guard status == 0 else { throw .invalidArgument("BLAKE2b failed") }
         }
     }
 }

@@ -30,3 +30,36 @@ enum Padding {
         return try padded.slice(0..<unpadded)
     }
 }
+
+extension Padding {
+    /// Pads public bytes in ordinary memory.
+    static func pad(_ bytes: [UInt8], blockSize: Int) throws(CofferError) -> [UInt8] {
+        guard blockSize > 0 else { throw .invalidArgument("block size must be positive") }
+        let padded = (bytes.count / blockSize + 1) * blockSize
+        var out = bytes + [UInt8](repeating: 0, count: padded - bytes.count)
+        var paddedLength = 0
+        let status = sodium_pad(&paddedLength, &out, bytes.count, blockSize, out.count)
+        guard status == 0, paddedLength == padded else { throw .invalidArgument("padding failed") }
+        return out
+    }
+
+    /// The unpadded length of public padded bytes.
+    static func unpaddedLength(_ bytes: [UInt8], blockSize: Int, structure: String) throws(CofferError) -> Int {
+        guard blockSize > 0, !bytes.isEmpty, bytes.count % blockSize == 0 else {
+            throw .malformed("\(structure): padded length is not a multiple of \(blockSize)")
+        }
+        var unpadded = 0
+        guard sodium_unpad(&unpadded, bytes, bytes.count, blockSize) == 0 else { throw .malformed("\(structure): bad padding") }
+        return unpadded
+    }
+}
+
+extension Padding {
+    /// Pads a buffer whose first `unpaddedLength` bytes are the data and whose size is the padded size.
+    static func padInPlace(_ buffer: UnsafeMutableRawBufferPointer, unpaddedLength: Int, blockSize: Int) throws(CofferError) {
+        guard let base = buffer.baseAddress else { throw .invalidArgument("empty padding buffer") }
+        var paddedLength = 0
+        let status = sodium_pad(&paddedLength, base.assumingMemoryBound(to: UInt8.self), unpaddedLength, blockSize, buffer.count)
+        guard status == 0, paddedLength == buffer.count else { throw .invalidArgument("padding failed") }
+    }
+}

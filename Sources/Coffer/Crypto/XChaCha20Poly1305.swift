@@ -60,3 +60,26 @@ enum XChaCha20Poly1305 {
         guard nonce.count == nonceLength else { throw .invalidArgument("XChaCha20-Poly1305 nonce must be 24 bytes") }
     }
 }
+
+extension XChaCha20Poly1305 {
+    /// Decrypts data that is not secret (item overviews) into ordinary memory,
+    /// avoiding one guarded allocation per item when a large vault is listed.
+    static func openPublic(
+        _ ciphertext: UnsafeRawBufferPointer, key: SecureBytes, nonce: UnsafeRawBufferPointer, associatedData: [UInt8]
+    ) throws(CofferError) -> [UInt8] {
+        try Sodium.ensureInitialized()
+        guard key.count == keyLength, nonce.count == nonceLength else { throw .invalidArgument("bad key or nonce length") }
+        guard ciphertext.count >= tagLength, let cBase = ciphertext.baseAddress, let nBase = nonce.baseAddress else {
+            throw .authenticationFailed
+        }
+        var out = [UInt8](repeating: 0, count: ciphertext.count - tagLength)
+        var written: UInt64 = 0
+        let status = key.withBytePointer { k, _ in
+            crypto_aead_xchacha20poly1305_ietf_decrypt(
+                &out, &written, nil, cBase.assumingMemoryBound(to: UInt8.self), UInt64(ciphertext.count),
+                associatedData, UInt64(associatedData.count), nBase.assumingMemoryBound(to: UInt8.self), k)
+        }
+        guard status == 0 else { throw .authenticationFailed }
+        return out
+    }
+}

@@ -1,0 +1,140 @@
+/// One sealed entry on disk: its id, revision, and the overview and secret parts,
+/// each sealed with XChaCha20-Poly1305 (SPEC.md §7).
+///
+/// Records read from a file share the file's buffer (no copy per entry).
+struct EntryRecord: Sendable {
+    let id: ItemID
+    let revision: UInt64
+    /// The record body exactly as on disk, from the entry id to the end of the secret ciphertext.
+    let body: ArraySlice<UInt8>
+    private let overviewNonce: Range<Int>
+    private let overviewCiphertext: Range<Int>
+    private let secretNonce: Range<Int>
+    private let secretCiphertext: Range<Int>
+
+    /// Fixed bytes of a body besides the two ciphertexts.
+    static let fixedLength = FormatV1.entryIDLength + 8 + 2 * (FormatV1.nonceLength + 4)
+    /// The smallest valid ciphertext: one padding block plus the tag.
+    static let minCiphertext = FormatV1.paddingBlock + FormatV1.tagLength
+
+    enum Part: UInt8 { case overview = 1, secret = 2 }
+
+    /// Parses a record body; `index` names it in errors.
+    init(body: ArraySlice<UInt8>, index: Int) throws(CofferError) {
+        let name = "entry record \(index)"
+        let start = body.startIndex
+        let parsed = try body.withBytes { (raw) throws(CofferError) -> (ItemID, UInt64, [Range<Int>]) in
+            var reader = ByteReader(raw)
+            let id = ItemID(validated: try reader.bytes(FormatV1.entryIDLength, name))
+            let revision = try reader.u64(name)
+            guard revision >= 1 else { throw .malformed("\(name): revision 0") }
+            let oNonce = try reader.range(FormatV1.nonceLength, name)
+            let oLength = Int(try reader.u32(name))
+            try Self.checkCiphertextLength(oLength, max: FormatV1.maxOverviewCiphertext, "\(name) overview")
+            let oCipher = try reader.range(oLength, name)
+            let sNonce = try reader.range(FormatV1.nonceLength, name)
+            let sLength = Int(try reader.u32(name))
+            try Self.checkCiphertextLength(sLength, max: FormatV1.maxSecretCiphertext, "\(name) secret")
+            let sCipher = try reader.range(sLength, name)
+            guard reader.isAtEnd else { throw .malformed("\(name): \(reader.remaining) bytes after the secret part") }
+            return (id, revision, [oNonce, oCipher, sNonce, sCipher])
+        }
+        id = parsed.0
+        revision = parsed.1
+        self.body = body
+        let shift = { (r: Range<Int>) in (r.lowerBound + start)..<(r.upperBound + start) }
+        overviewNonce = shift(parsed.2[0])
+        overviewCiphertext = shift(parsed.2[1])
+        secretNonce = shift(parsed.2[2])
+        secretCiphertext = shift(parsed.2[3])
+    }
+
+    private static func checkCiphertextLength(_ length: Int, max: Int, _ name: String) throws(CofferError) {
+        guard length >= minCiphertext, length <= max, (length - FormatV1.tagLength) % FormatV1.paddingBlock == 0 else {
+            throw .malformed("\(name): ciphertext length \(length) is invalid")
+        }
+    }
+
+    /// Seals `attributes` and `secrets` as a new record at `revision`.
+    static func seal(id: ItemID, revision: UInt64, attributes: ItemAttributes, secrets: ItemSecrets,
+                     vaultID: [UInt8], keys: VaultKeys, entropy: EntropySource) throws(CofferError) -> EntryRecord {
+        try EntryCodec.checkDates(attributes, secrets)
+        let overviewPlain = try Padding.pad(EntryCodec.encodeOverview(attributes).publicBytes, blockSize: FormatV1.paddingBlock)
+        guard overviewPlain.count + FormatV1.tagLength <= FormatV1.maxOverviewCiphertext else {
+            throw .invalidArgument("item attributes exceed 1 MiB")
+        }
+        let secretList = EntryCodec.encodeSecrets(secrets)
+        guard secretList.count + FormatV1.paddingBlock + FormatV1.tagLength <= FormatV1.maxSecretCiphertext else {
+            throw .invalidArgument("item secrets exceed 64 MiB")
+        }
+        let secretPlain = try secretList.paddedSecureBytes(blockSize: FormatV1.paddingBlock)
+        let oNonce = try entropy.bytes(FormatV1.nonceLength)
+        let sNonce = try entropy.bytes(FormatV1.nonceLength)
+        let oCipher = try overviewPlain.withBytes { (p) throws(CofferError) in
+            try XChaCha20Poly1305.seal(p, key: keys.overviewKey, nonce: oNonce,
+                                       associatedData: associatedData(vaultID: vaultID, id: id, revision: revision, part: .overview))
+        }
+        let sCipher = try XChaCha20Poly1305.seal(secretPlain, key: keys.secretKey, nonce: sNonce,
+                                                 associatedData: associatedData(vaultID: vaultID, id: id, revision: revision, part: .secret))
+        var writer = ByteWriter(capacity: fixedLength + oCipher.count + sCipher.count)
+        writer.bytes(id.bytes)
+        writer.u64(revision)
+        writer.bytes(oNonce)
+        writer.u32(UInt32(oCipher.count))
+        writer.bytes(oCipher)
+        writer.bytes(sNonce)
+        writer.u32(UInt32(sCipher.count))
+        writer.bytes(sCipher)
+        return try EntryRecord(body: writer.bytes[...], index: 0)
+    }
+
+    /// Decrypts the overview. A failed tag means the record was altered.
+    func openOverview(vaultID: [UInt8], keys: VaultKeys) throws(CofferError) -> ItemAttributes {
+        let plain: [UInt8]
+        do {
+            plain = try body.withBytes { (raw) throws(CofferError) in
+                let base = body.startIndex
+                return try XChaCha20Poly1305.openPublic(
+                    UnsafeRawBufferPointer(rebasing: raw[(overviewCiphertext.lowerBound - base)..<(overviewCiphertext.upperBound - base)]),
+                    key: keys.overviewKey,
+                    nonce: UnsafeRawBufferPointer(rebasing: raw[(overviewNonce.lowerBound - base)..<(overviewNonce.upperBound - base)]),
+                    associatedData: Self.associatedData(vaultID: vaultID, id: id, revision: revision, part: .overview))
+            }
+        } catch .authenticationFailed {
+            throw .tampered(.entry(id.hex))
+        }
+        let length = try Padding.unpaddedLength(plain, blockSize: FormatV1.paddingBlock, structure: "entry \(id.hex) overview")
+        return try plain.withBytes { (raw) throws(CofferError) in
+            try EntryCodec.decodeOverview(UnsafeRawBufferPointer(rebasing: raw[0..<length]))
+        }
+    }
+
+    /// Decrypts the secret part into guarded memory.
+    func openSecrets(vaultID: [UInt8], keys: VaultKeys) throws(CofferError) -> ItemSecrets {
+        let padded: SecureBytes
+        do {
+            padded = try XChaCha20Poly1305.open(body[secretCiphertext], key: keys.secretKey, nonce: Array(body[secretNonce]),
+                                                associatedData: Self.associatedData(vaultID: vaultID, id: id, revision: revision, part: .secret))
+        } catch .authenticationFailed {
+            throw .tampered(.entry(id.hex))
+        }
+        let plain = try Padding.unpad(padded, blockSize: FormatV1.paddingBlock, structure: "entry \(id.hex) secret")
+        return try plain.withUnsafeBytes { (raw) throws(CofferError) in try EntryCodec.decodeSecrets(raw) }
+    }
+
+    /// BLAKE2b-256 of the body, as listed in the manifest.
+    func digest() throws(CofferError) -> [UInt8] {
+        try body.withBytes { (raw) throws(CofferError) in try BLAKE2b.hash(buffer: raw, outputLength: FormatV1.digestLength) }
+    }
+
+    /// `"coffer.v1.entry" 0x00 || vault id || entry id || revision (u64 LE) || part` (SPEC.md §6).
+    static func associatedData(vaultID: [UInt8], id: ItemID, revision: UInt64, part: Part) -> [UInt8] {
+        var writer = ByteWriter(capacity: 16 + 16 + 16 + 8 + 1)
+        writer.bytes(FormatV1.entryADLabel)
+        writer.bytes(vaultID)
+        writer.bytes(id.bytes)
+        writer.u64(revision)
+        writer.u8(part.rawValue)
+        return writer.bytes
+    }
+}

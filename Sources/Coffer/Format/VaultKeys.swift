@@ -1,0 +1,19 @@
+/// The vault key and the purpose-bound subkeys derived from it (SPEC.md §5).
+///
+/// Held only while a vault is unlocked; dropping the last reference wipes them all.
+final class VaultKeys: Sendable {
+    let vaultKey: SecureBytes
+    let headerKey: SecureBytes
+    let manifestKey: SecureBytes
+    let overviewKey: SecureBytes
+    let secretKey: SecureBytes
+
+    init(vaultKey: SecureBytes) throws(CofferError) {
+        guard vaultKey.count == FormatV1.keyLength else { throw .invalidArgument("vault key must be 32 bytes") }
+        self.vaultKey = vaultKey
+        headerKey = try SubkeyDerivation.derive(from: vaultKey, context: FormatV1.headerKeyContext)
+        manifestKey = try SubkeyDerivation.derive(from: vaultKey, context: FormatV1.manifestKeyContext)
+        overviewKey = try SubkeyDerivation.derive(from: vaultKey, context: FormatV1.overviewKeyContext)
+        secretKey = try SubkeyDerivation.derive(from: vaultKey, context: FormatV1.secretKeyContext)
+    }
+}
