@@ -48,7 +48,15 @@ let package = Package(
         .executableTarget(name: "CofferDemo", dependencies: ["Coffer"], path: "Sources/CofferDemo"),
         // A second process for multi-process tests; uses only the public API.
         .executableTarget(name: "CofferTestWriter", dependencies: ["Coffer"], path: "Sources/CofferTestWriter"),
+        // Examples/: one app per seed story, on the public API only (see Examples/README.md).
+        .target(name: "ExampleSupport", dependencies: ["Coffer"], path: "Examples/ExampleSupport"),
+        .executableTarget(name: "AccountsBook", dependencies: ["Coffer", "ExampleSupport"], path: "Examples/AccountsBook"),
+        .executableTarget(name: "Notebooks", dependencies: ["Coffer", "ExampleSupport"], path: "Examples/Notebooks"),
+        .executableTarget(name: "OfflineFavourites", dependencies: ["Coffer", "ExampleSupport"], path: "Examples/OfflineFavourites"),
+        .executableTarget(name: "Transfers", dependencies: ["Coffer", "ExampleSupport"], path: "Examples/Transfers"),
+        .executableTarget(name: "Secuure", dependencies: ["Coffer", "ExampleSupport"], path: "Examples/Secuure"),
         .testTarget(name: "CofferTests", dependencies: ["Coffer"], path: "Tests/CofferTests"),
+        .testTarget(name: "CofferCLITests", dependencies: ["Coffer"], path: "Tests/CofferCLITests"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -7,6 +7,9 @@ struct EntryRecord: Sendable {
     let revision: UInt64
     /// The record body exactly as on disk, from the entry id to the end of the secret ciphertext.
     let body: ArraySlice<UInt8>
+    /// BLAKE2b-256 of `body`: computed when sealed; for a record read from a file, the
+    /// manifest's claim, which ``VaultFileCodec/verify(keys:)`` checks before any use.
+    let digest: [UInt8]
     private let overviewNonce: Range<Int>
     private let overviewCiphertext: Range<Int>
     private let secretNonce: Range<Int>
@@ -19,13 +22,13 @@ struct EntryRecord: Sendable {
 
     enum Part: UInt8 { case overview = 1, secret = 2 }
 
-    /// Parses a record body; `index` names it in errors.
-    init(body: ArraySlice<UInt8>, index: Int) throws(CofferError) {
+    /// Parses a record body; `index` names it in errors. `digest` nil computes it.
+    init(body: ArraySlice<UInt8>, index: Int, digest: [UInt8]? = nil) throws(CofferError) {
         let name = "entry record \(index)"
         let start = body.startIndex
         let parsed = try body.withBytes { (raw) throws(CofferError) -> (ItemID, UInt64, [Range<Int>]) in
             var reader = ByteReader(raw)
-            let id = ItemID(validated: try reader.bytes(FormatV1.entryIDLength, name))
+            let id = ItemID(buffer: UnsafeRawBufferPointer(rebasing: raw[try reader.range(FormatV1.entryIDLength, name)]))
             let revision = try reader.u64(name)
             guard revision >= 1 else { throw .malformed("\(name): revision 0") }
             let oNonce = try reader.range(FormatV1.nonceLength, name)
@@ -42,6 +45,7 @@ struct EntryRecord: Sendable {
         id = parsed.0
         revision = parsed.1
         self.body = body
+        if let digest { self.digest = digest } else { self.digest = try Self.computeDigest(body) }
         let shift = { (r: Range<Int>) in (r.lowerBound + start)..<(r.upperBound + start) }
         overviewNonce = shift(parsed.2[0])
         overviewCiphertext = shift(parsed.2[1])
@@ -122,8 +126,8 @@ struct EntryRecord: Sendable {
         return try plain.withUnsafeBytes { (raw) throws(CofferError) in try EntryCodec.decodeSecrets(raw) }
     }
 
-    /// BLAKE2b-256 of the body, as listed in the manifest.
-    func digest() throws(CofferError) -> [UInt8] {
+    /// BLAKE2b-256 of a body, as listed in the manifest.
+    static func computeDigest(_ body: ArraySlice<UInt8>) throws(CofferError) -> [UInt8] {
         try body.withBytes { (raw) throws(CofferError) in try BLAKE2b.hash(buffer: raw, outputLength: FormatV1.digestLength) }
     }
 

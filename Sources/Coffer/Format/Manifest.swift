@@ -19,7 +19,7 @@ struct Manifest: Sendable, Equatable {
         entries.reserveCapacity(count)
         var previous: ItemID?
         for index in 0..<count {
-            let id = ItemID(validated: try reader.bytes(FormatV1.entryIDLength, "manifest entry \(index)"))
+            let id = ItemID(buffer: UnsafeRawBufferPointer(rebasing: buffer[try reader.range(FormatV1.entryIDLength, "manifest entry \(index)")]))
             let revision = try reader.u64("manifest entry \(index)")
             let digest = try reader.bytes(FormatV1.digestLength, "manifest entry \(index)")
             // Strictly ascending ids: canonical, and no entry can be listed twice.

@@ -67,7 +67,8 @@ struct VaultFileCodec: Sendable {
                     throw .malformed("entry record \(index): length \(length) out of bounds")
                 }
                 let range = try reader.range(length, "entry record \(index)")
-                records.append(try EntryRecord(body: bytes[range], index: index))
+                // The manifest's digest is taken as a claim here and checked in `verify`.
+                records.append(try EntryRecord(body: bytes[range], index: index, digest: manifest.entries[index].recordDigest))
             }
             return VaultFileCodec(header: header, manifest: manifest, records: records, bytes: bytes,
                                   headerEnd: headerEnd, headerMAC: headerMAC, manifestEnd: manifestEnd, manifestMAC: manifestMAC)
@@ -102,7 +103,7 @@ struct VaultFileCodec: Sendable {
     func verifyRecordsMatchManifest() throws(CofferError) {
         for (record, expected) in zip(records, manifest.entries) {
             guard record.id == expected.id, record.revision == expected.revision,
-                  ConstantTime.equals(try record.digest(), expected.recordDigest) else {
+                  ConstantTime.equals(try EntryRecord.computeDigest(record.body), expected.recordDigest) else {
                 throw .tampered(.entry(expected.id.hex))
             }
         }
@@ -126,7 +127,7 @@ struct VaultFileCodec: Sendable {
         manifestEntries.reserveCapacity(ordered.count)
         var recordBytes = 0
         for record in ordered {
-            manifestEntries.append(ManifestEntry(id: record.id, revision: record.revision, recordDigest: try record.digest()))
+            manifestEntries.append(ManifestEntry(id: record.id, revision: record.revision, recordDigest: record.digest))
             recordBytes += 4 + record.body.count
         }
         let manifest = Manifest(generation: generation, entries: manifestEntries)

@@ -6,10 +6,39 @@
 /// let same = ItemID(hex: id.hex)  // parses it back
 /// ```
 public struct ItemID: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
-    /// The 16 raw bytes.
-    public let bytes: [UInt8]
+    // Two big-endian halves: no heap allocation, and integer order is byte order.
+    private let high: UInt64
+    private let low: UInt64
 
-    init(validated bytes: [UInt8]) { self.bytes = bytes }
+    /// The 16 raw bytes.
+    public var bytes: [UInt8] {
+        (0..<8).map { UInt8(truncatingIfNeeded: high >> (56 - 8 * UInt64($0))) }
+            + (0..<8).map { UInt8(truncatingIfNeeded: low >> (56 - 8 * UInt64($0))) }
+    }
+
+    /// From exactly 16 bytes (callers check the length).
+    init(validated bytes: [UInt8]) {
+        self.init(bytes: bytes[...])
+    }
+
+    init(bytes: ArraySlice<UInt8>) {
+        var h: UInt64 = 0, l: UInt64 = 0
+        for (i, byte) in bytes.prefix(16).enumerated() {
+            if i < 8 { h = h << 8 | UInt64(byte) } else { l = l << 8 | UInt64(byte) }
+        }
+        high = h
+        low = l
+    }
+
+    /// Reads 16 bytes in place.
+    init(buffer: UnsafeRawBufferPointer) {
+        var h: UInt64 = 0, l: UInt64 = 0
+        for i in 0..<min(16, buffer.count) {
+            if i < 8 { h = h << 8 | UInt64(buffer[i]) } else { l = l << 8 | UInt64(buffer[i]) }
+        }
+        high = h
+        low = l
+    }
 
     /// Parses 32 hex digits; returns nil for anything else.
     public init?(hex: String) {
@@ -21,7 +50,7 @@ public struct ItemID: Sendable, Hashable, Comparable, Codable, CustomStringConve
             guard let hi = Self.nibble(digits[i]), let lo = Self.nibble(digits[i + 1]) else { return nil }
             out.append(hi << 4 | lo)
         }
-        bytes = out
+        self.init(validated: out)
     }
 
     /// A new random id.
@@ -41,7 +70,7 @@ public struct ItemID: Sendable, Hashable, Comparable, Codable, CustomStringConve
 
     public var description: String { hex }
 
-    public static func < (lhs: ItemID, rhs: ItemID) -> Bool { lhs.bytes.lexicographicallyPrecedes(rhs.bytes) }
+    public static func < (lhs: ItemID, rhs: ItemID) -> Bool { (lhs.high, lhs.low) < (rhs.high, rhs.low) }
 
     public init(from decoder: Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)

@@ -12,7 +12,7 @@ public struct ItemSecrets: Sendable, Equatable {
     public var notes: SecureBytes?
     /// Secret custom fields (one-time-password seeds, PINs, recovery codes).
     public var fields: [SecretField]
-    /// Earlier passwords, newest first; bounded by the vault (see ``Vault/passwordHistoryLimit``).
+    /// Earlier passwords, newest first; bounded by the vault (see ``VaultOptions/passwordHistoryLimit``).
     public var passwordHistory: [PasswordHistoryEntry]
     public var attachments: [Attachment]
     var preservedFields: [PreservedSecretField] = []

@@ -128,4 +128,14 @@ extension Vault {
     public func removeKeySlot(_ credential: VaultCredential) throws(CofferError) {
         try write { (tx) throws(CofferError) in try tx.removeKeySlot(credential) }
     }
+
+    /// Removes the slot at `index` in ``slots`` without its key (a lost device key, an
+    /// expired session key). Anyone who can open the vault can do this.
+    ///
+    /// ```swift
+    /// if let stale = vault.slots.lastIndex(of: .rawKey) { try vault.removeKeySlot(at: stale) }
+    /// ```
+    public func removeKeySlot(at index: Int) throws(CofferError) {
+        try write { (tx) throws(CofferError) in try tx.removeKeySlot(at: index) }
+    }
 }

@@ -70,8 +70,10 @@ public final class Vault: @unchecked Sendable {
         }
         let header = VaultHeader(vaultID: vaultID, slots: slots, extensions: [])
         let bytes = try VaultFileCodec.encode(header: header, generation: 1, records: [], keys: keys)
-        try store.create(bytes)
-        guard let identity = try store.currentIdentity() else { throw .fileNotFound(path) }
+        // Under the write lock, so this never races another writer's temp-file cleanup.
+        let identity = try store.withExclusiveLock(timeout: options.lockTimeout) { () throws(CofferError) in
+            try store.create(bytes)
+        }
         let codec = try VaultFileCodec.parse(bytes)
         let snapshot = try VaultSnapshot(codec: codec, keys: keys, identity: identity)
         return Vault(path: path, options: options, store: store, entropy: entropy, keys: keys, snapshot: snapshot)
@@ -117,8 +119,11 @@ public final class Vault: @unchecked Sendable {
     }
 
     /// Puts the previous version (`<path>.bak`) back in place of the vault file.
-    public static func restoreBackup(at path: String) throws(CofferError) {
-        try VaultFileStore(path: path).restoreBackup()
+    public static func restoreBackup(at path: String, lockTimeout: Duration = .seconds(10)) throws(CofferError) {
+        let store = VaultFileStore(path: path)
+        try store.withExclusiveLock(timeout: lockTimeout) { () throws(CofferError) in
+            _ = try store.restoreBackup()
+        }
     }
 
     /// Wipes the vault's keys and decrypted attributes from memory. Until
@@ -240,7 +245,14 @@ public final class Vault: @unchecked Sendable {
             next.generation += 1
             let bytes = try VaultFileCodec.encode(header: next.header, generation: next.generation,
                                                   records: Array(next.records.values), keys: keys)
-            next.identity = try store.replace(with: bytes, keepBackup: options.keepsBackup)
+            do throws(CofferError) {
+                next.identity = try store.replace(with: bytes, keepBackup: options.keepsBackup)
+            } catch .io(StoreOperation.syncDirectory, let folder, let code) {
+                // The new file is in place (only its durability is unknown): remember it, so
+                // the next save does not mistake our own write for another writer's.
+                if let identity = try store.currentIdentity() { next.identity = identity; snapshot = next }
+                throw .io(operation: StoreOperation.syncDirectory, path: folder, errno: code)
+            }
             snapshot = next
         }
     }

@@ -192,6 +192,18 @@ public final class VaultTransaction {
         setHeader(header)
     }
 
+    /// Removes the slot at `index` (as in ``Vault/slots``) without needing its key:
+    /// for a key that was lost, e.g. a device key or an expired session key.
+    /// The last slot cannot be removed.
+    public func removeKeySlot(at index: Int) throws(CofferError) {
+        try ensureOpen()
+        var header = view.header
+        guard header.slots.indices.contains(index) else { throw .invalidArgument("no key slot \(index)") }
+        guard header.slots.count > 1 else { throw .slotUnavailable("cannot remove the last key slot") }
+        header.slots.remove(at: index)
+        setHeader(header)
+    }
+
     /// Replaces the password slot(s) with one for `newPassword`. Entries are not re-encrypted.
     /// With `keyFile`, replaces the password-and-key-file slot(s) instead.
     public func changePassword(to newPassword: SecureBytes, keyFile: KeyFile? = nil) throws(CofferError) {

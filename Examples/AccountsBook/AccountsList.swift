@@ -1,0 +1,97 @@
+// The accounts list and add/edit views of seed 000, over an open vault.
+import Coffer
+import ExampleSupport
+import Foundation
+
+/// One row: account name, username and password, as the seed's table cell shows them.
+struct Account: Equatable {
+    let id: ItemID
+    var name: String
+    var username: String
+    /// A `String` copy for display; the vault keeps the secret in guarded memory.
+    var password: String
+}
+
+enum AccountError: Error, Equatable, CustomStringConvertible {
+    case emptyField, duplicate
+
+    var description: String {
+        switch self {
+        case .emptyField: return "An account needs a name, a username and a password."
+        case .duplicate: return "That account name and username are already saved."
+        }
+    }
+}
+
+final class AccountsList {
+    let vault: Vault
+    let username: String
+    private let files: AppFiles
+    private static let tag = "account"
+
+    init(vault: Vault, username: String, files: AppFiles) {
+        self.vault = vault
+        self.username = username
+        self.files = files
+    }
+
+    /// Every account, sorted by name (the vault lists by service, then account).
+    func accounts() throws -> [Account] {
+        try vault.items(matching: ItemQuery(kind: .genericPassword, tag: Self.tag)).map { item in
+            let password = try vault.secrets(for: item.id).password?.unsafeStringCopy() ?? ""
+            return Account(id: item.id, name: item.service ?? "", username: item.account ?? "", password: password)
+        }
+    }
+
+    @discardableResult
+    func add(name: String, username: String, password: SecureBytes) throws -> Account {
+        guard !name.isEmpty, !username.isEmpty, password.count > 0 else { throw AccountError.emptyField }
+        let item: Item
+        do {
+            item = try vault.add(attributes(name: name, username: username), secrets: ItemSecrets(password: password))
+        } catch CofferError.duplicateItem {
+            throw AccountError.duplicate
+        } catch {
+            throw error   // written out: Swift 6.3 crashes compiling the implicit rethrow
+        }
+        return Account(id: item.id, name: name, username: username, password: password.unsafeStringCopy() ?? "")
+    }
+
+    /// Saves the edit view: the vault keeps the creation date and the old password in the item's history.
+    func edit(_ id: ItemID, name: String, username: String, password: SecureBytes) throws {
+        guard !name.isEmpty, !username.isEmpty, password.count > 0 else { throw AccountError.emptyField }
+        do {
+            try vault.update(id, attributes: attributes(name: name, username: username), secrets: ItemSecrets(password: password))
+        } catch CofferError.duplicateItem {
+            throw AccountError.duplicate
+        } catch {
+            throw error
+        }
+    }
+
+    func delete(_ id: ItemID) throws {
+        try vault.delete(id)
+    }
+
+    /// Adds a raw-key slot for a new device key, so "Use Touch ID" can open the vault.
+    func enableDeviceKey() throws {
+        guard try StandInKeystore.loadKey(at: files.deviceKey) == nil else { return }
+        let key = try StandInKeystore.createKey(at: files.deviceKey)
+        do {
+            try vault.addKeySlot(.rawKey(key))
+        } catch {
+            StandInKeystore.deleteKey(at: files.deviceKey)
+            throw error
+        }
+    }
+
+    /// Wipes the vault's keys from memory; the next user must log in again.
+    func logOut() { vault.lock() }
+
+    private func attributes(name: String, username: String) -> ItemAttributes {
+        var attributes = ItemAttributes.genericPassword(service: name, account: username)
+        attributes.label = name
+        attributes.tags = [Self.tag]
+        return attributes
+    }
+}

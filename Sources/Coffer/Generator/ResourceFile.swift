@@ -1,0 +1,70 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reads whole files: the package's bundled word lists and user-supplied ones.
+enum ResourceFile {
+    /// Files larger than this are refused, so a wrong path cannot exhaust memory.
+    static let maximumSize = 64 * 1024 * 1024
+
+    /// The bytes of a file shipped in the package's resource bundle.
+    static func bundled(_ name: String, extension fileExtension: String) throws(CofferError) -> [UInt8] {
+        guard let path = Bundle.module.path(forResource: name, ofType: fileExtension) else {
+            throw .fileNotFound("\(name).\(fileExtension) (Coffer resource bundle)")
+        }
+        return try read(path)
+    }
+
+    /// The bytes of the file at `path`.
+    static func read(_ path: String) throws(CofferError) -> [UInt8] {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let code = errno
+            if code == ENOENT || code == ENOTDIR { throw .fileNotFound(path) }
+            throw .io(operation: "open", path: path, errno: code)
+        }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let got = chunk.withUnsafeMutableBytes { buffer in
+                readBytes(descriptor, buffer.baseAddress, buffer.count)
+            }
+            if got < 0 {
+                if errno == EINTR { continue }
+                throw .io(operation: "read", path: path, errno: errno)
+            }
+            if got == 0 { break }
+            guard bytes.count + got <= maximumSize else {
+                throw .invalidArgument("\(path) is larger than \(maximumSize / (1024 * 1024)) MiB")
+            }
+            bytes.append(contentsOf: chunk[0..<got])
+        }
+        return bytes
+    }
+
+    /// The lines of a UTF-8 text, without line terminators (LF or CRLF).
+    /// Throws ``CofferError/invalidArgument(_:)`` naming the line that is not valid UTF-8.
+    static func lines(_ bytes: [UInt8], source: String) throws(CofferError) -> [String] {
+        var lines: [String] = []
+        var lineNumber = 0
+        // Split the bytes, not a String: Swift treats "\r\n" as one Character.
+        for var line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+            lineNumber += 1
+            if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
+            guard let text = String(validating: line, as: UTF8.self) else {
+                throw .invalidArgument("\(source), line \(lineNumber): not valid UTF-8")
+            }
+            lines.append(text)
+        }
+        return lines
+    }
+}
+
+/// `read(2)`, named apart from the static `read(_:)` above.
+private func readBytes(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    read(descriptor, buffer, count)
+}

@@ -1,0 +1,118 @@
+import ArgumentParser
+import Coffer
+
+/// `coffer add VAULT --service S --account A` / `--server URL`
+struct AddCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add",
+        abstract: "Add a password: a generic password (--service) or an internet password (--server).",
+        discussion: """
+            The item's password is asked for twice on a terminal; on a pipe it is the line \
+            after the master password. With --generate, a random password is made instead \
+            (generator flags as in `coffer generate`) and nothing is printed: show it with \
+            `coffer get`. Each --secret-field NAME then reads one more line (or prompt) for its value.
+
+            --server takes a URL: its host is the server, its scheme the protocol, plus port \
+            and path; the URL is also kept in the item's URLs. --notes are stored encrypted \
+            with the password; --comment and --field NAME=VALUE are searchable and not secret.
+
+            Exit code 2 if an item with the same service and account (or the same server, \
+            protocol, port, path and account) exists: change it with `coffer edit`.
+
+            EXAMPLES:
+              coffer add vault.coffer --service github.com --account octocat --tag work
+              coffer add vault.coffer --server https://example.com/login --account me --generate --length 24
+              printf 'master\\nitem-password\\n' | coffer add vault.coffer --service api --account ci
+            """)
+
+    @OptionGroup var vault: VaultArguments
+
+    @Option(help: "The service of a generic password, e.g. github.com.")
+    var service: String?
+
+    @Option(help: ArgumentHelp("The server of an internet password, as a URL (https://host:port/path) or a host.", valueName: "url"))
+    var server: String?
+
+    @Option(help: "The account or user name.")
+    var account: String?
+
+    @Option(help: "A display name.")
+    var label: String?
+
+    @Option(help: "A URL for the item (repeatable).")
+    var url: [String] = []
+
+    @Option(help: ArgumentHelp("Notes, stored encrypted with the password.", valueName: "text"))
+    var notes: String?
+
+    @Option(help: ArgumentHelp("A short, searchable, non-secret comment.", valueName: "text"))
+    var comment: String?
+
+    @Option(help: "A tag (repeatable).")
+    var tag: [String] = []
+
+    @Option(help: ArgumentHelp("A non-secret custom field, NAME=VALUE (repeatable).", valueName: "name=value"))
+    var field: [String] = []
+
+    @Option(name: .customLong("secret-field"),
+            help: ArgumentHelp("A secret custom field; its value is read like a password (repeatable).", valueName: "name"))
+    var secretField: [String] = []
+
+    @Flag(help: "Mark the item as a favorite.")
+    var favorite = false
+
+    @Flag(help: "Generate the password instead of reading it.")
+    var generate = false
+
+    @OptionGroup(title: "Generator options (with --generate)")
+    var generator: GeneratorFlags
+
+    func validate() throws {
+        guard (service == nil) != (server == nil) else {
+            throw ValidationError("give exactly one of --service (generic password) or --server (internet password)")
+        }
+        if service?.isEmpty == true { throw ValidationError("--service must not be empty") }
+        if generator.anyGiven && !generate { throw ValidationError("generator options need --generate") }
+    }
+
+    func run() throws {
+        var attributes: ItemAttributes
+        if let service {
+            attributes = ItemAttributes(kind: .genericPassword, service: service, account: account)
+        } else {
+            let address = try ServerAddress(parsing: server ?? "")
+            attributes = ItemAttributes(kind: .internetPassword, account: account, server: address.host,
+                                        protocol: address.scheme, port: address.port, path: address.path)
+            if let link = address.url { attributes.urls.append(link) }
+        }
+        attributes.label = label
+        attributes.comment = comment
+        attributes.urls += url.filter { !attributes.urls.contains($0) }
+        attributes.tags = tag
+        attributes.isFavorite = favorite
+        attributes.fields = try parseFieldAssignments(field)
+        let passwordGenerator = generate ? try generator.generator() : nil
+
+        let unlocked = try vault.unlock()
+        let password: SecureBytes
+        if let passwordGenerator {
+            password = try mappingErrors(vault: nil) { try passwordGenerator.generate() }
+        } else {
+            password = try SecretReader.newSecret(prompt: "Password for \(Self.name(attributes)): ", what: "the item's password")
+        }
+        let secrets = ItemSecrets(password: password,
+                                  notes: try notes.map { try SecureBytes(copying: $0) },
+                                  fields: try readSecretFields(secretField))
+        do {
+            let item = try vault.run { try unlocked.vault.add(attributes, secrets: secrets) }
+            Output.error("added \(item.kind.rawValue) \(displayName(item))\(item.account.map { " (\($0))" } ?? "")")
+        } catch let failure as CLIFailure where failure.status == .duplicate {
+            throw CLIFailure(.duplicate, "an item for \(Self.name(attributes)) already exists in \(vault.vault); change it with `coffer edit`")
+        }
+    }
+
+    private static func name(_ attributes: ItemAttributes) -> String {
+        let target = attributes.service ?? attributes.server ?? "?"
+        return attributes.account.map { "\(target) (\($0))" } ?? target
+    }
+}

@@ -1,0 +1,116 @@
+import ArgumentParser
+import Coffer
+
+/// `coffer edit VAULT --service S --account A [--generate | --password-stdin] [--label L] …`
+struct EditCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "edit",
+        abstract: "Change an item: its password, label, notes, tags and more.",
+        discussion: """
+            Name the item as for `coffer get`. Only what is given changes; --tag and --url \
+            replace the item's whole list. The old password goes into the item's history.
+
+            The new password: --generate makes one (generator flags as in `coffer generate`); \
+            --password-stdin reads it (asked twice on a terminal, the line after the master \
+            password on a pipe). Without either, on a pipe, a non-empty line after the master \
+            password still becomes the new password; a missing or empty line keeps it. \
+            Values of --secret-field NAME are read after that.
+
+            EXAMPLES:
+              coffer edit vault.coffer --service github.com --account octocat --generate --length 32
+              printf 'master\\nnew-password\\n' | coffer edit vault.coffer --service api --account ci --password-stdin
+              coffer edit vault.coffer --service github.com --tag work --tag code --favorite
+            """)
+
+    @OptionGroup var vault: VaultArguments
+    @OptionGroup(title: "Item") var selector: ItemSelector
+
+    @Flag(help: "Generate a new password.")
+    var generate = false
+
+    @Flag(name: .customLong("password-stdin"), help: "Read a new password (prompt or the next stdin line).")
+    var passwordStdin = false
+
+    @Option(help: "A new display name (an empty string removes it).")
+    var label: String?
+
+    @Option(help: ArgumentHelp("New notes, stored encrypted (an empty string removes them).", valueName: "text"))
+    var notes: String?
+
+    @Option(help: ArgumentHelp("A new non-secret comment (an empty string removes it).", valueName: "text"))
+    var comment: String?
+
+    @Option(help: "Tags, replacing the item's tags (repeatable).")
+    var tag: [String] = []
+
+    @Flag(name: .customLong("clear-tags"), help: "Remove all tags.")
+    var clearTags = false
+
+    @Option(help: "URLs, replacing the item's URLs (repeatable).")
+    var url: [String] = []
+
+    @Option(help: ArgumentHelp("Set a non-secret custom field, NAME=VALUE (repeatable).", valueName: "name=value"))
+    var field: [String] = []
+
+    @Option(name: .customLong("secret-field"),
+            help: ArgumentHelp("Set a secret custom field; its value is read like a password (repeatable).", valueName: "name"))
+    var secretField: [String] = []
+
+    @Flag(inversion: .prefixedNo, help: "Mark or unmark the item as a favorite.")
+    var favorite: Bool?
+
+    @OptionGroup(title: "Generator options (with --generate)")
+    var generator: GeneratorFlags
+
+    func validate() throws {
+        if generate && passwordStdin { throw ValidationError("use either --generate or --password-stdin") }
+        if generator.anyGiven && !generate { throw ValidationError("generator options need --generate") }
+        if clearTags && !tag.isEmpty { throw ValidationError("use either --tag or --clear-tags") }
+    }
+
+    func run() throws {
+        let fields = try parseFieldAssignments(field)
+        let passwordGenerator = generate ? try generator.generator() : nil
+        let unlocked = try vault.unlock()
+        let item = try vault.run { try selector.resolve(in: unlocked.vault) }
+
+        var newPassword: SecureBytes?
+        if let passwordGenerator {
+            newPassword = try mappingErrors(vault: nil) { try passwordGenerator.generate() }
+        } else if passwordStdin {
+            newPassword = try SecretReader.newSecret(prompt: "New password for \(displayName(item)): ", what: "the item's new password")
+        } else if !SecretReader.isInteractive, let line = try SecretReader.readLine(fd: 0), line.count > 0 {
+            newPassword = line
+        }
+        let secretFields = try readSecretFields(secretField)
+        let newNotes = try notes.map { try SecureBytes(copying: $0) }
+
+        let updated = try vault.run {
+            try unlocked.vault.update(item.id) { attributes, secrets in
+                if let label { attributes.label = label.isEmpty ? nil : label }
+                if let comment { attributes.comment = comment.isEmpty ? nil : comment }
+                if clearTags { attributes.tags = [] } else if !tag.isEmpty { attributes.tags = tag }
+                if !url.isEmpty { attributes.urls = url }
+                if let favorite { attributes.isFavorite = favorite }
+                for field in fields {
+                    if let index = attributes.fields.firstIndex(where: { $0.name == field.name }) {
+                        attributes.fields[index] = field
+                    } else {
+                        attributes.fields.append(field)
+                    }
+                }
+                if let newPassword { secrets.password = newPassword }
+                if let newNotes { secrets.notes = newNotes.count == 0 ? nil : newNotes }
+                for field in secretFields {
+                    if let index = secrets.fields.firstIndex(where: { $0.name == field.name }) {
+                        secrets.fields[index] = field
+                    } else {
+                        secrets.fields.append(field)
+                    }
+                }
+            }
+        }
+        let what = newPassword == nil ? "" : (generate ? " (new generated password)" : " (new password)")
+        Output.error("updated \(updated.kind.rawValue) \(displayName(updated))\(updated.account.map { " (\($0))" } ?? "")\(what)")
+    }
+}

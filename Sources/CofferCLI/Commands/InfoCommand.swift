@@ -1,0 +1,76 @@
+import ArgumentParser
+import Coffer
+
+/// `coffer info VAULT [--json]`
+struct InfoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "info",
+        abstract: "Show a vault's format version, key slots, KDF parameters and entry count (no password needed).",
+        discussion: """
+            Reads only the vault's header and manifest; nothing is decrypted. The entry count \
+            is the manifest's, checked only when the vault is unlocked (see `coffer check`).
+
+            JSON shape:
+              {"path": str, "formatVersion": int, "vaultID": str, "generation": int,
+               "entryCount": int, "fileSize": int,
+               "slots": [{"kind": "password"|"password+key-file"|"key-file"|"raw-key",
+                          "kdf": {"algorithm": "argon2id", "memoryKiB": int, "iterations": int,
+                                  "parallelism": int} | null}]}
+
+            EXAMPLES:
+              coffer info vault.coffer
+              coffer info vault.coffer --json
+            """)
+
+    @Argument(help: "The vault file.", completion: .file(extensions: ["coffer"]))
+    var vault: String
+
+    @Flag(help: "Print JSON (shape above).")
+    var json = false
+
+    func run() throws {
+        let info = try mappingErrors(vault: vault) { try Vault.info(at: vault) }
+        if json {
+            try JSONValue.object([
+                ("path", .string(vault)),
+                ("formatVersion", .int(Int64(info.formatVersion))),
+                ("vaultID", .string(info.vaultID)),
+                ("generation", .int(Int64(clamping: info.generation))),
+                ("entryCount", .int(Int64(info.entryCount))),
+                ("fileSize", .int(Int64(info.fileSize))),
+                ("slots", .array(info.slots.map { slot in
+                    .object([
+                        ("kind", .string(slot.kind.description)),
+                        ("kdf", slot.kdf.map { kdf in
+                            .object([
+                                ("algorithm", .string("argon2id")),
+                                ("memoryKiB", .int(Int64(kdf.memoryKiB))),
+                                ("iterations", .int(Int64(kdf.iterations))),
+                                ("parallelism", .int(Int64(kdf.lanes))),
+                            ])
+                        } ?? .null),
+                    ])
+                })),
+            ]).print()
+            return
+        }
+        Output.line("vault:          \(vault)")
+        Output.line("format version: \(info.formatVersion)")
+        Output.line("vault id:       \(info.vaultID)")
+        Output.line("generation:     \(info.generation)")
+        Output.line("entries:        \(info.entryCount)")
+        Output.line("file size:      \(info.fileSize) bytes")
+        Output.line("key slots:      \(info.slots.count)")
+        for (index, slot) in info.slots.enumerated() {
+            var line = "  \(index + 1). \(slot.kind)"
+            if let kdf = slot.kdf {
+                line += " (Argon2id: \(Self.memory(kdf.memoryKiB)), \(kdf.iterations) iterations, \(kdf.lanes) lanes)"
+            }
+            Output.line(line)
+        }
+    }
+
+    private static func memory(_ kib: UInt32) -> String {
+        kib % 1024 == 0 ? "\(kib / 1024) MiB" : "\(kib) KiB"
+    }
+}

@@ -1,0 +1,39 @@
+import ArgumentParser
+import Coffer
+
+/// `coffer passwd VAULT`
+struct PasswdCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "passwd",
+        abstract: "Change the master password.",
+        discussion: """
+            Unlocks with the current password (and --key-file if the vault needs it), then \
+            asks for the new one twice; on a pipe, the new password is the line after the \
+            current one. When the vault was opened with the password and a key file, that \
+            slot gets the new password and keeps the key file; otherwise the password slot \
+            changes. Items are not re-encrypted. A vault without a password slot is exit 64.
+
+            EXAMPLES:
+              coffer passwd vault.coffer
+              printf 'old\\nnew\\n' | coffer passwd vault.coffer
+            """)
+
+    @OptionGroup var vault: VaultArguments
+
+    func run() throws {
+        let unlocked = try vault.unlock()
+        let keyFile = unlocked.usedSlot == .passwordAndKeyFile ? unlocked.keyFile : nil
+        let kind: KeySlotKind = keyFile == nil ? .password : .passwordAndKeyFile
+        guard unlocked.vault.slots.contains(kind) else {
+            throw CLIFailure(.usage, "\(vault.vault) has no password slot to change")
+        }
+        let newPassword = try SecretReader.newSecret(prompt: "New master password for \(vault.vault): ",
+                                                     what: "the new master password")
+        try vault.run {
+            try withProgressHint("deriving the key…") {
+                try unlocked.vault.changePassword(to: newPassword, keyFile: keyFile)
+            }
+        }
+        Output.error("changed the master password of \(vault.vault) (\(kind) slot)")
+    }
+}

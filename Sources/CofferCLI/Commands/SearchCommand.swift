@@ -1,0 +1,32 @@
+import ArgumentParser
+import Coffer
+
+/// `coffer search VAULT TEXT [--json]`
+struct SearchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "search",
+        abstract: "Find items whose attributes contain TEXT (case-insensitive; secrets are not searched or shown).",
+        discussion: """
+            Searches labels, services, accounts, servers, URLs, tags, comments and non-secret \
+            field values. Output as in `coffer list`; no match is exit 1.
+
+            EXAMPLES:
+              coffer search vault.coffer bank
+              coffer search vault.coffer github --json
+            """)
+
+    @OptionGroup var vault: VaultArguments
+
+    @Argument(help: "The text to look for.")
+    var text: String
+
+    @Flag(help: "Print JSON (the shape of `coffer list --json`).")
+    var json = false
+
+    func run() throws {
+        let unlocked = try vault.unlock()
+        let items = try vault.run { try unlocked.vault.items(matching: ItemQuery(text: text)) }
+        try printItems(items, json: json)
+        if items.isEmpty { throw CLIFailure(.noMatch, "no item matched \"\(text)\"") }
+    }
+}

@@ -1,0 +1,199 @@
+import ArgumentParser
+import Coffer
+import Foundation
+
+/// `--server` as given: a URL such as `https://example.com:8443/login`, or a bare host.
+struct ServerAddress {
+    let host: String
+    let scheme: String?
+    let port: UInt16?
+    let path: String?
+    /// The text as given, when it was a URL (stored in the item's `urls`).
+    let url: String?
+
+    init(parsing text: String) throws {
+        if text.contains("://"), let url = URL(string: text), let host = url.host, !host.isEmpty {
+            self.host = host
+            scheme = url.scheme?.lowercased()
+            if let port = url.port {
+                guard let value = UInt16(exactly: port) else { throw CLIFailure(.usage, "the port in \(text) is out of range") }
+                self.port = value
+            } else {
+                self.port = nil
+            }
+            let path = url.path
+            self.path = path.isEmpty || path == "/" ? nil : path
+            self.url = text
+        } else {
+            guard !text.isEmpty, !text.contains("/") else {
+                throw CLIFailure(.usage, "--server needs a URL such as https://example.com/login or a host name, got \(text)")
+            }
+            host = text
+            scheme = nil
+            port = nil
+            path = nil
+            url = nil
+        }
+    }
+}
+
+/// Picks one item: `--service`, `--server`, `--title` or `--id`, narrowed by `--account`.
+struct ItemSelector: ParsableArguments {
+    @Option(help: "The service of a generic password, e.g. github.com.")
+    var service: String?
+
+    @Option(help: ArgumentHelp("The server of an internet password: a URL or a host.", valueName: "url"))
+    var server: String?
+
+    @Option(help: "The title of a secure note.")
+    var title: String?
+
+    @Option(help: ArgumentHelp("The item's id, as `list --json` shows it.", valueName: "id"))
+    var id: String?
+
+    @Option(help: "The account; needed when several items share the service or server.")
+    var account: String?
+
+    func validate() throws {
+        let given = [service, server, title, id].compactMap { $0 }
+        guard given.count == 1 else {
+            throw ValidationError("name the item with exactly one of --service, --server, --title or --id")
+        }
+        if let id, ItemID(hex: id) == nil { throw ValidationError("--id must be 32 hexadecimal digits") }
+    }
+
+    /// A short, non-secret description of the selection for messages.
+    var summary: String {
+        var text: String
+        if let service { text = "service \(service)" }
+        else if let server { text = "server \(server)" }
+        else if let title { text = "note \"\(title)\"" }
+        else { text = "id \(id ?? "")" }
+        if let account { text += ", account \(account)" }
+        return text
+    }
+
+    func query() throws -> ItemQuery {
+        var query = ItemQuery(account: account)
+        if let service {
+            query.kind = .genericPassword
+            query.service = service
+        } else if let server {
+            let address = try ServerAddress(parsing: server)
+            query.kind = .internetPassword
+            query.server = address.host
+            query.protocol = address.scheme
+            query.port = address.port
+            query.path = address.path
+        } else if let title {
+            query.kind = .secureNote
+            query.label = title
+        }
+        return query
+    }
+
+    /// The one matching item. None -> exit 1; several -> exit 64, asking for --account.
+    func resolve(in vault: Vault) throws -> Item {
+        if let id, let itemID = ItemID(hex: id) {
+            do {
+                let item = try vault.item(itemID)
+                if let account, item.account != account { throw CLIFailure(.noMatch, "no item matched \(summary)") }
+                return item
+            } catch CofferError.itemNotFound {
+                throw CLIFailure(.noMatch, "no item matched \(summary)")
+            }
+        }
+        let found = try vault.items(matching: try query())
+        guard let first = found.first else { throw CLIFailure(.noMatch, "no item matched \(summary)") }
+        guard found.count == 1 else {
+            let accounts = found.map { $0.account ?? "" }
+            let hint = account == nil && Set(accounts).count == accounts.count
+                ? "add --account (one of: \(accounts.map { $0.isEmpty ? "\"\"" : $0 }.joined(separator: ", ")))"
+                : "use --id (see list --json)"
+            throw CLIFailure(.usage, "\(found.count) items match \(summary); \(hint)")
+        }
+        return first
+    }
+}
+
+/// `--field NAME=VALUE` (non-secret custom fields).
+func parseFieldAssignments(_ assignments: [String]) throws -> [CustomField] {
+    try assignments.map { text in
+        guard let equals = text.firstIndex(of: "="), equals != text.startIndex else {
+            throw CLIFailure(.usage, "--field needs NAME=VALUE, got \(text)")
+        }
+        return CustomField(name: String(text[..<equals]), value: String(text[text.index(after: equals)...]))
+    }
+}
+
+/// Reads each `--secret-field NAME` value: prompted on a terminal, else the next line of stdin.
+func readSecretFields(_ names: [String]) throws -> [SecretField] {
+    try names.map { name in
+        guard !name.isEmpty else { throw CLIFailure(.usage, "--secret-field needs a name") }
+        let value = try SecretReader.next(prompt: "Value of secret field \(name): ", what: "the value of secret field \(name)")
+        return SecretField(name: name, value: value)
+    }
+}
+
+/// A name for an item in messages and listings: never a secret.
+func displayName(_ item: Item) -> String {
+    switch item.kind {
+    case .genericPassword: return item.service ?? item.label ?? "?"
+    case .internetPassword:
+        var text = item.server ?? "?"
+        if let scheme = item.protocol { text = "\(scheme)://\(text)" }
+        if let port = item.port { text += ":\(port)" }
+        if let path = item.path { text += path }
+        return text
+    case .secureNote: return item.label ?? "?"
+    }
+}
+
+/// The documented JSON object of an item in `list` and `search`: attributes only.
+func itemJSON(_ item: Item) -> JSONValue {
+    .object([
+        ("id", .string(item.id.hex)),
+        ("kind", .string(item.kind.rawValue)),
+        ("label", .optional(item.label)),
+        ("service", .optional(item.service)),
+        ("account", .optional(item.account)),
+        ("server", .optional(item.server)),
+        ("protocol", .optional(item.protocol)),
+        ("port", .optional(item.port)),
+        ("path", .optional(item.path)),
+        ("urls", .strings(item.urls)),
+        ("tags", .strings(item.tags)),
+        ("favorite", .bool(item.isFavorite)),
+        ("comment", .optional(item.comment)),
+        ("fields", .array(item.fields.map { .object([("name", .string($0.name)), ("value", .string($0.value))]) })),
+        ("created", .string(JSONDates.string(item.created))),
+        ("modified", .string(JSONDates.string(item.modified))),
+    ])
+}
+
+/// Prints items as aligned columns (NAME, ACCOUNT, KIND, TAGS), or as JSON.
+func printItems(_ items: [Item], json: Bool) throws {
+    if json {
+        try JSONValue.array(items.map(itemJSON)).print()
+        return
+    }
+    let rows = items.map { item in
+        [item.isFavorite ? "* " + displayName(item) : displayName(item),
+         item.account ?? "",
+         item.kind.rawValue,
+         item.tags.map { "#" + $0 }.joined(separator: " ")]
+    }
+    let header = ["NAME", "ACCOUNT", "KIND", "TAGS"]
+    var widths = header.map(\.count)
+    for row in rows {
+        for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) }
+    }
+    func format(_ row: [String]) -> String {
+        row.enumerated().map { index, cell in
+            index == row.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+        }.joined(separator: "  ").trimmingCharacters(in: .whitespaces)
+    }
+    guard !rows.isEmpty else { return }
+    Output.line(format(header))
+    for row in rows { Output.line(format(row)) }
+}

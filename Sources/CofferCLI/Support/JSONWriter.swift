@@ -1,0 +1,121 @@
+import Coffer
+import Foundation
+
+/// A JSON value for `--json` output. Secrets are written byte for byte from guarded
+/// memory into a buffer that is wiped after it is written, never through a `String`.
+indirect enum JSONValue {
+    case string(String)
+    case secret(SecureBytes)
+    case int(Int64)
+    case double(Double)
+    case bool(Bool)
+    case null
+    case array([JSONValue])
+    /// Keys in the order given: the documented shapes are stable.
+    case object([(String, JSONValue)])
+
+    static func optional(_ text: String?) -> JSONValue { text.map { .string($0) } ?? .null }
+    static func optional(_ number: UInt16?) -> JSONValue { number.map { .int(Int64($0)) } ?? .null }
+    static func optional(_ secret: SecureBytes?) -> JSONValue { secret.map { .secret($0) } ?? .null }
+    static func strings(_ list: [String]) -> JSONValue { .array(list.map { .string($0) }) }
+
+    /// Writes the value and a newline to standard output.
+    func print() throws {
+        let out = WipingBuffer(capacity: 1024)
+        defer { out.wipe() }
+        try write(to: out)
+        out.append(10)
+        try Output.bytes(UnsafeRawBufferPointer(start: out.pointer, count: out.count))
+    }
+
+    func write(to out: WipingBuffer) throws {
+        switch self {
+        case .string(let text):
+            var copy = text
+            try copy.withUTF8 { try Self.writeString(UnsafeRawBufferPointer($0), to: out) }
+        case .secret(let secret):
+            try secret.withUnsafeBytes { try Self.writeString($0, to: out) }
+        case .int(let number):
+            Self.writeASCII(String(number), to: out)
+        case .double(let number):
+            Self.writeASCII(number.isFinite ? "\(number)" : "null", to: out)
+        case .bool(let flag):
+            Self.writeASCII(flag ? "true" : "false", to: out)
+        case .null:
+            Self.writeASCII("null", to: out)
+        case .array(let values):
+            out.append(UInt8(ascii: "["))
+            for (index, value) in values.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                try value.write(to: out)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .object(let members):
+            out.append(UInt8(ascii: "{"))
+            for (index, member) in members.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                try JSONValue.string(member.0).write(to: out)
+                out.append(UInt8(ascii: ":"))
+                try member.1.write(to: out)
+            }
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    private static func writeASCII(_ text: String, to out: WipingBuffer) {
+        for byte in text.utf8 { out.append(byte) }
+    }
+
+    /// A JSON string from UTF-8 bytes; refuses invalid UTF-8 rather than altering a secret.
+    private static func writeString(_ bytes: UnsafeRawBufferPointer, to out: WipingBuffer) throws {
+        guard isValidUTF8(bytes) else {
+            throw CLIFailure(.usage, "a value is not valid UTF-8 and cannot be written as JSON; run without --json")
+        }
+        let hex = Array("0123456789abcdef".utf8)
+        out.append(UInt8(ascii: "\""))
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "\""): out.append(UInt8(ascii: "\\")); out.append(byte)
+            case UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\")); out.append(byte)
+            case 0x0A: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "n"))
+            case 0x0D: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "r"))
+            case 0x09: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
+            case 0x00..<0x20, 0x7F:
+                for c in "\\u00".utf8 { out.append(c) }
+                out.append(hex[Int(byte >> 4)])
+                out.append(hex[Int(byte & 0x0F)])
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    private static func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var iterator = bytes.makeIterator()
+        var decoder = UTF8()
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue: continue
+            case .emptyInput: return true
+            case .error: return false
+            }
+        }
+    }
+}
+
+enum JSONDates {
+    /// ISO 8601 in UTC with milliseconds, e.g. `2025-01-31T09:30:00.125Z`.
+    static func string(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter.string(from: date)
+    }
+}
+
+extension JSONValue {
+    /// A number rounded to two decimals, for entropy and guess figures.
+    static func rounded(_ number: Double) -> JSONValue {
+        .double((number * 100).rounded() / 100)
+    }
+}

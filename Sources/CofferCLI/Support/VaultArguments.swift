@@ -1,0 +1,91 @@
+import ArgumentParser
+import Coffer
+
+/// What every command that works on a vault takes: the `VAULT` path, an optional
+/// key file and the lock timeout.
+struct VaultArguments: ParsableArguments {
+    @Argument(help: "The vault file.", completion: .file(extensions: ["coffer"]))
+    var vault: String
+
+    @Option(name: .customLong("key-file"),
+            help: ArgumentHelp("A key file that opens the vault, alone or with the master password, according to the vault's key slots.",
+                               valueName: "path"),
+            completion: .file())
+    var keyFile: String?
+
+    @Option(name: .customLong("lock-timeout"),
+            help: ArgumentHelp("Seconds to wait for another process's write lock before giving up (exit 75).", valueName: "seconds"))
+    var lockTimeout: Double = 10
+
+    func validate() throws {
+        guard lockTimeout >= 0, lockTimeout <= 3600, lockTimeout.isFinite else {
+            throw ValidationError("--lock-timeout must be 0 to 3600 seconds")
+        }
+        guard !vault.isEmpty else { throw ValidationError("the vault path is empty") }
+    }
+
+    /// Library options for opening or creating this vault.
+    var options: VaultOptions {
+        var options = VaultOptions()
+        options.lockTimeout = .milliseconds(Int64((lockTimeout * 1000).rounded()))
+        return options
+    }
+
+    /// Runs `body`, mapping library errors to exit codes for this vault.
+    func run<R>(access: VaultAccess = .using, _ body: () throws -> R) throws -> R {
+        try mappingErrors(vault: vault, access: access, body)
+    }
+
+    /// Opens the vault with the factors its key slots need (see ``Unlocked``).
+    func unlock() throws -> Unlocked {
+        try run {
+            let info = try Vault.info(at: vault)
+            let kinds = info.slots.map(\.kind)
+            let options = self.options
+            if let keyFilePath = keyFile {
+                let keyFile = try KeyFile(contentsOf: keyFilePath)
+                if kinds.contains(.keyFile) {
+                    // A key file alone: no master password is read.
+                    do {
+                        let vault = try withProgressHint { try Vault.open(at: self.vault, credential: .keyFile(keyFile), options: options) }
+                        return Unlocked(vault: vault, password: nil, keyFile: keyFile, usedSlot: .keyFile)
+                    } catch CofferError.wrongKeyFile where kinds.contains(.passwordAndKeyFile) {
+                        // Not a key-file-only slot's file: try it with the password below.
+                    }
+                }
+                guard kinds.contains(.passwordAndKeyFile) else {
+                    throw CLIFailure(.usage, "\(vault) has no key-file slot; open it without --key-file")
+                }
+                let password = try SecretReader.masterPassword(for: vault)
+                let vault = try withProgressHint {
+                    try Vault.open(at: self.vault, credential: .passwordAndKeyFile(password, keyFile), options: options)
+                }
+                return Unlocked(vault: vault, password: password, keyFile: keyFile, usedSlot: .passwordAndKeyFile)
+            }
+            guard kinds.contains(.password) else {
+                if kinds.contains(.keyFile) || kinds.contains(.passwordAndKeyFile) {
+                    throw CLIFailure(.usage, "\(vault) needs a key file: add --key-file PATH")
+                }
+                throw CLIFailure(.usage, "\(vault) has no password or key-file slot the coffer command can open")
+            }
+            let password = try SecretReader.masterPassword(for: vault)
+            let vault = try withProgressHint { try Vault.open(at: self.vault, credential: .password(password), options: options) }
+            return Unlocked(vault: vault, password: password, keyFile: nil, usedSlot: .password)
+        }
+    }
+}
+
+/// An open vault and the factors that opened it.
+///
+/// Which factors are used, given the vault's key slots:
+/// - without `--key-file`: the master password (a `password` slot);
+/// - with `--key-file` and a `key-file` slot: the key file alone, and no password is
+///   read; if that file opens no key-file-only slot and the vault has a
+///   `password+key-file` slot, the password is read and both are used;
+/// - with `--key-file` and only a `password+key-file` slot: the password and the file.
+struct Unlocked {
+    let vault: Vault
+    let password: SecureBytes?
+    let keyFile: KeyFile?
+    let usedSlot: KeySlotKind
+}

@@ -1,0 +1,92 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// State the signal handler reads. Signal handlers cannot capture context, so it is
+// global; it is written only by the thread that reads a password, before the
+// handlers are installed and after they are removed.
+nonisolated(unsafe) private var echoTerminalFD: Int32 = -1
+nonisolated(unsafe) private var echoSavedSettings = termios()
+nonisolated(unsafe) private var echoQuietSettings = termios()
+nonisolated(unsafe) private var echoIsOff: sig_atomic_t = 0
+
+/// The signals after which the terminal must not be left without echo.
+private let echoRestoringSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP]
+
+/// Restores echo, then lets the signal do what it would have done. For Ctrl-Z
+/// (SIGTSTP) the process stops with echo on and turns it off again when continued.
+private func echoSignalHandler(_ signo: Int32) {
+    if echoIsOff != 0 {
+        tcsetattr(echoTerminalFD, TCSAFLUSH, &echoSavedSettings)
+    }
+    var newline: UInt8 = 10
+    _ = write(2, &newline, 1)
+    signal(signo, SIG_DFL)
+    raise(signo)
+    // Only SIGTSTP returns here, once the process is continued.
+    signal(signo, echoSignalHandler)
+    if echoIsOff != 0 {
+        tcsetattr(echoTerminalFD, TCSAFLUSH, &echoQuietSettings)
+    }
+}
+
+/// Turns off echo on a terminal while a secret is typed, and always turns it back on:
+/// when the read ends, when it fails, and on SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGTSTP.
+enum TerminalEcho {
+    /// Runs `body` with echo off on `fd` (a terminal). Newlines are not echoed either;
+    /// the caller prints one after the secret line.
+    static func withEchoOff<R>(fd: Int32, _ body: () throws -> R) throws -> R {
+        var saved = termios()
+        guard tcgetattr(fd, &saved) == 0 else {
+            throw CLIFailure(.ioError, "cannot read the terminal settings: \(String(cString: strerror(errno)))")
+        }
+        var quiet = saved
+        quiet.c_lflag &= ~tcflag_t(ECHO | ECHOE | ECHOK | ECHONL)
+        quiet.c_lflag |= tcflag_t(ICANON)
+
+        echoTerminalFD = fd
+        echoSavedSettings = saved
+        echoQuietSettings = quiet
+        var previous: [(Int32, sighandler_t?)] = []
+        for signo in echoRestoringSignals {
+            previous.append((signo, signal(signo, echoSignalHandler)))
+        }
+        // Ctrl-C must work at a prompt even if the parent started us with these blocked.
+        var unblock = sigset_t()
+        var previousMask = sigset_t()
+        sigemptyset(&unblock)
+        for signo in echoRestoringSignals { sigaddset(&unblock, signo) }
+        pthread_sigmask(SIG_UNBLOCK, &unblock, &previousMask)
+        guard tcsetattr(fd, TCSAFLUSH, &quiet) == 0 else {
+            let code = errno
+            pthread_sigmask(SIG_SETMASK, &previousMask, nil)
+            for (signo, handler) in previous { signal(signo, handler) }
+            throw CLIFailure(.ioError, "cannot turn off terminal echo: \(String(cString: strerror(code)))")
+        }
+        echoIsOff = 1
+        defer {
+            tcsetattr(fd, TCSAFLUSH, &saved)
+            echoIsOff = 0
+            pthread_sigmask(SIG_SETMASK, &previousMask, nil)
+            for (signo, handler) in previous { signal(signo, handler) }
+            echoTerminalFD = -1
+        }
+        return try body()
+    }
+
+    /// The terminal to prompt on: `/dev/tty` when it is the same terminal as standard
+    /// input, else standard input itself. Returns the descriptor and whether to close it.
+    static func openTerminal() -> (fd: Int32, owned: Bool) {
+        let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else { return (0, false) }
+        var ttyInfo = stat()
+        var stdinInfo = stat()
+        if fstat(fd, &ttyInfo) == 0, fstat(0, &stdinInfo) == 0, ttyInfo.st_rdev == stdinInfo.st_rdev {
+            return (fd, true)
+        }
+        close(fd)
+        return (0, false)
+    }
+}

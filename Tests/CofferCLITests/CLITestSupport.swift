@@ -1,0 +1,135 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The result of one run of the `coffer` binary.
+struct CLIResult {
+    let status: Int32
+    let stdout: Data
+    let stderr: Data
+
+    var out: String { String(decoding: stdout, as: UTF8.self) }
+    var err: String { String(decoding: stderr, as: UTF8.self) }
+
+    /// stdout parsed as JSON.
+    func json() throws -> Any {
+        try JSONSerialization.jsonObject(with: stdout, options: [.fragmentsAllowed])
+    }
+
+    func jsonObject() throws -> [String: Any] {
+        try #require(try json() as? [String: Any], "stdout is not a JSON object: \(out)")
+    }
+
+    func jsonArray() throws -> [[String: Any]] {
+        try #require(try json() as? [[String: Any]], "stdout is not a JSON array of objects: \(out)")
+    }
+}
+
+enum CLI {
+    /// The built `coffer` executable: $COFFER_CLI_PATH, else next to the test bundle,
+    /// else under the package's build folders.
+    static let binary: String? = {
+        let fileManager = FileManager.default
+        var candidates: [String] = []
+        if let explicit = ProcessInfo.processInfo.environment["COFFER_CLI_PATH"] { candidates.append(explicit) }
+        let argv0 = URL(fileURLWithPath: CommandLine.arguments.first ?? "").deletingLastPathComponent()
+        candidates.append(argv0.appendingPathComponent("coffer").path)
+        // Inside an .xctest bundle (macOS) the executable sits beside the bundle.
+        candidates.append(argv0.deletingLastPathComponent().deletingLastPathComponent()
+                            .deletingLastPathComponent().appendingPathComponent("coffer").path)
+        candidates.append(Bundle.main.bundleURL.appendingPathComponent("coffer").path)
+        candidates.append(Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("coffer").path)
+        var root = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { root.deleteLastPathComponent() }
+        for scratch in [".build-cli", ".build"] {
+            candidates.append(root.appendingPathComponent("\(scratch)/debug/coffer").path)
+        }
+        return candidates.first { fileManager.isExecutableFile(atPath: $0) }
+    }()
+
+    /// Runs `coffer arguments…` with `input` on stdin (a file, so nothing blocks), in `directory`.
+    @discardableResult
+    static func run(_ arguments: [String], input: String = "", in directory: URL,
+                    environment: [String: String]? = nil, timeout: TimeInterval = 30) throws -> CLIResult {
+        let binary = try #require(CLI.binary, "the coffer binary is not built; run `swift build --build-tests`")
+        let stdinURL = directory.appendingPathComponent(".stdin-\(UUID().uuidString)")
+        let stdoutURL = directory.appendingPathComponent(".stdout-\(UUID().uuidString)")
+        let stderrURL = directory.appendingPathComponent(".stderr-\(UUID().uuidString)")
+        try Data(input.utf8).write(to: stdinURL)
+        try Data().write(to: stdoutURL)
+        try Data().write(to: stderrURL)
+        defer {
+            for url in [stdinURL, stdoutURL, stderrURL] { try? FileManager.default.removeItem(at: url) }
+        }
+        let stdinHandle = try FileHandle(forReadingFrom: stdinURL)
+        let stdoutHandle = try FileHandle(forWritingTo: stdoutURL)
+        let stderrHandle = try FileHandle(forWritingTo: stderrURL)
+        defer {
+            try? stdinHandle.close()
+            try? stdoutHandle.close()
+            try? stderrHandle.close()
+        }
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        process.standardInput = stdinHandle
+        process.standardOutput = stdoutHandle
+        process.standardError = stderrHandle
+        var env = environment ?? ProcessInfo.processInfo.environment
+        // Clipboard tests control these themselves.
+        if environment == nil {
+            env["DISPLAY"] = nil
+            env["WAYLAND_DISPLAY"] = nil
+        }
+        process.environment = env
+        try process.run()
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(5_000) }
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+            Issue.record("coffer \(arguments.joined(separator: " ")) timed out")
+        }
+        process.waitUntilExit()
+        return CLIResult(status: process.terminationStatus,
+                         stdout: try Data(contentsOf: stdoutURL),
+                         stderr: try Data(contentsOf: stderrURL))
+    }
+}
+
+/// Small KDF parameters so each run is fast.
+let fastKDF = ["--kdf-memory", "1", "--kdf-iterations", "1"]
+
+/// A fresh temporary folder, removed afterwards.
+func withTemporaryDirectory<R>(_ body: (URL) throws -> R) throws -> R {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("coffer-cli-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: url) }
+    return try body(url)
+}
+
+/// A folder with a vault `v.coffer` whose master password is `pw`.
+func withVault<R>(password: String = "pw", _ body: (URL) throws -> R) throws -> R {
+    try withTemporaryDirectory { dir in
+        let result = try CLI.run(["init", "v.coffer"] + fastKDF, input: "\(password)\n", in: dir)
+        try #require(result.status == 0, "init failed: \(result.err)")
+        return try body(dir)
+    }
+}
+
+/// Asserts a failure is exactly one plain `coffer: …` line on stderr.
+func expectOneLineMessage(_ result: CLIResult, containing text: String? = nil,
+                          sourceLocation: SourceLocation = #_sourceLocation) {
+    let lines = result.err.split(separator: "\n", omittingEmptySubsequences: true)
+    #expect(lines.count == 1, "stderr: \(result.err)", sourceLocation: sourceLocation)
+    #expect(result.err.hasPrefix("coffer: "), "stderr: \(result.err)", sourceLocation: sourceLocation)
+    if let text {
+        #expect(result.err.contains(text), "stderr: \(result.err)", sourceLocation: sourceLocation)
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import Testing
+@testable import Coffer
+
+/// Runs every `Tests/Vectors/*.vec` file (SPEC.md §15) and checks SPEC.md against them.
+@Suite("Format vectors")
+struct FormatVectorTests {
+    static let names: [String] = ((try? FileManager.default.contentsOfDirectory(atPath: VectorPaths.directory.path)) ?? [])
+        .filter { $0.hasSuffix(".vec") }
+        .sorted()
+
+    static func load(_ name: String) throws -> VectorFile {
+        let data = try Data(contentsOf: VectorPaths.directory.appendingPathComponent(name))
+        return try VectorFile.parse(name: name, contents: Array(data))
+    }
+
+    @Test("The vector set is complete: at least 15 files, every outcome class present")
+    func catalogue() throws {
+        let vectors = try VectorFile.loadAll()
+        #expect(vectors.count >= 15)
+        let classes = Set(vectors.map(\.expect))
+        for expectation in VectorExpectation.allCases {
+            #expect(classes.contains(expectation), "no vector expects \(expectation.rawValue)")
+        }
+        for vector in vectors where vector.expect == .success {
+            #expect(vector.entries != nil, "\(vector.name): a success vector lists its entries")
+            #expect(vector.generation != nil, "\(vector.name): a success vector states its generation")
+        }
+        for vector in vectors where vector.expect != .success {
+            #expect(vector.entries == nil, "\(vector.name): only success vectors list entries")
+        }
+    }
+
+    @Test("Each vector gives exactly its expected outcome", arguments: names)
+    func outcome(_ name: String) throws {
+        let vector = try Self.load(name)
+        let key = try vector.slotKey()
+        let (outcome, error, opened) = FormatReader.outcome(vector.bytes, key: key)
+        #expect(outcome == vector.expect, "\(name): expected \(vector.expect.rawValue), got \(error.map { "\($0)" } ?? "success")")
+        guard vector.expect == .success, let opened else { return }
+
+        #expect(opened.entries == vector.entries ?? [], "\(name): entries differ")
+        #expect(opened.codec.manifest.generation == vector.generation, "\(name): generation")
+
+        // Decoding then encoding reproduces the file byte for byte.
+        let encoded = try VaultFileCodec.encode(header: opened.codec.header, generation: opened.codec.manifest.generation,
+                                                records: opened.codec.records, keys: opened.keys)
+        #expect(encoded == vector.bytes, "\(name): decode/encode round trip differs")
+
+        // And each decrypted plaintext re-encodes to itself (canonical TLV and padding).
+        for record in opened.codec.records {
+            let raw = RawRecord(Array(record.body))
+            let vaultID = opened.codec.header.vaultID
+            let overviewPlain = try open(raw.overviewCiphertext, nonce: raw.overviewNonce, key: opened.keys.overviewKey,
+                                         ad: EntryRecord.associatedData(vaultID: vaultID, id: record.id, revision: record.revision, part: .overview))
+            let secretPlain = try open(raw.secretCiphertext, nonce: raw.secretNonce, key: opened.keys.secretKey,
+                                       ad: EntryRecord.associatedData(vaultID: vaultID, id: record.id, revision: record.revision, part: .secret))
+            let attributes = try record.openOverview(vaultID: vaultID, keys: opened.keys)
+            let secrets = try record.openSecrets(vaultID: vaultID, keys: opened.keys)
+            #expect(try Padding.pad(EntryCodec.encodeOverview(attributes).publicBytes, blockSize: 64) == overviewPlain,
+                    "\(name): overview of \(record.id) does not re-encode to itself")
+            #expect(try EntryCodec.encodeSecrets(secrets).paddedSecureBytes(blockSize: 64).testBytes == secretPlain,
+                    "\(name): secrets of \(record.id) do not re-encode to itself")
+        }
+    }
+
+    @Test("Vectors give the same outcome through the public Vault API", arguments: names)
+    func publicAPI(_ name: String) throws {
+        let vector = try Self.load(name)
+        let credential = try Self.credential(vector)
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("vault.coffer").path
+            try Data(vector.bytes).write(to: URL(fileURLWithPath: path))
+            var outcome: VectorExpectation?
+            var items: [VectorEntry] = []
+            var failure: CofferError?
+            do {
+                let vault = try Vault.open(at: path, credential: credential, options: testOptions)
+                for item in try vault.items().sorted(by: { $0.id < $1.id }) {
+                    // Reading every secret part authenticates it (as verifyAll would, without re-reading the file).
+                    items.append(VectorEntry(id: item.id, revision: item.revision, attributes: item.attributes,
+                                             secrets: try vault.secrets(for: item.id)))
+                }
+                outcome = .success
+            } catch let error as CofferError {
+                failure = error
+                outcome = VectorExpectation(error: error)
+            }
+            #expect(outcome == vector.expect, "\(name): expected \(vector.expect.rawValue), got \(failure.map { "\($0)" } ?? "success")")
+            if vector.expect == .success {
+                #expect(items == vector.entries ?? [], "\(name): entries differ")
+            }
+        }
+    }
+
+    @Test("SPEC.md's worked example is success-raw-key.vec, value by value")
+    func workedExample() throws {
+        let spec = try String(contentsOf: VectorPaths.repositoryRoot.appendingPathComponent("SPEC.md"), encoding: .utf8)
+        let vector = try Self.load(WorkedExample.vectorName)
+
+        let valueLines = try #require(WorkedExample.block(in: spec, marker: "worked-example-values"), "values block missing")
+        let expected = try WorkedExample.values(vector)
+        #expect(valueLines.count == expected.count)
+        for (line, (name, value)) in zip(valueLines, expected) {
+            #expect(line == "\(name) = \(Hex.encode(value))", "SPEC.md §16 value \(name)")
+        }
+
+        let fileLines = try #require(WorkedExample.block(in: spec, marker: "worked-example-file"), "file block missing")
+        let hex = fileLines.map { line in line.split(separator: "#", maxSplits: 1).first.map(String.init) ?? "" }
+            .joined().filter { !$0.isWhitespace }
+        #expect(hex == Hex.encode(vector.bytes), "SPEC.md §16 file bytes")
+    }
+
+    @Test("SPEC.md lists every vector file")
+    func specListsVectors() throws {
+        let spec = try String(contentsOf: VectorPaths.repositoryRoot.appendingPathComponent("SPEC.md"), encoding: .utf8)
+        for name in Self.names {
+            #expect(spec.contains("`\(name)`"), "SPEC.md §15 does not list \(name)")
+        }
+    }
+
+    // MARK: Helpers
+
+    private func open(_ ciphertext: [UInt8], nonce: [UInt8], key: SecureBytes, ad: [UInt8]) throws -> [UInt8] {
+        try XChaCha20Poly1305.open(ciphertext, key: key, nonce: nonce, associatedData: ad).testBytes
+    }
+
+    static func credential(_ vector: VectorFile) throws -> VaultCredential {
+        let keyFile = try vector.keyFile.map { try KeyFile(contents: SecureBytes(copying: $0)) }
+        switch (vector.password, keyFile, vector.rawKey) {
+        case (let p?, nil, nil): return .password(try SecureBytes(copying: p))
+        case (nil, let k?, nil): return .keyFile(k)
+        case (let p?, let k?, nil): return .passwordAndKeyFile(try SecureBytes(copying: p), k)
+        case (nil, nil, let r?): return .rawKey(try SecureBytes(copying: r))
+        default: throw VectorFileError(description: "\(vector.name): no credential")
+        }
+    }
+}
