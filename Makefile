@@ -4,6 +4,7 @@
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 APT_PACKAGES := libsodium-dev libargon2-dev pkg-config
+EXAMPLES := AccountsBook Notebooks OfflineFavourites Transfers Secuure
 
 .PHONY: all deps build demo test clean
 
@@ -24,9 +25,14 @@ build: deps
 demo: deps
 	$(SWIFT) run CofferDemo
 
+# The whole suite, then every example's scripted walk-through (each exits non-zero on a wrong step).
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	@for example in $(EXAMPLES); do \
+	  echo "== example $$example"; \
+	  $(SWIFT) run --skip-build $$example || exit 1; \
+	done
 
 clean:
 	rm -rf .build

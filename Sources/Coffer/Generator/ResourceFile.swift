@@ -12,11 +12,36 @@ enum ResourceFile {
 
     /// The bytes of a file shipped in the package's resource bundle.
     static func bundled(_ name: String, extension fileExtension: String) throws(CofferError) -> [UInt8] {
-        guard let path = Bundle.module.path(forResource: name, ofType: fileExtension) else {
-            throw .fileNotFound("\(name).\(fileExtension) (Coffer resource bundle)")
+        guard let bundle = resourceBundle, let path = bundle.path(forResource: name, ofType: fileExtension) else {
+            throw .fileNotFound("\(name).\(fileExtension) (the Coffer_Coffer resource bundle is not beside the program)")
         }
         return try read(path)
     }
+
+    /// SwiftPM's generated `Bundle.module` calls `fatalError` when the bundle is missing
+    /// (e.g. a `coffer` binary copied without it); this lookup returns nil instead.
+    /// `COFFER_RESOURCES` may name the bundle folder explicitly.
+    static let resourceBundle: Bundle? = {
+        let names = ["Coffer_Coffer.resources", "Coffer_Coffer.bundle"]
+        var folders: [URL] = []
+        if let explicit = ProcessInfo.processInfo.environment["COFFER_RESOURCES"] {
+            folders.append(URL(fileURLWithPath: explicit).deletingLastPathComponent())
+            if let bundle = Bundle(path: explicit) { return bundle }
+        }
+        folders.append(Bundle.main.bundleURL)
+        if let resources = Bundle.main.resourceURL { folders.append(resources) }
+        #if os(Linux)
+        folders.append(URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent())
+        #endif
+        // Test runners and plug-ins load Coffer from a bundle of their own.
+        folders += Bundle.allBundles.map { $0.bundleURL.deletingLastPathComponent() }
+        for folder in folders {
+            for name in names {
+                if let bundle = Bundle(path: folder.appendingPathComponent(name).path) { return bundle }
+            }
+        }
+        return nil
+    }()
 
     /// The bytes of the file at `path`.
     static func read(_ path: String) throws(CofferError) -> [UInt8] {
@@ -55,7 +80,9 @@ enum ResourceFile {
         for var line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
             lineNumber += 1
             if line.last == UInt8(ascii: "\r") { line = line.dropLast() }
-            guard let text = String(validating: line, as: UTF8.self) else {
+            let text = String(decoding: line, as: UTF8.self)
+            // Decoding repairs invalid UTF-8 (String(validating:) needs macOS 15).
+            guard text.utf8.elementsEqual(line) else {
                 throw .invalidArgument("\(source), line \(lineNumber): not valid UTF-8")
             }
             lines.append(text)
