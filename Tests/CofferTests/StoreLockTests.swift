@@ -20,24 +20,24 @@ struct StoreLockTests {
         init(_ store: VaultFileStore) {
             DispatchQueue.global().async { [self] in
                 error.value = storeError {
-                    try store.withExclusiveLock(timeout: .seconds(5)) {
+                    try store.withExclusiveLock(timeout: .seconds(30)) {
                         entered.value = true
-                        // Bounded, so a failing test cannot hang.
-                        for _ in 0..<1000 where !release.value { FileLock.pause(.milliseconds(5)) }
+                        // Bounded (30 s), so a failing test cannot hang; generous for a loaded CI machine.
+                        for _ in 0..<6000 where !release.value { FileLock.pause(.milliseconds(5)) }
                     }
                 }
                 finished.value = true
             }
         }
 
-        /// Polls `flag` for up to 5 s (blocking; for synchronous tests).
+        /// Polls `flag` for up to 30 s (blocking; for synchronous tests).
         static func wait(for flag: StoreFlag) {
-            for _ in 0..<1000 where !flag.value { FileLock.pause(.milliseconds(5)) }
+            for _ in 0..<6000 where !flag.value { FileLock.pause(.milliseconds(5)) }
         }
 
-        /// Polls `flag` for up to 5 s without blocking a cooperative thread.
+        /// Polls `flag` for up to 30 s without blocking a cooperative thread.
         static func wait(for flag: StoreFlag) async throws {
-            for _ in 0..<1000 where !flag.value { try await Task.sleep(for: .milliseconds(5)) }
+            for _ in 0..<6000 where !flag.value { try await Task.sleep(for: .milliseconds(5)) }
         }
     }
 
@@ -47,7 +47,7 @@ struct StoreLockTests {
             let f = StoreFixture(url)
             let holder = Holder(f.store())
             Holder.wait(for: holder.entered)
-            #expect(holder.entered.value)
+            try #require(holder.entered.value, "the holder thread never took the lock")
 
             // Another thread (this one), another store value for the same path.
             #expect(storeError { try f.store().withExclusiveLock(timeout: .milliseconds(200)) { 1 } } == .lockTimeout(f.path))
@@ -73,6 +73,7 @@ struct StoreLockTests {
 
         let holder = Holder(store)
         try await Holder.wait(for: holder.entered)
+        try #require(holder.entered.value, "the holder thread never took the lock")
         let fromTask = await Task.detached {
             storeError { try store.withExclusiveLock(timeout: .milliseconds(200)) { 1 } }
         }.value
@@ -95,7 +96,7 @@ struct StoreLockTests {
             // Also for another thread.
             let holder = Holder(store)
             Holder.wait(for: holder.entered)
-            #expect(holder.entered.value)
+            try #require(holder.entered.value, "the holder thread never took the lock")
             holder.release.value = true
             Holder.wait(for: holder.finished)
             #expect(holder.error.value == nil)
