@@ -25,6 +25,11 @@ struct InfoCommand: ParsableCommand {
     @Argument(help: "The vault file.", completion: .file(extensions: ["coffer"]))
     var vault: String
 
+    @Option(name: .customLong("key-file"),
+            help: ArgumentHelp("Accepted like every VAULT command's; info reads no secret, so it is not used.", valueName: "path"),
+            completion: .file())
+    var keyFile: String?
+
     @Flag(help: "Print JSON (shape above).")
     var json = false
 

@@ -24,8 +24,18 @@ private func echoSignalHandler(_ signo: Int32) {
     var newline: UInt8 = 10
     _ = write(2, &newline, 1)
     signal(signo, SIG_DFL)
+    // The kernel blocks `signo` while its handler runs: unblock it so that raise()
+    // acts now, with the default action, instead of re-entering this handler later.
+    var only = sigset_t()
+    sigemptyset(&only)
+    sigaddset(&only, signo)
+    pthread_sigmask(SIG_UNBLOCK, &only, nil)
     raise(signo)
-    // Only SIGTSTP returns here, once the process is continued.
+    guard signo == SIGTSTP else {
+        // Not reached for terminating signals; never loop if it somehow is.
+        _exit(128 + signo)
+    }
+    // Continued after Ctrl-Z: back to the prompt, without echo.
     signal(signo, echoSignalHandler)
     if echoIsOff != 0 {
         tcsetattr(echoTerminalFD, TCSAFLUSH, &echoQuietSettings)
