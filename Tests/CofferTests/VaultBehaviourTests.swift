@@ -192,6 +192,26 @@ struct VaultBehaviourTests {
         }
     }
 
+    @Test("destroy removes the vault, its backup, temp files and lock; a raw-key slot can be dropped by index")
+    func destroy() throws {
+        try withTemporaryDirectory { dir in
+            let (vault, path) = try makeVault(dir)
+            let deviceKey = try SecureBytes.random(count: 32)
+            try vault.addKeySlot(.rawKey(deviceKey))
+            try vault.add(.genericPassword(service: "s", account: "a"))
+            #expect(vault.slots == [.password, .rawKey])
+            try vault.removeKeySlot(at: 1)     // the device key was lost: no key needed to drop it
+            #expect(throws: CofferError.wrongRawKey) { try Vault.open(at: path, credential: .rawKey(deviceKey)) }
+            #expect(throws: CofferError.slotUnavailable("cannot remove the last key slot")) { try vault.removeKeySlot(at: 0) }
+            let stray = dir.appendingPathComponent(".v.coffer.tmp-0123456789abcdef").path
+            #expect(FileManager.default.createFile(atPath: stray, contents: Data([1])))
+            try Vault.destroy(at: path)
+            let left = try FileManager.default.contentsOfDirectory(atPath: dir.path)
+            #expect(left.isEmpty, "left behind: \(left)")
+            #expect(throws: CofferError.fileNotFound(path)) { try Vault.destroy(at: path) }
+        }
+    }
+
     @Test("Locking wipes the keys; unlock brings the vault back")
     func lockUnlock() throws {
         try withTemporaryDirectory { dir in

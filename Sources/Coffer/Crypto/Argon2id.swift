@@ -26,6 +26,13 @@ public struct Argon2idParameters: Sendable, Hashable, Codable, CustomStringConve
         self.lanes = lanes
     }
 
+    /// Memory (KiB) a reader accepts from a file: 8 KiB to 4 GiB (SPEC.md §9).
+    public static let memoryKiBRange: ClosedRange<UInt32> = 8...(4 * 1024 * 1024)
+    /// Iterations a reader accepts: 1 to 64.
+    public static let iterationsRange: ClosedRange<UInt32> = 1...64
+    /// Lanes a reader accepts: 1 to 64.
+    public static let lanesRange: ClosedRange<UInt32> = 1...64
+
     /// 256 MiB, 3 iterations, 1 lane: libsodium's single-lane Argon2id is the fastest
     /// implementation on the machines we measured (see BENCHMARKS.md).
     public static let `default` = Argon2idParameters(memoryKiB: 256 * 1024, iterations: 3, lanes: 1)

@@ -22,8 +22,16 @@ public final class SecureBytes: @unchecked Sendable {
     /// The number of secret bytes.
     public let count: Int
 
-    /// Allocates `count` zeroed bytes of guarded memory; `fill` may write them once.
-    convenience init(count: Int, fill: (UnsafeMutableRawBufferPointer) throws(CofferError) -> Void) throws(CofferError) {
+    /// Allocates `count` zeroed bytes of guarded memory and lets `fill` write them, so a
+    /// secret can be built in place (read from a file or a terminal) without an
+    /// ordinary-memory copy. If `fill` throws, the region is wiped and freed.
+    ///
+    /// ```swift
+    /// let key = try SecureBytes(count: 32) { buffer in
+    ///     guard read(fd, buffer.baseAddress, 32) == 32 else { throw CofferError.invalidArgument("short key file") }
+    /// }
+    /// ```
+    public convenience init(count: Int, fill: (UnsafeMutableRawBufferPointer) throws(CofferError) -> Void) throws(CofferError) {
         try self.init(count: count) { (pointer: UnsafeMutablePointer<UInt8>, length: Int) throws(CofferError) in
             try fill(UnsafeMutableRawBufferPointer(start: pointer, count: length))
         }
@@ -108,8 +116,14 @@ public final class SecureBytes: @unchecked Sendable {
         }
     }
 
-    /// Zeroes an ordinary array in place, for temporary copies that had to exist.
-    static func wipe(_ bytes: inout [UInt8]) {
+    /// Zeroes an ordinary array in place (`sodium_memzero`), for temporary copies
+    /// that had to exist. The compiler cannot optimise the zeroing away.
+    ///
+    /// ```swift
+    /// var line = readLineBytes()
+    /// defer { SecureBytes.wipe(&line) }
+    /// ```
+    public static func wipe(_ bytes: inout [UInt8]) {
         bytes.withUnsafeMutableBytes { buffer in
             if let base = buffer.baseAddress { sodium_memzero(base, buffer.count) }
         }

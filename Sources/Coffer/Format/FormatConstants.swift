@@ -25,10 +25,10 @@ enum FormatV1 {
     static let maxEntries = 10_000_000
     static let maxOverviewCiphertext = 1 << 20          // 1 MiB
     static let maxSecretCiphertext = 64 << 20           // 64 MiB
-    static let maxKDFMemoryKiB: UInt32 = 4 * 1024 * 1024 // 4 GiB
-    static let minKDFMemoryKiB: UInt32 = 8
-    static let maxKDFIterations: UInt32 = 64
-    static let maxKDFLanes: UInt32 = 64
+    static let maxKDFMemoryKiB = Argon2idParameters.memoryKiBRange.upperBound    // 4 GiB
+    static let minKDFMemoryKiB = Argon2idParameters.memoryKiBRange.lowerBound    // 8 KiB
+    static let maxKDFIterations = Argon2idParameters.iterationsRange.upperBound  // 64
+    static let maxKDFLanes = Argon2idParameters.lanesRange.upperBound            // 64
 
     // Subkey contexts (SPEC.md §5).
     static let headerKeyContext = "coffer.v1.header"

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// One vault file at a path: reading it, creating it, replacing it atomically (with
 /// an optional `.bak` of the previous version), and the writers' lock.
 ///
@@ -82,6 +88,21 @@ struct VaultFileStore: Sendable {
     /// Copies the backup over the vault file (atomically, like `replace`, without
     /// touching the backup). Works also when the vault file is missing. No backup ->
     /// `fileNotFound(backupPath)`. Returns the new identity.
+    /// Deletes the vault file, its backup and leftover temp files (call it under the
+    /// lock; the lock file itself is removed by the caller afterwards). A missing vault
+    /// file -> `fileNotFound(path)`; nothing else is touched then.
+    func destroy() throws(CofferError) {
+        guard try io.statIfExists(path) != nil else { throw .fileNotFound(path) }
+        let writer = try makeWriter()
+        writer.removeStaleTemporaries()
+        for victim in [path, backupPath] {
+            let removed = io.retryingInterrupts { io.unlink(victim) }
+            if removed.failed && removed.errno != ENOENT {
+                throw .io(operation: "unlink", path: victim, errno: removed.errno)
+            }
+        }
+    }
+
     @discardableResult
     func restoreBackup() throws(CofferError) -> FileIdentity {
         let writer = try makeWriter()

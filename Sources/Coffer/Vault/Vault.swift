@@ -126,6 +126,22 @@ public final class Vault: @unchecked Sendable {
         }
     }
 
+    /// Deletes a vault for good: the file, its backup (`.bak`), leftover temp files and
+    /// its lock file. Refuses while another process holds the write lock. This does
+    /// not shred the disk blocks; on flash storage only encryption protects old data.
+    ///
+    /// ```swift
+    /// try Vault.destroy(at: path)   // "Delete Login"
+    /// ```
+    public static func destroy(at path: String, lockTimeout: Duration = .seconds(10)) throws(CofferError) {
+        let store = VaultFileStore(path: path)
+        try store.withExclusiveLock(timeout: lockTimeout) { () throws(CofferError) in
+            try store.destroy()
+        }
+        // A writer that was waiting for this lock finds no vault and stops with fileNotFound.
+        _ = store.io.retryingInterrupts { store.io.unlink(store.lockPath) }
+    }
+
     /// Wipes the vault's keys and decrypted attributes from memory. Until
     /// ``unlock(with:)``, every call throws ``CofferError/vaultLocked``.
     public func lock() {
