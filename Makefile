@@ -3,20 +3,35 @@
 
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
-APT_PACKAGES := libsodium-dev libargon2-dev pkg-config
+APT_PACKAGES := libsodium-dev libargon2-dev libssl-dev pkg-config
+# Real peers for the import tests (keepassxc-cli, pykeepass); `make test` only, never `make demo`.
+TEST_APT_PACKAGES := keepassxc python3-pykeepass
 EXAMPLES := AccountsBook Notebooks OfflineFavourites Transfers Secuure
 
-.PHONY: all deps build demo test clean
+.PHONY: all deps test-deps build demo test clean
 
 all: build
 
-# Install libsodium/libargon2 headers only when they are missing (Debian/Ubuntu).
+# Install libsodium/libargon2/libcrypto headers only when they are missing (Debian/Ubuntu).
 deps:
-	@if command -v pkg-config >/dev/null 2>&1 && pkg-config --exists libsodium libargon2; then \
-	  echo "deps: libsodium $$(pkg-config --modversion libsodium), libargon2 found"; \
+	@if command -v pkg-config >/dev/null 2>&1 && pkg-config --exists libsodium libargon2 libcrypto; then \
+	  echo "deps: libsodium $$(pkg-config --modversion libsodium), libargon2, libcrypto $$(pkg-config --modversion libcrypto) found"; \
 	else \
 	  echo "deps: installing $(APT_PACKAGES)"; \
 	  $(SUDO) apt-get update && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y $(APT_PACKAGES); \
+	fi
+
+# keepassxc-cli and pykeepass for the real-peer import test, when missing. Without apt-get
+# (or if the install fails) that one test suite is skipped with a message; nothing else needs them.
+test-deps:
+	@if command -v keepassxc-cli >/dev/null 2>&1 && /usr/bin/python3 -c 'import pykeepass' >/dev/null 2>&1; then \
+	  echo "test-deps: keepassxc-cli $$(keepassxc-cli --version 2>/dev/null) and pykeepass found"; \
+	elif command -v apt-get >/dev/null 2>&1; then \
+	  echo "test-deps: installing $(TEST_APT_PACKAGES)"; \
+	  $(SUDO) apt-get update && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(TEST_APT_PACKAGES) \
+	    || echo "test-deps: could not install $(TEST_APT_PACKAGES); the real-peer import test will be skipped"; \
+	else \
+	  echo "test-deps: no apt-get; the real-peer import test will be skipped"; \
 	fi
 
 build: deps
@@ -26,7 +41,7 @@ demo: deps
 	$(SWIFT) run CofferDemo
 
 # The whole suite, then every example's scripted walk-through (each exits non-zero on a wrong step).
-test: deps
+test: deps test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	@for example in $(EXAMPLES); do \
@@ -36,3 +51,4 @@ test: deps
 
 clean:
 	rm -rf .build
+

@@ -2,7 +2,7 @@
 import PackageDescription
 
 // Layers (one folder each, dependencies point one way):
-//   CSodium / CArgon2 (system libraries)
+//   CSodium / CArgon2 / COpenSSLCrypto (system libraries; libcrypto only for TOTP's HMAC)
 //     -> Sources/Coffer/Crypto  (secure memory, AEAD, KDF, hashing)
 //     -> Sources/Coffer/Format  (bytes in, bytes out; no I/O)
 //     -> Sources/Coffer/Store   (files, locks, atomic save)
@@ -31,9 +31,16 @@ let package = Package(
             pkgConfig: "libargon2",
             providers: [.apt(["libargon2-dev"]), .brew(["argon2"])]
         ),
+        // HMAC-SHA-1/256/512 for TOTP (libsodium has no HMAC-SHA-1); see Sources/Coffer/OTP.
+        .systemLibrary(
+            name: "COpenSSLCrypto",
+            path: "Sources/COpenSSLCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl"])]
+        ),
         .target(
             name: "Coffer",
-            dependencies: ["CSodium", "CArgon2"],
+            dependencies: ["CSodium", "CArgon2", "COpenSSLCrypto"],
             path: "Sources/Coffer",
             resources: [.copy("Resources/eff_large_wordlist.txt"), .copy("Resources/common_passwords.txt"), .copy("Resources/english_words.txt")]
         ),

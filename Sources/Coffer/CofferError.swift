@@ -32,6 +32,8 @@ public enum CofferError: Error, Sendable, Equatable, Hashable {
     case tampered(TamperedPart)
     /// Key-derivation parameters are outside the bounds in SPEC.md.
     case kdfParametersOutOfBounds(String)
+    /// A file to import is not in the format named; the value names the line or element.
+    case malformedImport(String)
 
     // MARK: Arguments and items
     /// An argument is not valid; the value says which and why.
@@ -92,6 +94,7 @@ extension CofferError: CustomStringConvertible {
         case .unsupportedVersion(let v): return "unsupported vault format version \(v)"
         case .truncated(let what): return "file is truncated (\(what))"
         case .malformed(let what): return "malformed vault (\(what))"
+        case .malformedImport(let what): return "malformed import file (\(what))"
         case .wrongPassword: return "wrong password"
         case .wrongKeyFile: return "wrong key file"
         case .wrongRawKey: return "wrong raw key"

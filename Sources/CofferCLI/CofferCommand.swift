@@ -16,7 +16,8 @@ struct CofferCommand: ParsableCommand {
             `add` (and `edit --password-stdin`) the next line is the item's password, for `passwd` \
             the new password, for `note` the rest of stdin is the note. No password line is read \
             when a key file alone opens the vault.
-              Secrets go to stdout only from `get`, `generate` and `passphrase`; prompts and \
+              Secrets go to stdout only from `get`, `generate`, `passphrase`, `totp` and `export` \
+            (which warns that its output is plaintext); prompts and \
             messages go to stderr, one plain line each, and never carry a secret.
 
             \(ExitStatus.helpTable)
@@ -37,6 +38,7 @@ struct CofferCommand: ParsableCommand {
             ListCommand.self, SearchCommand.self, EditCommand.self, RemoveCommand.self,
             PasswdCommand.self, KeyfileCommand.self, CheckCommand.self,
             GenerateCommand.self, PassphraseCommand.self, EstimateCommand.self,
+            ImportCommand.self, ExportCommand.self, TOTPCommand.self,
         ]
     )
 }

@@ -72,7 +72,7 @@ extension CLIFailure {
             self.init(.usage, error.description)
         case .notACofferFile:
             self.init(.vaultUnreadable, "\(name) is not a Coffer vault")
-        case .unsupportedVersion, .truncated, .malformed, .tampered, .authenticationFailed:
+        case .unsupportedVersion, .truncated, .malformed, .malformedImport, .tampered, .authenticationFailed:
             self.init(.vaultUnreadable, "\(name): \(error.description)")
         case .kdfParametersOutOfBounds:
             // While creating, the parameters came from the command line.

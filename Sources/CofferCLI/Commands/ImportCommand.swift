@@ -1,0 +1,124 @@
+import ArgumentParser
+import Coffer
+
+/// `coffer import VAULT --format F FILE [--json] [--dry-run]`
+struct ImportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Import another password manager's export (KeePassXC, Bitwarden, a browser) or Coffer's own JSON.",
+        discussion: """
+            FORMATS (--format):
+              keepassxc-xml   keepassxc-cli export --format xml (groups become tags, history, OTP, attributes)
+              keepassxc-csv   keepassxc-cli export --format csv
+              bitwarden-json  Bitwarden's unencrypted JSON export
+              csv             a browser's CSV (Chrome, Edge, Firefox, Safari) or any CSV with a header row
+              coffer-json     `coffer export --format json`
+
+            The whole file is imported in one transaction: a file that is malformed halfway \
+            imports nothing (exit 65, naming the line). Items already in the vault (same \
+            service and account, or server, protocol, port, path and account; for notes, the \
+            same title and text) are skipped, not changed. The summary goes to stderr; with \
+            --json, the report goes to stdout. --dry-run reads and checks everything and saves nothing.
+
+            JSON shape:
+              {"format": str, "file": str, "dryRun": bool, "imported": int,
+               "skippedDuplicates": [{"label": str, "location": str, "reason": str}],
+               "skipped": [{"label": str, "location": str, "reason": str}],
+               "unreadable": [{"location": str, "reason": str}],
+               "warnings": [{"location": str, "message": str}],
+               "recognisedColumns": [{"column": str, "field": str}] | null}
+
+            The import file is plaintext: delete it (securely) once imported.
+
+            EXAMPLES:
+              keepassxc-cli export --format xml old.kdbx > old.xml && coffer import vault.coffer --format keepassxc-xml old.xml
+              coffer import vault.coffer --format csv "Chrome Passwords.csv" --dry-run
+              printf '%s\\n' "$MASTER" | coffer import vault.coffer --format bitwarden-json bitwarden.json --json
+            """)
+
+    @OptionGroup var vault: VaultArguments
+
+    @Option(help: ArgumentHelp("The file's format: keepassxc-xml, keepassxc-csv, bitwarden-json, csv or coffer-json.", valueName: "format"))
+    var format: String
+
+    @Argument(help: "The export file to import.", completion: .file())
+    var file: String
+
+    @Flag(help: "Print the report as JSON on stdout (shape above).")
+    var json = false
+
+    @Flag(name: .customLong("dry-run"), help: "Read and check the file, but save nothing.")
+    var dryRun = false
+
+    func validate() throws {
+        guard ImportFormat(rawValue: format) != nil else {
+            throw ValidationError("--format must be one of \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        guard !file.isEmpty else { throw ValidationError("the import file path is empty") }
+    }
+
+    func run() throws {
+        guard let format = ImportFormat(rawValue: format) else { throw CLIFailure(.usage, "unknown format \(self.format)") }
+        // Fail on a missing file before asking for the master password.
+        guard FileCheck.isReadableFile(file) else { throw CLIFailure(.ioError, "cannot read \(file): no such file, or not a readable file") }
+        let unlocked = try vault.unlock()
+        let report: ImportReport
+        do {
+            report = try unlocked.vault.importItems(fromFile: file, format: format, dryRun: dryRun)
+        } catch CofferError.malformedImport(let what) {
+            throw CLIFailure(.vaultUnreadable, "\(file): \(what); nothing was imported")
+        } catch CofferError.invalidArgument(let why) {
+            throw CLIFailure(.usage, "\(file): \(why); nothing was imported")
+        } catch CofferError.fileNotFound {
+            throw CLIFailure(.ioError, "cannot read \(file): no such file")
+        } catch {
+            throw CLIFailure(error, vault: vault.vault)
+        }
+        printSummary(report)
+        if json { try reportJSON(report).print() }
+    }
+
+    private func printSummary(_ report: ImportReport) {
+        let verb = report.dryRun ? "would import" : "imported"
+        Output.error("\(verb) \(report.imported) item\(report.imported == 1 ? "" : "s") from \(file) (\(report.format.rawValue)) into \(vault.vault)"
+                     + (report.dryRun ? " (dry run: nothing was saved)" : ""))
+        if !report.skippedDuplicates.isEmpty {
+            Output.error("skipped \(report.skippedDuplicates.count) duplicate\(report.skippedDuplicates.count == 1 ? "" : "s"):")
+            for item in report.skippedDuplicates { Output.error("  \(item.location): \(item.label): \(item.reason)") }
+        }
+        if !report.skipped.isEmpty {
+            Output.error("skipped \(report.skipped.count) on purpose:")
+            for item in report.skipped { Output.error("  \(item.location): \(item.label): \(item.reason)") }
+        }
+        if !report.unreadable.isEmpty {
+            Output.error("could not read \(report.unreadable.count):")
+            for problem in report.unreadable { Output.error("  \(problem.location): \(problem.reason)") }
+        }
+        if !report.warnings.isEmpty {
+            Output.error("warnings:")
+            for warning in report.warnings { Output.error("  \(warning.location): \(warning.message)") }
+        }
+        if let columns = report.recognisedColumns {
+            Output.error("columns: " + columns.map { "\($0.column) -> \($0.field)" }.joined(separator: ", "))
+        }
+    }
+
+    private func reportJSON(_ report: ImportReport) -> JSONValue {
+        func skipped(_ list: [ImportReport.Skipped]) -> JSONValue {
+            .array(list.map { .object([("label", .string($0.label)), ("location", .string($0.location)), ("reason", .string($0.reason))]) })
+        }
+        return .object([
+            ("format", .string(report.format.rawValue)),
+            ("file", .string(file)),
+            ("dryRun", .bool(report.dryRun)),
+            ("imported", .int(Int64(report.imported))),
+            ("skippedDuplicates", skipped(report.skippedDuplicates)),
+            ("skipped", skipped(report.skipped)),
+            ("unreadable", .array(report.unreadable.map { .object([("location", .string($0.location)), ("reason", .string($0.reason))]) })),
+            ("warnings", .array(report.warnings.map { .object([("location", .string($0.location)), ("message", .string($0.message))]) })),
+            ("recognisedColumns", report.recognisedColumns.map { columns in
+                .array(columns.map { .object([("column", .string($0.column)), ("field", .string($0.field))]) })
+            } ?? .null),
+        ])
+    }
+}
