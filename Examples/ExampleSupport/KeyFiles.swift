@@ -52,8 +52,15 @@ public enum StandInKeystore {
     }
 }
 
-/// Removes a vault file together with its backup (`.bak`) and lock (`.lock`) files.
-/// The vault is encrypted, so removing the files and every key that opens it is enough.
+/// Removes a vault for good with `Vault.destroy(at:)`: the file, its backup, leftover
+/// temp files and its lock. The vault is encrypted, so removing the files and every key
+/// that opens it is enough. A vault that is already gone is fine here.
 public func removeVaultFiles(at path: String) {
-    for file in [path, path + ".bak", path + ".lock"] { unlink(file) }
+    do {
+        try Vault.destroy(at: path)
+    } catch CofferError.fileNotFound {
+        return
+    } catch {
+        print("  (could not remove \(path): \(error))")
+    }
 }
