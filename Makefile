@@ -52,3 +52,17 @@ test: deps test-deps
 clean:
 	rm -rf .build
 
+# Coffer against keepassxc-cli and the Argon2id floor; writes BENCHMARKS.md.
+# A quick run: make bench ARGS="--sizes 1000,10000 --micro quick"
+.PHONY: bench
+bench: deps
+	./Benchmarks/bench.sh $(ARGS)
+
+# libFuzzer + AddressSanitizer on the vault decoder and the other parsers of outside input,
+# SECONDS per target (both run at once), seeded from Tests/Vectors; see RELIABILITY.md.
+# A crash leaves its input in .build-fuzz/artifacts/ and fails the target.
+SECONDS ?= 60
+.PHONY: fuzz
+fuzz: deps
+	./Fuzz/build.sh
+	./Fuzz/run.sh $(SECONDS)

@@ -62,6 +62,8 @@ let package = Package(
         .executableTarget(name: "OfflineFavourites", dependencies: ["Coffer", "ExampleSupport"], path: "Examples/OfflineFavourites"),
         .executableTarget(name: "Transfers", dependencies: ["Coffer", "ExampleSupport"], path: "Examples/Transfers"),
         .executableTarget(name: "Secuure", dependencies: ["Coffer", "ExampleSupport"], path: "Examples/Secuure"),
+        // Benchmarks/ (`make bench`): bulk vault builder, Argon2id floor, in-process harness.
+        .executableTarget(name: "CofferBench", dependencies: ["Coffer", "CSodium", "CArgon2"], path: "Benchmarks/Sources/CofferBench"),
         .testTarget(name: "CofferTests", dependencies: ["Coffer"], path: "Tests/CofferTests"),
         .testTarget(name: "CofferCLITests", dependencies: ["Coffer"], path: "Tests/CofferCLITests"),
     ],

@@ -77,42 +77,108 @@ enum EntryCodec {
     }
 
     static func decodeOverview(_ buffer: UnsafeRawBufferPointer) throws(CofferError) -> ItemAttributes {
+        // Built when asked to, so never nil here.
+        try readOverview(buffer, build: true)!
+    }
+
+    static func decodeOverview(_ list: [UInt8]) throws(CofferError) -> ItemAttributes {
+        try list.withBytes { (raw) throws(CofferError) in try decodeOverview(raw) }
+    }
+
+    /// Every check of ``decodeOverview(_:)``, without building the attributes: opening a
+    /// vault checks all overviews, and builds attributes only for the items it lists.
+    static func validateOverview(_ list: [UInt8]) throws(CofferError) {
+        // Most overviews take the quick path; one it does not vouch for gets the full
+        // reading, which also names what is wrong.
+        if list.withUnsafeBytes({ isPlainValidOverview($0) }) { return }
+        _ = try list.withBytes { (raw) throws(CofferError) in try readOverview(raw, build: false) }
+    }
+
+    /// True only for a valid overview of the usual shape: tags 1 to 14 in order (URLs and
+    /// tags may repeat), ASCII text, right value lengths, kind and both dates present.
+    /// False proves nothing: `readOverview` then decides.
+    private static func isPlainValidOverview(_ raw: UnsafeRawBufferPointer) -> Bool {
+        let T = OverviewTag.self
+        var offset = 0
+        var last: UInt16 = 0
+        var sawKind = false, sawCreated = false, sawModified = false
+        while offset < raw.count {
+            guard raw.count - offset >= 6 else { return false }
+            let tag = UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt16.self))
+            let length = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 2, as: UInt32.self)))
+            let start = offset + 6
+            guard length <= raw.count - start, tag >= T.kind, tag <= T.modified,
+                  tag > last || (tag == last && (tag == T.url || tag == T.tag)) else { return false }
+            let value = UnsafeRawBufferPointer(rebasing: raw[start..<(start + length)])
+            switch tag {
+            case T.kind:
+                guard length == 1, ItemKind(code: value[0]) != nil else { return false }
+                sawKind = true
+            case T.port:
+                guard length == 2 else { return false }
+            case T.favorite:
+                guard length == 1, value[0] == 1 else { return false }
+            case T.created, T.modified:
+                guard length == 8, dateRange.contains(Int64(littleEndian: value.loadUnaligned(as: Int64.self))) else { return false }
+                if tag == T.created { sawCreated = true } else { sawModified = true }
+            default:   // label, service, account, server, protocol, path, comment, url, tag: text
+                guard value.allSatisfy({ $0 < 0x80 }) else { return false }
+            }
+            last = tag
+            offset = start + length
+        }
+        return sawKind && sawCreated && sawModified
+    }
+
+    /// One pass for decoding and checking, so the two can never disagree.
+    private static func readOverview(_ buffer: UnsafeRawBufferPointer, build: Bool) throws(CofferError) -> ItemAttributes? {
         let T = OverviewTag.self
         var reader = FieldReader(buffer, structure: "overview") { T.repeatable.contains($0) || $0 > T.field }
         var kind: ItemKind?
         var created: Int64?, modified: Int64?
         var a = ItemAttributes(kind: .genericPassword, created: Date(timeIntervalSince1970: 0))
+        /// The string at `r`, checked; nil (after the check) when not building.
+        func text(_ r: Range<Int>, _ name: String) throws(CofferError) -> String? {
+            if build { return try reader.string(r, name) }
+            try reader.checkString(r, name)
+            return nil
+        }
         while let (tag, r) = try reader.next() {
             switch tag {
             case T.kind:
                 let code = try reader.u8(r, "kind")
                 guard let k = ItemKind(code: code) else { throw .malformed("overview: unknown item kind \(code)") }
                 kind = k
-            case T.label: a.label = try reader.string(r, "label")
-            case T.service: a.service = try reader.string(r, "service")
-            case T.account: a.account = try reader.string(r, "account")
-            case T.server: a.server = try reader.string(r, "server")
-            case T.proto: a.protocol = try reader.string(r, "protocol")
+            case T.label: a.label = try text(r, "label")
+            case T.service: a.service = try text(r, "service")
+            case T.account: a.account = try text(r, "account")
+            case T.server: a.server = try text(r, "server")
+            case T.proto: a.protocol = try text(r, "protocol")
             case T.port: a.port = try reader.u16(r, "port")
-            case T.path: a.path = try reader.string(r, "path")
-            case T.comment: a.comment = try reader.string(r, "comment")
-            case T.url: a.urls.append(try reader.string(r, "url"))
-            case T.tag: a.tags.append(try reader.string(r, "tag"))
+            case T.path: a.path = try text(r, "path")
+            case T.comment: a.comment = try text(r, "comment")
+            case T.url: if let url = try text(r, "url") { a.urls.append(url) }
+            case T.tag: if let tag = try text(r, "tag") { a.tags.append(tag) }
             case T.favorite:
                 guard try reader.u8(r, "favorite") == 1 else { throw .malformed("overview: favorite must be 1 when present") }
                 a.isFavorite = true
             case T.created: created = try date(reader, r, "overview: created")
             case T.modified: modified = try date(reader, r, "overview: modified")
             case T.field:
-                let (name, value) = try decodePair(reader.nested(r, "field")) { (p, vr) throws(CofferError) in try p.string(vr, "value") }
-                a.fields.append(CustomField(name: name, value: value))
+                let (name, value) = try decodePair(reader.nested(r, "field"), build: build) { (p, vr) throws(CofferError) -> String in
+                    if build { return try p.string(vr, "value") }
+                    try p.checkString(vr, "value")
+                    return ""
+                }
+                if build { a.fields.append(CustomField(name: name, value: value)) }
             default:
                 guard isUnknownTagAllowed(tag) else { throw .malformed("overview: unknown critical field \(tag)") }
-                a.preservedFields.append(PreservedField(tag: tag, value: reader.bytes(r)))
+                if build { a.preservedFields.append(PreservedField(tag: tag, value: reader.bytes(r))) }
             }
         }
         guard let kind else { throw .malformed("overview: missing kind") }
         guard let created, let modified else { throw .malformed("overview: missing dates") }
+        guard build else { return nil }
         a.kind = kind
         a.created = Date(millisecondsSince1970: created)
         a.modified = Date(millisecondsSince1970: modified)
@@ -194,7 +260,7 @@ enum EntryCodec {
 
     /// Reads a nested (name, value) pair: exactly tag 1 then tag 2.
     private static func decodePair<V>(
-        _ reader: FieldReader, value: (FieldReader, Range<Int>) throws(CofferError) -> V
+        _ reader: FieldReader, build: Bool = true, value: (FieldReader, Range<Int>) throws(CofferError) -> V
     ) throws(CofferError) -> (String, V) {
         var reader = reader
         guard let (t1, nameRange) = try reader.next(), t1 == PairTag.name,
@@ -202,7 +268,9 @@ enum EntryCodec {
             throw .malformed("pair: expected name and value")
         }
         guard try reader.next() == nil else { throw .malformed("pair: unexpected field") }
-        return (try reader.string(nameRange, "name"), try value(reader, valueRange))
+        let name: String
+        if build { name = try reader.string(nameRange, "name") } else { try reader.checkString(nameRange, "name"); name = "" }
+        return (name, try value(reader, valueRange))
     }
 }
 

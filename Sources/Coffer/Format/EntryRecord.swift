@@ -24,38 +24,40 @@ struct EntryRecord: Sendable {
 
     /// Parses a record body; `index` names it in errors. `digest` nil computes it.
     init(body: ArraySlice<UInt8>, index: Int, digest: [UInt8]? = nil) throws(CofferError) {
-        let name = "entry record \(index)"
+        // Built only for an error message: a large vault parses many records.
+        func name() -> String { "entry record \(index)" }
         let start = body.startIndex
-        let parsed = try body.withBytes { (raw) throws(CofferError) -> (ItemID, UInt64, [Range<Int>]) in
+        typealias Parts = (id: ItemID, revision: UInt64, oNonce: Range<Int>, oCipher: Range<Int>, sNonce: Range<Int>, sCipher: Range<Int>)
+        let parsed = try body.withBytes { (raw) throws(CofferError) -> Parts in
             var reader = ByteReader(raw)
-            let id = ItemID(buffer: UnsafeRawBufferPointer(rebasing: raw[try reader.range(FormatV1.entryIDLength, name)]))
-            let revision = try reader.u64(name)
-            guard revision >= 1 else { throw .malformed("\(name): revision 0") }
-            let oNonce = try reader.range(FormatV1.nonceLength, name)
-            let oLength = Int(try reader.u32(name))
-            try Self.checkCiphertextLength(oLength, max: FormatV1.maxOverviewCiphertext, "\(name) overview")
-            let oCipher = try reader.range(oLength, name)
-            let sNonce = try reader.range(FormatV1.nonceLength, name)
-            let sLength = Int(try reader.u32(name))
-            try Self.checkCiphertextLength(sLength, max: FormatV1.maxSecretCiphertext, "\(name) secret")
-            let sCipher = try reader.range(sLength, name)
-            guard reader.isAtEnd else { throw .malformed("\(name): \(reader.remaining) bytes after the secret part") }
-            return (id, revision, [oNonce, oCipher, sNonce, sCipher])
+            let id = ItemID(buffer: UnsafeRawBufferPointer(rebasing: raw[try reader.range(FormatV1.entryIDLength, name())]))
+            let revision = try reader.u64(name())
+            guard revision >= 1 else { throw .malformed("\(name()): revision 0") }
+            let oNonce = try reader.range(FormatV1.nonceLength, name())
+            let oLength = Int(try reader.u32(name()))
+            try Self.checkCiphertextLength(oLength, max: FormatV1.maxOverviewCiphertext, "\(name()) overview")
+            let oCipher = try reader.range(oLength, name())
+            let sNonce = try reader.range(FormatV1.nonceLength, name())
+            let sLength = Int(try reader.u32(name()))
+            try Self.checkCiphertextLength(sLength, max: FormatV1.maxSecretCiphertext, "\(name()) secret")
+            let sCipher = try reader.range(sLength, name())
+            guard reader.isAtEnd else { throw .malformed("\(name()): \(reader.remaining) bytes after the secret part") }
+            return (id, revision, oNonce, oCipher, sNonce, sCipher)
         }
-        id = parsed.0
-        revision = parsed.1
+        id = parsed.id
+        revision = parsed.revision
         self.body = body
         if let digest { self.digest = digest } else { self.digest = try Self.computeDigest(body) }
         let shift = { (r: Range<Int>) in (r.lowerBound + start)..<(r.upperBound + start) }
-        overviewNonce = shift(parsed.2[0])
-        overviewCiphertext = shift(parsed.2[1])
-        secretNonce = shift(parsed.2[2])
-        secretCiphertext = shift(parsed.2[3])
+        overviewNonce = shift(parsed.oNonce)
+        overviewCiphertext = shift(parsed.oCipher)
+        secretNonce = shift(parsed.sNonce)
+        secretCiphertext = shift(parsed.sCipher)
     }
 
-    private static func checkCiphertextLength(_ length: Int, max: Int, _ name: String) throws(CofferError) {
+    private static func checkCiphertextLength(_ length: Int, max: Int, _ name: @autoclosure () -> String) throws(CofferError) {
         guard length >= minCiphertext, length <= max, (length - FormatV1.tagLength) % FormatV1.paddingBlock == 0 else {
-            throw .malformed("\(name): ciphertext length \(length) is invalid")
+            throw .malformed("\(name()): ciphertext length \(length) is invalid")
         }
     }
 
@@ -94,7 +96,13 @@ struct EntryRecord: Sendable {
 
     /// Decrypts the overview. A failed tag means the record was altered.
     func openOverview(vaultID: [UInt8], keys: VaultKeys) throws(CofferError) -> ItemAttributes {
-        let plain: [UInt8]
+        try EntryCodec.decodeOverview(openOverviewList(vaultID: vaultID, keys: keys))
+    }
+
+    /// Decrypts the overview and checks it as ``openOverview(vaultID:keys:)`` does, but
+    /// returns its field list (unpadded) instead of building attributes from it.
+    func openOverviewList(vaultID: [UInt8], keys: VaultKeys) throws(CofferError) -> [UInt8] {
+        var plain: [UInt8]
         do {
             plain = try body.withBytes { (raw) throws(CofferError) in
                 let base = body.startIndex
@@ -107,10 +115,18 @@ struct EntryRecord: Sendable {
         } catch .authenticationFailed {
             throw .tampered(.entry(id.hex))
         }
-        let length = try Padding.unpaddedLength(plain, blockSize: FormatV1.paddingBlock, structure: "entry \(id.hex) overview")
-        return try plain.withBytes { (raw) throws(CofferError) in
-            try EntryCodec.decodeOverview(UnsafeRawBufferPointer(rebasing: raw[0..<length]))
+        let length: Int
+        do {
+            // The entry is named only on failure: formatting its id costs more than decrypting it.
+            length = try Padding.unpaddedLength(plain, blockSize: FormatV1.paddingBlock, structure: "")
+        } catch .malformed(let why) {
+            throw .malformed("entry \(id.hex) overview\(why)")
+        } catch {
+            throw error
         }
+        plain.removeSubrange(length...)
+        try EntryCodec.validateOverview(plain)
+        return plain
     }
 
     /// Decrypts the secret part into guarded memory.
@@ -136,7 +152,7 @@ struct EntryRecord: Sendable {
         var writer = ByteWriter(capacity: 16 + 16 + 16 + 8 + 1)
         writer.bytes(FormatV1.entryADLabel)
         writer.bytes(vaultID)
-        writer.bytes(id.bytes)
+        writer.id(id)
         writer.u64(revision)
         writer.u8(part.rawValue)
         return writer.bytes

@@ -85,9 +85,32 @@ struct VaultFileCodec: Sendable {
         throw key.wrongKeyError
     }
 
+    /// `unlock` then `verify`. A single-lane KDF keeps one core busy: the records are
+    /// hashed on another meanwhile, and compared with the manifest only once it is
+    /// authenticated, so checks and errors come in the order of SPEC.md §10.
+    func unlockAndVerify(with key: SlotKey) throws(CofferError) -> VaultKeys {
+        let codec = self
+        let hashing = ParallelWork.Background { () throws(CofferError) in try codec.recordDigests(threads: 1) }
+        let keys: VaultKeys
+        do {
+            keys = try unlock(with: key)
+        } catch {
+            _ = try? hashing.wait()
+            throw error
+        }
+        try verify(keys: keys, digests: try hashing.wait())
+        return keys
+    }
+
+    /// BLAKE2b-256 of every record body, in file order.
+    func recordDigests(threads: Int = ParallelWork.cores) throws(CofferError) -> [[UInt8]] {
+        try ParallelWork.map(records, threads: threads) { (record) throws(CofferError) in try EntryRecord.computeDigest(record.body) }
+    }
+
     /// Checks the header MAC, the manifest MAC, and that the records are exactly the
     /// manifest's entries, in order, with matching revisions and digests.
-    func verify(keys: VaultKeys) throws(CofferError) {
+    /// `digests` are ``recordDigests(threads:)``, when already computed.
+    func verify(keys: VaultKeys, digests: [[UInt8]]? = nil) throws(CofferError) {
         let headerOK = try bytes.withBytes { (raw) throws(CofferError) in
             ConstantTime.equals(try BLAKE2b.mac(raw[0..<headerEnd], key: keys.headerKey), headerMAC)
         }
@@ -96,14 +119,15 @@ struct VaultFileCodec: Sendable {
             ConstantTime.equals(try BLAKE2b.mac(raw[0..<manifestEnd], key: keys.manifestKey), manifestMAC)
         }
         guard manifestOK else { throw .tampered(.manifest) }
-        try verifyRecordsMatchManifest()
+        try verifyRecordsMatchManifest(digests: digests)
     }
 
     /// Records against the (already authenticated) manifest.
-    func verifyRecordsMatchManifest() throws(CofferError) {
-        for (record, expected) in zip(records, manifest.entries) {
+    func verifyRecordsMatchManifest(digests: [[UInt8]]? = nil) throws(CofferError) {
+        let digests = if let digests { digests } else { try recordDigests() }
+        for (index, (record, expected)) in zip(records, manifest.entries).enumerated() {
             guard record.id == expected.id, record.revision == expected.revision,
-                  ConstantTime.equals(try EntryRecord.computeDigest(record.body), expected.recordDigest) else {
+                  ConstantTime.equals(digests[index], expected.recordDigest) else {
                 throw .tampered(.entry(expected.id.hex))
             }
         }

@@ -12,8 +12,16 @@ public struct ItemID: Sendable, Hashable, Comparable, Codable, CustomStringConve
 
     /// The 16 raw bytes.
     public var bytes: [UInt8] {
-        (0..<8).map { UInt8(truncatingIfNeeded: high >> (56 - 8 * UInt64($0))) }
-            + (0..<8).map { UInt8(truncatingIfNeeded: low >> (56 - 8 * UInt64($0))) }
+        var out: [UInt8] = []
+        out.reserveCapacity(16)
+        append(to: &out)
+        return out
+    }
+
+    /// Appends the 16 raw bytes (one allocation fewer than `bytes` when building AD).
+    func append(to out: inout [UInt8]) {
+        withUnsafeBytes(of: high.bigEndian) { out.append(contentsOf: $0) }
+        withUnsafeBytes(of: low.bigEndian) { out.append(contentsOf: $0) }
     }
 
     /// From exactly 16 bytes (callers check the length).

@@ -104,7 +104,7 @@ extension FileIO {
         while true {
             if filled == bytes.count {
                 if bytes.count > VaultFileStore.maximumFileSize { throw .malformed("file larger than 1 GiB") }
-                bytes.append(contentsOf: repeatElement(0, count: 64 * 1024))
+                bytes += [UInt8](repeating: 0, count: 64 * 1024)
             }
             let outcome = bytes.withUnsafeMutableBytes { buffer in
                 let rest = UnsafeMutableRawBufferPointer(rebasing: buffer[filled...])

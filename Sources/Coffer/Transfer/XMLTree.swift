@@ -63,6 +63,12 @@ enum XMLTree {
             throw .malformedImport("\(formatName) line \(line): a DOCTYPE is not allowed (KeePassXC never writes one; entities are not expanded)")
         }
         guard let base = bytes.baseAddress, !bytes.isEmpty else { throw .malformedImport("\(formatName) line 1: the file is empty") }
+        // Foundation's XMLParser traps (crashes the process) on a name, comment or processing
+        // instruction that is not UTF-8 (found by fuzzing: Fuzz/Regressions/inputs/).
+        if let offset = firstInvalidUTF8(in: bytes) {
+            let line = bytes[..<offset].reduce(1) { $0 + ($1 == 10 ? 1 : 0) }
+            throw .malformedImport("\(formatName) line \(line): the file is not UTF-8 text")
+        }
         // No copy: the parser reads the guarded input in place, inside this call.
         let data = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count, deallocator: .none)
         let parser = XMLParser(data: data)
@@ -84,6 +90,20 @@ enum XMLTree {
         let text = error.localizedDescription
         // Foundation's default text is a generic "operation could not be completed".
         return text.contains("could not be completed") || text.isEmpty ? "not well-formed XML (error \(error.code))" : text
+    }
+
+    /// The offset of the first byte that is not part of valid UTF-8, or nil. Allocates nothing.
+    private static func firstInvalidUTF8(in bytes: UnsafeRawBufferPointer) -> Int? {
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = bytes.makeIterator()
+        var offset = 0
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let scalar): offset += scalar.count
+            case .emptyInput: return nil
+            case .error: return offset
+            }
+        }
     }
 
     private static func find(_ needle: String, in bytes: UnsafeRawBufferPointer) -> Int? {

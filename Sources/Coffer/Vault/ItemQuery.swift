@@ -42,6 +42,48 @@ public struct ItemQuery: Sendable, Hashable {
     /// Every item.
     public static let all = ItemQuery()
 
+    /// `matches(_:)` from an item's overview field list, without decoding it: false or
+    /// true when the list's bytes decide, nil when only the attributes can tell (a text
+    /// search, or non-ASCII text that differs in bytes but may be canonically equal).
+    func matches(overview list: [UInt8]) -> Bool? {
+        if let text, !text.isEmpty { return nil }
+        if kind == nil, service == nil, account == nil, server == nil, self.protocol == nil, port == nil, path == nil,
+           label == nil, tag == nil, isFavorite == nil {
+            return true   // every item, as `.all`
+        }
+        return list.withUnsafeBytes { (raw) -> Bool? in
+            guard let f = OverviewFields(raw) else { return nil }
+            var unsure = false
+            func check(_ wanted: String?, _ range: Range<Int>?) -> Bool {
+                guard let wanted else { return true }
+                guard let range else { return false }
+                switch OverviewFields.compare(range, in: raw, with: wanted) {
+                case true?: return true
+                case false?: return false
+                case nil: unsure = true; return true
+                }
+            }
+            if let kind, kind.code != f.kind { return false }
+            if let port, f.port != port { return false }
+            if let isFavorite, f.isFavorite != isFavorite { return false }
+            guard check(service, f.service), check(account, f.account), check(server, f.server),
+                  check(self.protocol, f.protocol), check(path, f.path), check(label, f.label) else { return false }
+            if let tag {
+                var found = false
+                for range in f.tags {
+                    switch OverviewFields.compare(range, in: raw, with: tag) {
+                    case true?: found = true
+                    case false?: break
+                    case nil: unsure = true
+                    }
+                    if found { break }
+                }
+                if !found && !unsure { return false }
+            }
+            return unsure ? nil : true
+        }
+    }
+
     func matches(_ a: ItemAttributes) -> Bool {
         if let kind, a.kind != kind { return false }
         if let service, a.service != service { return false }

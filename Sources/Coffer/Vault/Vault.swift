@@ -99,8 +99,7 @@ public final class Vault: @unchecked Sendable {
         let store = store ?? VaultFileStore(path: path)
         let file = try store.read()
         let codec = try VaultFileCodec.parse(file.bytes)
-        let keys = try codec.unlock(with: credential.slotKey)
-        try codec.verify(keys: keys)
+        let keys = try codec.unlockAndVerify(with: credential.slotKey)
         let snapshot = try VaultSnapshot(codec: codec, keys: keys, identity: file.identity)
         return Vault(path: path, options: options, store: store, entropy: entropy, keys: keys, snapshot: snapshot)
     }
@@ -147,7 +146,7 @@ public final class Vault: @unchecked Sendable {
     public func lock() {
         withLock {
             keys = nil
-            snapshot.attributes = [:]
+            snapshot.forgetAttributes()
         }
     }
 
@@ -159,8 +158,7 @@ public final class Vault: @unchecked Sendable {
         try withLock { () throws(CofferError) in
             let file = try store.read()
             let codec = try VaultFileCodec.parse(file.bytes)
-            let newKeys = try codec.unlock(with: credential.slotKey)
-            try codec.verify(keys: newKeys)
+            let newKeys = try codec.unlockAndVerify(with: credential.slotKey)
             snapshot = try VaultSnapshot(codec: codec, keys: newKeys, identity: file.identity)
             keys = newKeys
         }
@@ -209,24 +207,26 @@ public final class Vault: @unchecked Sendable {
     /// }
     /// ```
     public func transaction<R>(_ body: (VaultTransaction) throws -> R) throws -> R {
-        try withLock { () throws -> R in
-            let keys = try requireKeys()
-            let tx = VaultTransaction(vault: self, keys: keys, base: snapshot)
-            defer { tx.close() }
-            let result = try body(tx)
-            try commit(tx.changes, keys: keys)
-            return result
-        }
+        try runTransaction(body, lift: { $0 })
     }
 
     /// A transaction whose body throws only ``CofferError``.
     func write<R>(_ body: (VaultTransaction) throws(CofferError) -> R) throws(CofferError) -> R {
-        try withLock { () throws(CofferError) -> R in
-            let keys = try requireKeys()
+        try runTransaction(body, lift: { $0 })
+    }
+
+    /// Runs `body` on a fresh transaction and commits it; `lift` carries our own errors
+    /// into the body's error type, so the typed and untyped entry points share one path.
+    private func runTransaction<R, E: Error>(_ body: (VaultTransaction) throws(E) -> R,
+                                             lift: (CofferError) -> E) throws(E) -> R {
+        try withLock { () throws(E) -> R in
+            let keys: VaultKeys
+            do throws(CofferError) { keys = try requireKeys() } catch { throw lift(error) }
             let tx = VaultTransaction(vault: self, keys: keys, base: snapshot)
             defer { tx.close() }
             let result = try body(tx)
-            try commit(tx.changes, keys: keys)
+            let changes = tx.finish()   // lets go of its copy of the snapshot, which commit changes in place
+            do throws(CofferError) { try commit(changes, keys: keys) } catch { throw lift(error) }
             return result
         }
     }
@@ -245,7 +245,7 @@ public final class Vault: @unchecked Sendable {
     private func commit(_ changes: Changeset, keys: VaultKeys) throws(CofferError) {
         guard !changes.isEmpty else { return }
         try store.withExclusiveLock(timeout: options.lockTimeout) { () throws(CofferError) in
-            var next = snapshot
+            var next: VaultSnapshot
             if try store.currentIdentity() != snapshot.identity {
                 // Another process saved since we read: start from its version.
                 let theirs = try readVerified(keys: keys)
@@ -256,20 +256,42 @@ public final class Vault: @unchecked Sendable {
                     throw error
                 }
                 next = theirs
+            } else if changes.basedOn == snapshot.identity {
+                // The transaction checked its changes against this very snapshot: encode the
+                // file from both, and change the snapshot (in place: no copy of a large vault)
+                // only once the file is saved.
+                let bytes = try VaultFileCodec.encode(header: changes.header ?? snapshot.header,
+                                                      generation: snapshot.generation + 1,
+                                                      records: snapshot.records(applying: changes), keys: keys)
+                try save(bytes) { identity in
+                    changes.applyChecked(to: &snapshot)
+                    snapshot.generation += 1
+                    snapshot.identity = identity
+                }
+                return
+            } else {
+                next = snapshot   // a write inside the transaction's body saved meanwhile
             }
             try changes.apply(to: &next)
             next.generation += 1
             let bytes = try VaultFileCodec.encode(header: next.header, generation: next.generation,
                                                   records: Array(next.records.values), keys: keys)
-            do throws(CofferError) {
-                next.identity = try store.replace(with: bytes, keepBackup: options.keepsBackup)
-            } catch .io(StoreOperation.syncDirectory, let folder, let code) {
-                // The new file is in place (only its durability is unknown): remember it, so
-                // the next save does not mistake our own write for another writer's.
-                if let identity = try store.currentIdentity() { next.identity = identity; snapshot = next }
-                throw .io(operation: StoreOperation.syncDirectory, path: folder, errno: code)
+            try save(bytes) { identity in
+                next.identity = identity
+                snapshot = next
             }
-            snapshot = next
+        }
+    }
+
+    /// Replaces the file with `bytes`, then hands `saved` the new file's identity.
+    private func save(_ bytes: [UInt8], saved: (FileIdentity) -> Void) throws(CofferError) {
+        do throws(CofferError) {
+            saved(try store.replace(with: bytes, keepBackup: options.keepsBackup))
+        } catch .io(StoreOperation.syncDirectory, let folder, let code) {
+            // The new file is in place (only its durability is unknown): remember it, so
+            // the next save does not mistake our own write for another writer's.
+            if let identity = try store.currentIdentity() { saved(identity) }
+            throw .io(operation: StoreOperation.syncDirectory, path: folder, errno: code)
         }
     }
 

@@ -15,18 +15,72 @@ import Foundation
 public final class VaultTransaction {
     private unowned let vault: Vault
     private let keys: VaultKeys
-    /// The vault as this transaction sees it: the base plus its own changes.
-    private var view: VaultSnapshot
+    /// The vault when the transaction began. Never changed: reads see `changes` over
+    /// it, so a write does not copy a large vault's dictionaries.
+    private var base: VaultSnapshot
     private(set) var changes = Changeset()
+    /// Unique keys taken (an id) or freed (nil) by `changes`, over the base's index.
+    private var keyChanges: [UniquenessKey: ItemID?] = [:]
     private var isOpen = true
 
     init(vault: Vault, keys: VaultKeys, base: VaultSnapshot) {
         self.vault = vault
         self.keys = keys
-        self.view = base
+        self.base = base
+        changes.basedOn = base.identity
     }
 
     func close() { isOpen = false }
+
+    /// Ends the transaction and lets go of the base, so the vault can apply the
+    /// changes to its snapshot in place.
+    func finish() -> Changeset {
+        isOpen = false
+        base.forgetAttributes()
+        base.records = [:]
+        return changes
+    }
+
+    // MARK: The base with this transaction's changes
+
+    private var header: VaultHeader { changes.header ?? base.header }
+    private var vaultID: [UInt8] { base.vaultID }
+
+    private func currentRecord(_ id: ItemID) -> EntryRecord? {
+        switch changes.entries[id] {
+        case .put(let record, _)?: return record
+        case .delete?: return nil
+        case nil: return base.records[id]
+        }
+    }
+
+    private func currentAttributes(_ id: ItemID) throws(CofferError) -> ItemAttributes? {
+        switch changes.entries[id] {
+        case .put(_, let attributes)?: return attributes
+        case .delete?: return nil
+        case nil: return try base.attributes(id)
+        }
+    }
+
+    private func owner(of key: UniquenessKey) -> ItemID? {
+        if let changed = keyChanges[key] { return changed }
+        return base.owner(of: key)
+    }
+
+    /// Records a change and the unique keys it frees and takes; a key held by another
+    /// item throws ``CofferError/duplicateItem`` and records nothing.
+    private func change(_ id: ItemID, _ change: Changeset.Change) throws(CofferError) {
+        var freed: UniquenessKey?
+        if let oldKey = try currentAttributes(id)?.uniquenessKey, owner(of: oldKey) == id { freed = oldKey }
+        var taken: UniquenessKey?
+        if case .put(_, let newAttributes) = change, let key = newAttributes.uniquenessKey {
+            if let holder = owner(of: key), holder != id, key != freed { throw .duplicateItem }
+            taken = key
+        }
+        if let freed { keyChanges[freed] = .some(nil) }
+        if let taken { keyChanges[taken] = .some(id) }
+        changes.record(id, change)
+    }
 
     private func ensureOpen() throws(CofferError) {
         guard isOpen else { throw .invalidArgument("the transaction has ended") }
@@ -37,11 +91,25 @@ public final class VaultTransaction {
     /// Items matching `query`, ordered by label, service or server, then account. Decrypts no secret.
     public func items(matching query: ItemQuery = .all) throws(CofferError) -> [Item] {
         try ensureOpen()
-        var found: [Item] = []
-        for (id, attributes) in view.attributes where query.matches(attributes) {
-            found.append(Item(id: id, revision: view.records[id]?.revision ?? 0, attributes: attributes))
+        // Overviews whose bytes rule the item out are never decoded; the rest are
+        // decoded on all cores, then checked against the query as attributes.
+        var candidates: [(id: ItemID, list: [UInt8])] = []
+        for (id, list) in base.overviews where changes.entries[id] == nil && query.matches(overview: list) != false {
+            candidates.append((id, list))
         }
-        found.sort(by: Self.displayOrder)
+        let base = self.base
+        var found = try ParallelWork.map(candidates) { (candidate) throws(CofferError) -> Item in
+            Item(id: candidate.id, revision: base.records[candidate.id]?.revision ?? 0,
+                 attributes: try EntryCodec.decodeOverview(candidate.list))
+        }
+        candidates = []
+        found.removeAll { !query.matches($0.attributes) }
+        for id in changes.order {
+            if case .put(let record, let attributes)? = changes.entries[id], query.matches(attributes) {
+                found.append(Item(id: id, revision: record.revision, attributes: attributes))
+            }
+        }
+        DisplayOrder.sort(&found)
         if let limit = query.limit, limit >= 0, found.count > limit { found.removeSubrange(limit...) }
         return found
     }
@@ -56,15 +124,15 @@ public final class VaultTransaction {
     /// The item with `id`; throws ``CofferError/itemNotFound``.
     public func item(_ id: ItemID) throws(CofferError) -> Item {
         try ensureOpen()
-        guard let attributes = view.attributes[id], let record = view.records[id] else { throw .itemNotFound }
+        guard let attributes = try currentAttributes(id), let record = currentRecord(id) else { throw .itemNotFound }
         return Item(id: id, revision: record.revision, attributes: attributes)
     }
 
     /// Decrypts the secret part of one item.
     public func secrets(for id: ItemID) throws(CofferError) -> ItemSecrets {
         try ensureOpen()
-        guard let record = view.records[id] else { throw .itemNotFound }
-        return try record.openSecrets(vaultID: view.vaultID, keys: keys)
+        guard let record = currentRecord(id) else { throw .itemNotFound }
+        return try record.openSecrets(vaultID: vaultID, keys: keys)
     }
 
     // MARK: Writing items
@@ -74,10 +142,9 @@ public final class VaultTransaction {
     public func add(_ attributes: ItemAttributes, secrets: ItemSecrets = ItemSecrets()) throws(CofferError) -> Item {
         try ensureOpen()
         try attributes.validate()
-        try view.buildIndexIfNeeded()
-        if let key = attributes.uniquenessKey, view.owner(of: key) != nil { throw .duplicateItem }
+        if let key = attributes.uniquenessKey, owner(of: key) != nil { throw .duplicateItem }
         var id = try ItemID(validated: vault.entropy.bytes(FormatV1.entryIDLength))
-        while view.records[id] != nil { id = try ItemID(validated: vault.entropy.bytes(FormatV1.entryIDLength)) }
+        while currentRecord(id) != nil { id = try ItemID(validated: vault.entropy.bytes(FormatV1.entryIDLength)) }
         return try stage(id: id, revision: 1, attributes: attributes, secrets: secrets)
     }
 
@@ -87,8 +154,7 @@ public final class VaultTransaction {
     public func upsert(_ attributes: ItemAttributes, secrets: ItemSecrets = ItemSecrets()) throws(CofferError) -> Item {
         try ensureOpen()
         try attributes.validate()
-        try view.buildIndexIfNeeded()
-        guard let key = attributes.uniquenessKey, let existing = view.owner(of: key) else {
+        guard let key = attributes.uniquenessKey, let existing = owner(of: key) else {
             return try add(attributes, secrets: secrets)
         }
         return try update(existing, attributes: attributes, secrets: secrets)
@@ -99,13 +165,13 @@ public final class VaultTransaction {
     @discardableResult
     public func update(_ id: ItemID, attributes: ItemAttributes? = nil, secrets: ItemSecrets? = nil) throws(CofferError) -> Item {
         try ensureOpen()
-        guard let old = view.attributes[id], let record = view.records[id] else { throw .itemNotFound }
+        guard let old = try currentAttributes(id), let record = currentRecord(id) else { throw .itemNotFound }
         var newAttributes = attributes ?? old
         try newAttributes.validate()
         newAttributes.created = old.created
         newAttributes.modified = Date().roundedToMilliseconds
         if attributes != nil, newAttributes.preservedFields.isEmpty { newAttributes.preservedFields = old.preservedFields }
-        let oldSecrets = try record.openSecrets(vaultID: view.vaultID, keys: keys)
+        let oldSecrets = try record.openSecrets(vaultID: vaultID, keys: keys)
         var newSecrets = secrets ?? oldSecrets
         if secrets != nil {
             if newSecrets.preservedFields.isEmpty { newSecrets.preservedFields = oldSecrets.preservedFields }
@@ -125,9 +191,9 @@ public final class VaultTransaction {
     @discardableResult
     public func update(_ id: ItemID, _ body: (inout ItemAttributes, inout ItemSecrets) throws -> Void) throws -> Item {
         try ensureOpen()
-        guard let old = view.attributes[id], let record = view.records[id] else { throw CofferError.itemNotFound }
+        guard let old = try currentAttributes(id), let record = currentRecord(id) else { throw CofferError.itemNotFound }
         var attributes = old
-        let oldSecrets = try record.openSecrets(vaultID: view.vaultID, keys: keys)
+        let oldSecrets = try record.openSecrets(vaultID: vaultID, keys: keys)
         var secrets = oldSecrets
         try body(&attributes, &secrets)
         try attributes.validate()
@@ -140,16 +206,14 @@ public final class VaultTransaction {
     /// Deletes an item; throws ``CofferError/itemNotFound`` if there is none.
     public func delete(_ id: ItemID) throws(CofferError) {
         try ensureOpen()
-        guard view.records[id] != nil else { throw .itemNotFound }
-        changes.record(id, .delete)
-        try view.apply(id, .delete)
+        guard currentRecord(id) != nil else { throw .itemNotFound }
+        try change(id, .delete)
     }
 
     private func stage(id: ItemID, revision: UInt64, attributes: ItemAttributes, secrets: ItemSecrets) throws(CofferError) -> Item {
         let record = try EntryRecord.seal(id: id, revision: revision, attributes: attributes, secrets: secrets,
-                                          vaultID: view.vaultID, keys: keys, entropy: vault.entropy)
-        try view.apply(id, .put(record, attributes))
-        changes.record(id, .put(record, attributes))
+                                          vaultID: vaultID, keys: keys, entropy: vault.entropy)
+        try change(id, .put(record, attributes))
         return Item(id: id, revision: revision, attributes: attributes)
     }
 
@@ -169,7 +233,7 @@ public final class VaultTransaction {
     /// parameters of the vault's existing slots (or the options' when it has none).
     public func addKeySlot(_ credential: VaultCredential) throws(CofferError) {
         try ensureOpen()
-        var header = view.header
+        var header = self.header
         guard header.slots.count < FormatV1.maxSlots else { throw .slotUnavailable("a vault has at most \(FormatV1.maxSlots) key slots") }
         let kdf = header.slots.compactMap(\.kdf).first ?? vault.options.kdf
         header.slots.append(try Keyslot.make(for: credential.slotKey, vaultKey: keys.vaultKey, vaultID: header.vaultID,
@@ -180,7 +244,7 @@ public final class VaultTransaction {
     /// Removes every slot that `credential` opens. The last slot cannot be removed.
     public func removeKeySlot(_ credential: VaultCredential) throws(CofferError) {
         try ensureOpen()
-        var header = view.header
+        var header = self.header
         let key = credential.slotKey
         var kept: [Keyslot] = []
         for slot in header.slots {
@@ -197,7 +261,7 @@ public final class VaultTransaction {
     /// The last slot cannot be removed.
     public func removeKeySlot(at index: Int) throws(CofferError) {
         try ensureOpen()
-        var header = view.header
+        var header = self.header
         guard header.slots.indices.contains(index) else { throw .invalidArgument("no key slot \(index)") }
         guard header.slots.count > 1 else { throw .slotUnavailable("cannot remove the last key slot") }
         header.slots.remove(at: index)
@@ -209,7 +273,7 @@ public final class VaultTransaction {
     public func changePassword(to newPassword: SecureBytes, keyFile: KeyFile? = nil) throws(CofferError) {
         try ensureOpen()
         let kind: KeySlotKind = keyFile == nil ? .password : .passwordAndKeyFile
-        var header = view.header
+        var header = self.header
         guard let first = header.slots.firstIndex(where: { $0.kind == kind }) else {
             throw .slotUnavailable("the vault has no \(kind) slot")
         }
@@ -223,14 +287,6 @@ public final class VaultTransaction {
     }
 
     private func setHeader(_ header: VaultHeader) {
-        view.header = header
         changes.header = header
-    }
-
-    static func displayOrder(_ a: Item, _ b: Item) -> Bool {
-        let ka = (a.label ?? a.service ?? a.server ?? "", a.account ?? "")
-        let kb = (b.label ?? b.service ?? b.server ?? "", b.account ?? "")
-        if ka != kb { return ka < kb }
-        return a.id < b.id
     }
 }

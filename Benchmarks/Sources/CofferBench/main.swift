@@ -1,0 +1,21 @@
+// coffer-bench: the helper process of `make bench` (see Benchmarks/README.md).
+//
+//   CofferBench create ENTRIES.tsv VAULT --password P --memory-kib M --iterations T --lanes L
+//   CofferBench kdf --memory-kib M --iterations T --lanes L --implementation libsodium|libargon2
+//   CofferBench micro [--quick] [--json PATH]
+import Foundation
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+do {
+    switch arguments.first {
+    case "create": try CreateVault.run(Options(arguments.dropFirst()))
+    case "kdf": try KDFFloor.run(Options(arguments.dropFirst()))
+    case "micro": try Micro.run(Options(arguments.dropFirst()))
+    default:
+        FileHandle.standardError.write(Data("usage: CofferBench create|kdf|micro … (see Benchmarks/README.md)\n".utf8))
+        exit(64)
+    }
+} catch {
+    FileHandle.standardError.write(Data("CofferBench: \(error)\n".utf8))
+    exit(1)
+}

@@ -1,0 +1,391 @@
+#!/usr/bin/env python3
+"""`make bench`: Coffer's `coffer` against KeePassXC's `keepassxc-cli`, and the Argon2id floor.
+
+For each size, both tools get vaults holding the same entries (gen_entries.py) with the
+same Argon2id parameters. Every operation is a fresh process, timed from fork to exit
+(wall clock), with its peak RSS from wait4(); the tools take turns (which goes first
+rotates, run after run) and each figure is the median of the runs. The floor is a
+process that runs the KDF alone (CofferBench kdf), so process start counts on both
+sides; it is measured in the same runs. Writes the results between the bench markers
+of BENCHMARKS.md; the hand-written text around them stays.
+
+usage: bench.py [--sizes 1000,10000,100000] [--runs N] [--memory-kib 65536]
+                [--iterations 3] [--lanes 2] [--micro full|quick|none] [--no-write]
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BENCH = os.path.join(ROOT, "Benchmarks")
+PASSWORD = "bench-master-password"
+NEW_PASSWORD = "bench-new-master-password"
+
+
+def markers(section):
+    name = f"bench-{section}" if section else "bench"
+    return f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
+
+
+def sh(command, **kwargs):
+    return subprocess.run(command, shell=True, capture_output=True, text=True, **kwargs).stdout.strip()
+
+
+def run_measured(argv, stdin_text, cwd=None):
+    """Runs one process; returns (seconds, peak RSS in KiB). Fails loudly on a non-zero exit."""
+    read_end, write_end = os.pipe()
+    os.write(write_end, stdin_text.encode())
+    os.close(write_end)
+    with open(os.devnull, "wb") as null:
+        start = time.perf_counter()
+        process = subprocess.Popen(argv, stdin=read_end, stdout=null, stderr=subprocess.PIPE, cwd=cwd)
+        _, status, usage = os.wait4(process.pid, 0)
+        elapsed = time.perf_counter() - start
+        process.returncode = os.waitstatus_to_exitcode(status)
+        error = process.stderr.read().decode(errors="replace")
+        process.stderr.close()
+    os.close(read_end)
+    if process.returncode != 0:
+        sys.exit(f"failed ({process.returncode}): {' '.join(argv)}\n{error}")
+    return elapsed, usage.ru_maxrss
+
+
+def output_of(argv, stdin_text):
+    return subprocess.run(argv, input=stdin_text, capture_output=True, text=True, check=True).stdout
+
+
+class Bench:
+    def __init__(self, args):
+        self.args = args
+        self.work = os.path.join(ROOT, ".build-bench", "bench-work")   # ignored by git, like the build
+        os.makedirs(self.work, exist_ok=True)
+        self.bin = os.path.join(ROOT, ".build-bench", "release")
+        self.coffer = os.path.join(self.bin, "coffer")
+        self.helper = os.path.join(self.bin, "CofferBench")
+        self.kdf = (args.memory_kib, args.iterations, args.lanes)
+        # The repo's coffer, plus any --also-coffer LABEL=PATH builds, measured the same way.
+        self.coffers = {"coffer": self.coffer}
+        for extra in args.also_coffer:
+            label, path = extra.split("=", 1)
+            self.coffers[f"coffer ({label})"] = os.path.abspath(path)
+        self.results = {"sizes": {}, "floor": {}}
+
+    # MARK: Vaults
+
+    def tag(self):
+        return "m{}-t{}-p{}".format(*self.kdf)
+
+    def entries(self, size):
+        path = os.path.join(self.work, f"entries-{size}.tsv")
+        if not os.path.exists(path):
+            subprocess.run([sys.executable, os.path.join(BENCH, "gen_entries.py"), str(size), path], check=True)
+        return path
+
+    def coffer_vault(self, size):
+        path = os.path.join(self.work, f"base-{size}-{self.tag()}.coffer")
+        if not os.path.exists(path):
+            print(f"  building the Coffer vault of {size:,} entries", flush=True)
+            subprocess.run([self.helper, "create", self.entries(size), path, "--password", PASSWORD,
+                            "--memory-kib", str(self.kdf[0]), "--iterations", str(self.kdf[1]),
+                            "--lanes", str(self.kdf[2])], check=True, stdout=subprocess.DEVNULL)
+        return path
+
+    def kdbx(self, size):
+        path = os.path.join(self.work, f"base-{size}-{self.tag()}.kdbx")
+        if not os.path.exists(path):
+            print(f"  building the KDBX 4 database of {size:,} entries (pykeepass, then keepassxc-cli)", flush=True)
+            subprocess.run(["/usr/bin/python3", os.path.join(BENCH, "make_kdbx.py"), self.entries(size), path, PASSWORD,
+                            *map(str, self.kdf)], check=True, stdout=subprocess.DEVNULL)
+        return path
+
+    def fresh_copy(self, base, name):
+        target = os.path.join(self.work, name)
+        for leftover in (target, target + ".bak", target + ".lock"):
+            if os.path.exists(leftover):
+                os.remove(leftover)
+        shutil.copyfile(base, target)
+        return target
+
+    # MARK: Operations: (argv, stdin, needs a fresh copy)
+
+    def operations(self, size):
+        title, user, secret, url, notes = open(self.entries(size), encoding="utf-8").read().splitlines()[size // 2].split("\t")
+        new = ("bench-new-entry.example.com", "new.user@mail.example.org", "n3w-Secret-passw0rd!",
+               "https://bench-new-entry.example.com/login", "a new entry added by the benchmark " * 3)
+        coffer_vault, kdbx = self.coffer_vault(size), self.kdbx(size)
+        ops = {}
+        for op in ("open + list", "get one secret", "add one + save", "change password"):
+            ops[op] = {tool: self.coffer_op(op, binary, coffer_vault, title, user, new) for tool, binary in self.coffers.items()}
+        ops["open + list"]["keepassxc-cli"] = lambda: (["keepassxc-cli", "ls", "-q", "-R", "-f", kdbx], f"{PASSWORD}\n")
+        ops["get one secret"]["keepassxc-cli"] = lambda: (
+            ["keepassxc-cli", "show", "-q", "-s", "-a", "Password", kdbx, title], f"{PASSWORD}\n")
+        ops["add one + save"]["keepassxc-cli"] = lambda: (
+            ["keepassxc-cli", "add", "-q", "-u", new[1], "--url", new[3], "--notes", new[4], "-p",
+             self.fresh_copy(kdbx, "work.kdbx"), new[0]], f"{PASSWORD}\n{new[2]}\n")
+        ops["change password"]["keepassxc-cli"] = lambda: (
+            ["keepassxc-cli", "db-edit", "-q", "-p", self.fresh_copy(kdbx, "work.kdbx")],
+            f"{PASSWORD}\n{NEW_PASSWORD}\n{NEW_PASSWORD}\n")
+        # Every tool must find the same secret.
+        for tool, make in ops["get one secret"].items():
+            argv, stdin = make()
+            got = output_of(argv, stdin).strip()
+            if got != secret:
+                sys.exit(f"{tool} get returned {got!r}, expected {secret!r}")
+        return ops
+
+    def coffer_op(self, op, binary, vault, title, user, new):
+        if op == "open + list":
+            return lambda: ([binary, "list", vault], f"{PASSWORD}\n")
+        if op == "get one secret":
+            return lambda: ([binary, "get", vault, "--service", title, "--account", user], f"{PASSWORD}\n")
+        if op == "add one + save":
+            return lambda: ([binary, "add", self.fresh_copy(vault, "work.coffer"), "--service", new[0], "--account", new[1],
+                             "--url", new[3], "--notes", new[4]], f"{PASSWORD}\n{new[2]}\n")
+        return lambda: ([binary, "passwd", self.fresh_copy(vault, "work.coffer")], f"{PASSWORD}\n{NEW_PASSWORD}\n")
+
+    # MARK: Measuring
+
+    def floor_implementations(self):
+        return ["libargon2"] + (["libsodium"] if self.kdf[2] == 1 else [])
+
+    def floor_argv(self, implementation):
+        return [self.helper, "kdf", "--memory-kib", str(self.kdf[0]), "--iterations", str(self.kdf[1]),
+                "--lanes", str(self.kdf[2]), "--implementation", implementation]
+
+    def floor(self):
+        print("Argon2id floor (a process running the KDF alone)", flush=True)
+        implementations = self.floor_implementations()
+        samples = {name: [] for name in implementations}
+        for _ in range(max(self.args.runs, 5)):
+            for name in implementations:
+                samples[name].append(run_measured(self.floor_argv(name), "")[0])
+        start = [run_measured([self.coffer, "--help"], "")[0] for _ in range(5)]
+        self.results["floor"] = {"implementations": {k: summary(v) for k, v in samples.items()},
+                                 "process start (coffer --help)": summary(start)}
+        best = min(self.results["floor"]["implementations"].items(), key=lambda kv: kv[1]["median"])
+        self.results["floor"]["best"] = {"implementation": best[0], **best[1]}
+        for name, s in self.results["floor"]["implementations"].items():
+            print(f"  {name}: {fmt(s)}")
+
+    def size(self, size):
+        print(f"{size:,} entries", flush=True)
+        ops = self.operations(size)
+        runs = self.args.runs if size < 100_000 else max(3, self.args.runs - 2)
+        tools = list(next(iter(ops.values())).keys())
+        data = {op: {tool: [] for tool in tools} for op in ops}
+        floors = {name: [] for name in self.floor_implementations()}
+        for run in range(runs):
+            order = tools[run % len(tools):] + tools[:run % len(tools)]   # rotate which tool goes first
+            for name in floors:   # the floor too, in the same runs
+                floors[name].append(run_measured(self.floor_argv(name), "")[0])
+            for op, makers in ops.items():
+                for tool in order:
+                    argv, stdin = makers[tool]()
+                    data[op][tool].append(run_measured(argv, stdin, cwd=self.work))
+            print(f"  run {run + 1}/{runs} done", flush=True)
+        floor = {name: summary(values) for name, values in floors.items()}
+        best = min(floor, key=lambda name: floor[name]["median"])
+        result = {"runs": runs, "ops": {}, "floor": {"implementation": best, **floor[best]}, "files": {
+            "coffer": os.path.getsize(self.coffer_vault(size)), "keepassxc-cli": os.path.getsize(self.kdbx(size))}}
+        for op, tools in data.items():
+            result["ops"][op] = {tool: {"time": summary([t for t, _ in samples]), "rss_kib": max(r for _, r in samples)}
+                                 for tool, samples in tools.items()}
+            print(f"  {op}: " + f"floor {fmt(result['floor'])} | " + " | ".join(f"{tool} {fmt(t['time'])} {t['rss_kib'] // 1024} MB"
+                                           for tool, t in result["ops"][op].items()))
+        self.results["sizes"][size] = result
+
+    def micro(self):
+        if self.args.micro == "none":
+            return
+        print("In-process benchmarks (CofferBench micro)", flush=True)
+        path = os.path.join(self.work, "micro.json")
+        argv = [self.helper, "micro", "--json", path] + (["--quick"] if self.args.micro == "quick" else [])
+        subprocess.run(argv, check=True)
+        self.results["micro"] = json.load(open(path))
+
+    # MARK: Report
+
+    def machine(self):
+        lscpu = sh("lscpu")
+        model = re.search(r"Model name:\s*(.+)", lscpu)
+        memory = int(re.search(r"MemTotal:\s*(\d+)", open("/proc/meminfo").read()).group(1)) / 1024 / 1024
+        return {
+            "cpu": model.group(1).strip() if model else platform.processor(),
+            "cores": os.cpu_count(),
+            "memory": f"{memory:.1f} GiB",
+            "kernel": platform.release(),
+            "os": sh(". /etc/os-release && echo $PRETTY_NAME"),
+            "swift": sh("swift --version 2>&1 | head -1"),
+            "keepassxc-cli": sh("keepassxc-cli --version"),
+            "libsodium": sh("dpkg-query -W -f='${Version}' libsodium23"),
+            "libargon2": sh("dpkg-query -W -f='${Version}' libargon2-1"),
+            "python3-pykeepass": sh("dpkg-query -W -f='${Version}' python3-pykeepass"),
+        }
+
+    def report(self):
+        r, m = self.results, self.results["machine"]
+        begin, end = markers(self.args.section)
+        out = [begin, "",
+               ("Generated by `make bench" + (f" ARGS=\"{' '.join(sys.argv[1:])}\"" if sys.argv[1:] else "")
+                + f"` on {r['date']}."), "",
+               "### Machine and versions", "",
+               f"- CPU: {m['cpu']}, {m['cores']} cores; memory {m['memory']}; {m['os']}, Linux {m['kernel']}",
+               f"- {m['swift']}", f"- keepassxc-cli {m['keepassxc-cli']}; libsodium {m['libsodium']}; "
+               f"libargon2 {m['libargon2']}; python3-pykeepass {m['python3-pykeepass']} (to build the KDBX files)",
+               f"- Load average (1 min) before / after the run: {r['load'][0]:.2f} / {r['load'][1]:.2f}",
+               f"- Argon2id for both tools: {self.kdf[0] // 1024} MiB, {self.kdf[1]} iterations, {self.kdf[2]} lane(s)",
+               "", "### Argon2id floor (one process running only the KDF)", "",
+               "| implementation | median | min | max |", "|---|---|---|---|"]
+        for name, s in r["floor"]["implementations"].items():
+            out.append(f"| {name}, p={self.kdf[2]} | {s['median']:.3f} s | {s['min']:.3f} s | {s['max']:.3f} s |")
+        s = r["floor"]["process start (coffer --help)"]
+        out += [f"| (process start: `coffer --help`) | {s['median']:.3f} s | {s['min']:.3f} s | {s['max']:.3f} s |", "",
+                "Measured at the start of the run; each size below measures the floor again within its own "
+                "runs, and \"− floor\" uses that.", ""]
+        out += ["### coffer against keepassxc-cli", "",
+                "Wall time per process, median [min–max] of the runs; speed-up = keepassxc-cli's median / this "
+                "tool's; peak RSS is the largest of the runs.", "",
+                "| entries | operation | tool | time | speed-up | − floor | peak RSS |", "|---|---|---|---|---|---|---|"]
+        for size, sr in sorted(r["sizes"].items()):
+            floor = sr["floor"]["median"]
+            out.append(f"| {size:,} | KDF alone (the floor) | {sr['floor']['implementation']} | {fmt(sr['floor'])} | | | |")
+            for op, tools in sr["ops"].items():
+                k = tools["keepassxc-cli"]["time"]["median"]
+                for tool, t in tools.items():
+                    speed = "" if tool == "keepassxc-cli" else f"{k / t['time']['median']:.1f}×"
+                    out.append(f"| {size:,} | {op} | {tool} | {fmt(t['time'])} | {speed} | "
+                               f"{t['time']['median'] - floor:+.3f} s | {t['rss_kib'] / 1024:.0f} MB |")
+        out += ["", "File sizes:", "", "| entries | Coffer | KDBX 4 | Coffer / KDBX | Coffer bytes per entry |",
+                "|---|---|---|---|---|"]
+        for size, sr in sorted(r["sizes"].items()):
+            c, k = sr["files"]["coffer"], sr["files"]["keepassxc-cli"]
+            out.append(f"| {size:,} | {c:,} | {k:,} | {c / k:.2f} | {c / size:.0f} |")
+        out += ["", "Runs per size: " + ", ".join(f"{s:,}: {sr['runs']}" for s, sr in sorted(r["sizes"].items())) + "."]
+        if "micro" in r:
+            out += ["", "### In-process (CofferBench micro)", "", "| benchmark | per op | median | min | max | ops |",
+                    "|---|---|---|---|---|---|"]
+            for b in r["micro"]:
+                out.append(f"| {b['name']} | {per_op(b)} | {b['median']:.4f} s | {b['min']:.4f} s | {b['max']:.4f} s | {b['ops']:,} |")
+        out += ["", "### Targets", "", "| target | measured | met |", "|---|---|---|"]
+        out += [f"| {name} | {measured} | {verdict} |" for name, measured, verdict in self.targets()]
+        out += ["", end]
+        return "\n".join(out)
+
+    def targets(self):
+        r = self.results
+
+        def floor(size):
+            return r["sizes"][size]["floor"]["median"]
+
+        def op(size, name, tool="coffer"):
+            return r["sizes"].get(size, {}).get("ops", {}).get(name, {}).get(tool)
+
+        rows = []
+        c = op(10_000, "open + list")
+        rows.append(("open + list, 10,000: ≤ floor + 50 ms",
+                     *(verdict(f"floor + {1000 * (c['time']['median'] - floor(10_000)):.0f} ms",
+                               c["time"]["median"] <= floor(10_000) + 0.050) if c else ("not measured", "—"))))
+        for name, label in (("open + list", "open + list"), ("add one + save", "add one + save")):
+            c, k = op(100_000, name), op(100_000, name, "keepassxc-cli")
+            rows.append((f"{label}, 100,000: ≤ 1/20 of keepassxc-cli",
+                         *(verdict(f"1/{k['time']['median'] / c['time']['median']:.1f}",
+                                   c["time"]["median"] * 20 <= k["time"]["median"]) if c else ("not measured", "—"))))
+        c = op(100_000, "get one secret")
+        rows.append(("get one secret, 100,000: ≤ floor + 300 ms",
+                     *(verdict(f"floor + {1000 * (c['time']['median'] - floor(100_000)):.0f} ms",
+                               c["time"]["median"] <= floor(100_000) + 0.300) if c else ("not measured", "—"))))
+        if 100_000 in r["sizes"]:
+            ops = r["sizes"][100_000]["ops"].values()
+            c, k = max(t["coffer"]["rss_kib"] for t in ops), max(t["keepassxc-cli"]["rss_kib"] for t in ops)
+            rows.append(("peak RSS, 100,000 (largest over the operations): ≤ 1/4 of keepassxc-cli",
+                         *verdict(f"{c / 1024:.0f} MB vs {k / 1024:.0f} MB (1/{k / c:.1f})", c * 4 <= k)))
+        else:
+            rows.append(("peak RSS, 100,000: ≤ 1/4 of keepassxc-cli", "not measured", "—"))
+        kdf = [b for b in r.get("micro", []) if b["name"].startswith("kdf ")]
+        for params in sorted({b["name"].split(":")[0] for b in kdf}):
+            ours = next(b for b in kdf if b["name"] == f"{params}: Coffer via automatic")
+            best = min((b for b in kdf if b["name"].startswith(params + ":") and "directly" in b["name"]),
+                       key=lambda b: b["median"])
+            rows.append((f"KDF {params[4:]}: within 5% of the fastest",
+                         *verdict(f"{ours['median']:.3f} s vs {best['median']:.3f} s ({best['name'].split(': ')[1]})",
+                                  ours["median"] <= best["median"] * 1.05)))
+        generator = next((b for b in r.get("micro", []) if b["name"].startswith("generator: generate(into:)")), None)
+        if generator:
+            rate = generator["ops"] / generator["median"]
+            rows.append(("generator: ≥ 1,000,000 passwords/s (length 20)", *verdict(f"{rate:,.0f}/s", rate >= 1e6)))
+        for size, sr in sorted(r["sizes"].items()):
+            c, k = sr["files"]["coffer"], sr["files"]["keepassxc-cli"]
+            rows.append((f"file size, {size:,}: ≤ 1.5 × KDBX", *verdict(f"{c / k:.2f} ×", c <= 1.5 * k)))
+        return rows
+
+    def write(self):
+        text = self.report()
+        path = os.path.join(ROOT, "BENCHMARKS.md")
+        current = open(path, encoding="utf-8").read() if os.path.exists(path) else "# Benchmarks\n\n"
+        begin, end = markers(self.args.section)
+        if begin in current and end in current:
+            current = current[:current.index(begin)] + text + current[current.index(end) + len(end):]
+        else:
+            current = current.rstrip() + "\n\n## Results\n\n" + text + "\n"
+        open(path, "w", encoding="utf-8").write(current)
+        name = f"results-{self.args.section}.json" if self.args.section else "results.json"
+        json.dump(self.results, open(os.path.join(self.work, name), "w"), indent=2, default=str)
+        print(f"wrote {path}")
+
+
+def summary(values):
+    values = sorted(values)
+    return {"median": statistics.median(values), "min": values[0], "max": values[-1], "n": len(values)}
+
+
+def fmt(s):
+    return f"{s['median']:.3f} s [{s['min']:.3f}–{s['max']:.3f}]"
+
+
+def per_op(b):
+    per = b["median"] / b["ops"]
+    return f"{per * 1e6:.2f} µs" if per < 1e-3 else f"{per * 1e3:.1f} ms"
+
+
+def verdict(measured, ok):
+    return measured, "met" if ok else "**not met**"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--runs", type=int, default=5, help="runs per operation (100,000 entries: 2 fewer, at least 3)")
+    parser.add_argument("--memory-kib", type=int, default=64 * 1024)
+    parser.add_argument("--iterations", type=int, default=3)
+    parser.add_argument("--lanes", type=int, default=2)
+    parser.add_argument("--micro", choices=["full", "quick", "none"], default="full")
+    parser.add_argument("--no-write", action="store_true", help="print only; leave BENCHMARKS.md alone")
+    parser.add_argument("--section", default="", help="write between <!-- bench-SECTION:begin/end --> instead")
+    parser.add_argument("--also-coffer", action="append", default=[], metavar="LABEL=PATH",
+                        help="also measure another coffer binary (e.g. with a proposed patch)")
+    args = parser.parse_args()
+    bench = Bench(args)
+    bench.results["machine"] = bench.machine()
+    bench.results["date"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    load_before = os.getloadavg()[0]
+    bench.floor()
+    for size in [int(s) for s in args.sizes.split(",") if s]:
+        bench.size(size)
+    bench.micro()
+    bench.results["load"] = (load_before, os.getloadavg()[0])
+    for name, measured, ok in bench.targets():
+        print(f"  {ok:>12}  {name}: {measured}")
+    if not args.no_write:
+        bench.write()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Runs Coffer's libFuzzer targets (built by Fuzz/build.sh) for SECONDS each, in parallel.
+#
+#   Fuzz/run.sh SECONDS [TARGET...]      # targets: vault inputs (default: both)
+#
+# Each target starts from the seeds derived from Tests/Vectors (written by the binary itself,
+# see LLVMFuzzerInitialize in Fuzz/Targets/FuzzMain.swift), the fixed crashers in
+# Fuzz/Regressions/<target>/ and the corpus kept in .build-fuzz/corpus/<target>/ from earlier
+# runs. A crash, an AddressSanitizer report or a broken invariant stops the target, leaves the
+# input in .build-fuzz/artifacts/<target>/ and makes this script fail. The last lines printed
+# are one summary per target: executions, corpus size, crashes.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+seconds=${1:-60}
+shift || true
+targets=("$@")
+[ ${#targets[@]} -eq 0 ] && targets=(vault inputs)
+OUT=.build-fuzz
+# Leaks: Swift keeps its caches and metadata for the whole run; LeakSanitizer is off, AddressSanitizer on.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1:symbolize=1}
+
+pids=()
+for target in "${targets[@]}"; do
+  binary="$OUT/fuzz-$target"
+  [ -x "$binary" ] || { echo "fuzz: $binary is missing; run Fuzz/build.sh" >&2; exit 2; }
+  seeds="$OUT/seeds/$target"
+  rm -rf "$seeds"
+  rm -rf "$OUT/artifacts/$target"
+  mkdir -p "$OUT/corpus/$target" "$OUT/artifacts/$target" "Fuzz/Regressions/$target"
+  COFFER_FUZZ_WRITE_SEEDS="$seeds" COFFER_FUZZ_VECTORS=Tests/Vectors COFFER_FUZZ_RESOURCES=Sources/Coffer/Resources \
+    "$binary" >/dev/null || { echo "fuzz: $target could not write its seeds" >&2; exit 2; }
+  echo "fuzz: $target for ${seconds}s from $(ls "$seeds" | wc -l) seeds, $(ls "Fuzz/Regressions/$target" | wc -l) regressions, $(ls "$OUT/corpus/$target" | wc -l) corpus units"
+  "$binary" -max_total_time="$seconds" -print_final_stats=1 -timeout=20 -rss_limit_mb=2048 \
+    -artifact_prefix="$OUT/artifacts/$target/" "$OUT/corpus/$target" "$seeds" "Fuzz/Regressions/$target" \
+    > "$OUT/log-$target.txt" 2>&1 &
+  pids+=($!)
+done
+
+status=0
+for i in "${!targets[@]}"; do
+  target=${targets[$i]}
+  if ! wait "${pids[$i]}"; then
+    status=1
+    echo "fuzz: $target FAILED; the end of $OUT/log-$target.txt:" >&2
+    grep -v '^#' "$OUT/log-$target.txt" | tail -40 >&2
+  fi
+done
+
+for target in "${targets[@]}"; do
+  log="$OUT/log-$target.txt"
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+  cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
+  crashes=$(ls "$OUT/artifacts/$target" 2>/dev/null | grep -c -E '^(crash|leak|timeout|oom)-' || true)
+  echo "fuzz $target: ${runs:-?} executions in ${seconds}s (${rate:-?}/s), coverage ${cov:-?} edges, $(ls "$OUT/corpus/$target" | wc -l) corpus units, ${crashes} crash artifacts"
+done
+exit $status

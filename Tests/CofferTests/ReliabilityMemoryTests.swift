@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+@testable import Coffer
+
+/// Memory hygiene (RELIABILITY.md). In a separate process (`CofferTestWriter memscan`), so
+/// the test runner's own memory does not interfere: create a vault, unlock it, read a
+/// secret, lock it, drop every reference, then search the process's writable memory
+/// (/proc/self/maps, /proc/self/mem) for the master password and the secret.
+@Suite("Reliability: secrets left in process memory", .serialized)
+struct ReliabilityMemoryTests {
+    struct Scan {
+        var password = -1, secret = -1, regions = -1
+        var hits: [String] = []
+    }
+
+    static func scan(_ mode: String) throws -> Scan {
+        try withTemporaryDirectory { dir in
+            let result = try runProductCapturing("CofferTestWriter", ["memscan", dir.path, mode], stdin: nil)
+            #expect(result.status == 0 && !result.killed, "memscan \(mode): \(result.stderr)")
+            var scan = Scan()
+            for line in result.stdout.split(separator: "\n") {
+                let parts = line.split(separator: " ")
+                guard parts.count == 2, let value = Int(parts[1]) else { continue }
+                switch parts[0] {
+                case "password": scan.password = value
+                case "secret": scan.secret = value
+                case "regions": scan.regions = value
+                default: break
+                }
+            }
+            scan.hits = result.stderr.split(separator: "\n").filter { $0.hasPrefix("hit ") }.map(String.init)
+            return scan
+        }
+    }
+
+    @Test("The scanner finds both while they are referenced (in guarded memory)")
+    func control() throws {
+        let scan = try Self.scan("control")
+        #expect(scan.regions > 10)
+        #expect(scan.password >= 1, "\(scan.hits)")
+        #expect(scan.secret >= 1, "\(scan.hits)")
+        Reliability.figure("memory control", "while referenced: password found \(scan.password)x, secret \(scan.secret)x "
+                           + "(\(scan.regions) writable regions scanned)")
+    }
+
+    @Test("Handed in and read as SecureBytes: after lock, neither the password nor the secret is anywhere in memory")
+    func secureBytesLeaveNothing() throws {
+        let runs = Reliability.setting("COFFER_RELIABILITY_MEMSCAN_RUNS", 3)
+        for run in 0..<runs {
+            let scan = try Self.scan("secure")
+            #expect(scan.regions > 10, "run \(run)")
+            #expect(scan.password == 0, "run \(run): \(scan.hits)")
+            #expect(scan.secret == 0, "run \(run): \(scan.hits)")
+        }
+        Reliability.figure("memory SecureBytes", "\(runs) runs: 0 copies of the password, 0 of the secret after lock")
+    }
+
+    @Test("String conveniences: what SecureBytes(copying: String) and unsafeStringCopy() leave behind (reported, not required)")
+    func stringConveniences() throws {
+        let runs = Reliability.setting("COFFER_RELIABILITY_MEMSCAN_RUNS", 3)
+        var passwords: [Int] = [], secrets: [Int] = [], places: Set<String> = []
+        for _ in 0..<runs {
+            let scan = try Self.scan("string")
+            passwords.append(scan.password)
+            secrets.append(scan.secret)
+            for hit in scan.hits { places.insert(hit.hasSuffix("[heap]") ? "[heap]" : "anonymous mapping") }
+        }
+        Reliability.figure("memory String", "\(runs) runs: password copies \(passwords), secret copies \(secrets) after lock, in \(places.sorted())")
+    }
+}
