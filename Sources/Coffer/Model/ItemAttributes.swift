@@ -13,6 +13,7 @@ import Foundation
 /// attributes.urls = ["https://github.com/login"]
 /// ```
 public struct ItemAttributes: Sendable, Hashable, Codable {
+    /// What the item is: generic password, internet password or secure note.
     public var kind: ItemKind
     /// A display name. For secure notes, the title.
     public var label: String?
@@ -30,16 +31,22 @@ public struct ItemAttributes: Sendable, Hashable, Codable {
     public var path: String?
     /// A short, non-secret comment.
     public var comment: String?
+    /// Web addresses where the item is used.
     public var urls: [String]
+    /// Free-form labels to group and find items (``ItemQuery/tag``).
     public var tags: [String]
+    /// Marked as a favourite (``ItemQuery/isFavorite``).
     public var isFavorite: Bool
     /// Non-secret custom fields.
     public var fields: [CustomField]
+    /// When the item was created (millisecond precision).
     public var created: Date
+    /// When the item last changed; set by every update.
     public var modified: Date
     /// Fields written by a newer Coffer that this version does not know, kept on save.
     var preservedFields: [PreservedField] = []
 
+    /// Attributes with every field given; see the kind-specific factories for the usual cases.
     public init(kind: ItemKind, label: String? = nil, service: String? = nil, account: String? = nil,
                 server: String? = nil, protocol: String? = nil, port: UInt16? = nil, path: String? = nil,
                 comment: String? = nil, urls: [String] = [], tags: [String] = [], isFavorite: Bool = false,

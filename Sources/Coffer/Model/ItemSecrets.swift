@@ -7,6 +7,7 @@ import Foundation
 /// secrets.fields.append(SecretField(name: "PIN", value: try SecureBytes(copying: "1234")))
 /// ```
 public struct ItemSecrets: Sendable, Equatable {
+    /// The item's password, if it has one.
     public var password: SecureBytes?
     /// Free text, e.g. a secure note's body.
     public var notes: SecureBytes?
@@ -14,9 +15,11 @@ public struct ItemSecrets: Sendable, Equatable {
     public var fields: [SecretField]
     /// Earlier passwords, newest first; bounded by the vault (see ``VaultOptions/passwordHistoryLimit``).
     public var passwordHistory: [PasswordHistoryEntry]
+    /// Files kept with the item, e.g. recovery-code PDFs or key files.
     public var attachments: [Attachment]
     var preservedFields: [PreservedSecretField] = []
 
+    /// Secrets for a new or updated item; every part is optional.
     public init(password: SecureBytes? = nil, notes: SecureBytes? = nil, fields: [SecretField] = [],
                 passwordHistory: [PasswordHistoryEntry] = [], attachments: [Attachment] = []) {
         self.password = password
@@ -34,8 +37,11 @@ public struct ItemSecrets: Sendable, Equatable {
 
 /// A named secret value.
 public struct SecretField: Sendable, Equatable {
+    /// The field's name, e.g. `"PIN"` or `"otp"`.
     public var name: String
+    /// The secret value, in guarded memory.
     public var value: SecureBytes
+    /// A secret field named `name`.
     public init(name: String, value: SecureBytes) {
         self.name = name
         self.value = value
@@ -44,8 +50,11 @@ public struct SecretField: Sendable, Equatable {
 
 /// A password the item had before, and when it was replaced.
 public struct PasswordHistoryEntry: Sendable, Equatable {
+    /// The earlier password.
     public var password: SecureBytes
+    /// When it was replaced (millisecond precision).
     public var replaced: Date
+    /// A history entry; `replaced` is rounded to milliseconds as stored.
     public init(password: SecureBytes, replaced: Date) {
         self.password = password
         self.replaced = replaced.roundedToMilliseconds
@@ -54,8 +63,11 @@ public struct PasswordHistoryEntry: Sendable, Equatable {
 
 /// A file kept inside an item's secret part.
 public struct Attachment: Sendable, Equatable {
+    /// The attachment's file name.
     public var name: String
+    /// The attachment's bytes, in guarded memory.
     public var data: SecureBytes
+    /// An attachment named `name`.
     public init(name: String, data: SecureBytes) {
         self.name = name
         self.data = data
