@@ -13,7 +13,10 @@
 //   CofferTestWriter memscan DIR MODE
 //       creates a vault in DIR, unlocks it, reads a secret, locks it, drops every reference,
 //       then scans this process's writable memory for the master password and the secret
-//       (see `MemoryScan`). MODE: secure, control or string. Prints "password N", "secret N".
+//       (see `MemoryScan`). MODE: secure, control, string, or edit (also changes the secret
+//       and the master password, adds a key-file slot and opens with it). Prints one line
+//       "NAME COUNT" per byte string looked for (password, secret, and for edit new-secret,
+//       new-password, key-file).
 // The vault password is the first line of stdin (not for memscan). KDF parameters come from
 // the vault. Exit codes: 0 ok, 3 conflict, 4 other Coffer error, 64 usage.
 import Coffer
@@ -228,7 +231,7 @@ enum MemoryScan {
 
     /// The run described at the top of this file.
     static func run(directory: String, mode: String) throws -> Never {
-        guard ["secure", "control", "string"].contains(mode) else { fail("memscan modes: secure, control, string", code: 64) }
+        guard ["secure", "control", "string", "edit"].contains(mode) else { fail("memscan modes: secure, control, string, edit", code: 64) }
         let arena = Arena()
         let path = directory + "/memscan.coffer"
         var options = VaultOptions(kdf: Argon2idParameters(memoryKiB: 64, iterations: 1, lanes: 1))
@@ -262,19 +265,35 @@ enum MemoryScan {
                     // Everything still referenced: the scan must find both, in guarded memory.
                     scan(for: needles, in: arena)
                 }
+                if mode == "edit" {
+                    // Also: a new secret (the old one goes to the history), a new master
+                    // password, a key-file slot, and opening with the key file.
+                    let newSecret = try randomHex(), newPassword = try randomHex(), keyFileContents = try randomHex()
+                    needles += [try needle("new-secret", for: newSecret), try needle("new-password", for: newPassword),
+                                try needle("key-file", for: keyFileContents)]
+                    try vault.update(id, secrets: ItemSecrets(password: newSecret))
+                    try vault.changePassword(to: newPassword)
+                    try vault.addKeySlot(.keyFile(try KeyFile(contents: keyFileContents)))
+                    vault.lock()
+                    let again = try Vault.open(at: path, credential: .keyFile(try KeyFile(contents: keyFileContents)), options: options)
+                    let secrets = try again.secrets(for: id)
+                    guard secrets.password == newSecret, secrets.passwordHistory.first?.password == secret else {
+                        fail("the edited secrets read back differ", code: 4)
+                    }
+                    again.lock()
+                }
                 vault.lock()
             }
         }
         if mode != "control" { scan(for: needles, in: arena) }
-        var counts = [0, 0]
+        var counts = [Int](repeating: 0, count: needles.count)
         for hit in 0..<arena.hitCount {
             counts[arena.hitNeedle[hit]] += 1
             let line = "hit \(needles[arena.hitNeedle[hit]].name) at 0x\(String(arena.hitAddress[hit], radix: 16)) in \(regionName(arena, arena.hitRegion[hit]))\n"
             _ = line.withCString { write(2, $0, strlen($0)) }
         }
         say("regions \(arena.regionCount)")
-        say("password \(counts[0])")
-        say("secret \(counts[1])")
+        for (index, needle) in needles.enumerated() { say("\(needle.name) \(counts[index])") }
         exit(0)
     }
 }

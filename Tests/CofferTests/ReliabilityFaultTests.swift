@@ -93,15 +93,18 @@ struct ReliabilityFaultTests {
     }
 
     /// Injects `faults` at the `index`-th call after `armed` is set (and at following calls of its kind).
-    static func injector(index: Int, faults: [StoreInjection], kind: String, armed: StoreFlag) -> StoreFaultInjector {
+    /// Fails the `occurrence`-th call of `kind` (counting from 0) once armed. Counting calls
+    /// of one kind, not all calls, keeps the target on the recorded step even when an
+    /// unrelated call (a stale-temp cleanup, a retried lock poll) comes or goes under load.
+    static func injector(occurrence: Int, faults: [StoreInjection], kind: String, armed: StoreFlag) -> StoreFaultInjector {
         let counter = StoreLocked(0)
         let fired = StoreFlag(false)
-        var rules = [StoreFaultRule(matches: { _ in
-            guard armed.value else { return false }
+        var rules = [StoreFaultRule(matches: { call in
+            guard armed.value, !fired.value, Self.kind(call) == kind else { return false }
             let at = counter.value
             counter.value = at + 1
-            if at == index { fired.value = true }
-            return at == index
+            if at == occurrence { fired.value = true }
+            return at == occurrence
         }, injection: faults[0])]
         for fault in faults.dropFirst() {
             rules.append(StoreFaultRule(matches: { call in fired.value && Self.kind(call) == kind }, injection: fault))
@@ -162,7 +165,9 @@ struct ReliabilityFaultTests {
                     try Self.prepare(f, setup)
                     let before = Reliability.contents(f.path), backupBefore = Reliability.contents(f.backupPath)
                     let armed = StoreFlag(false)
-                    let injector = Self.injector(index: index, faults: faults, kind: Self.kind(call), armed: armed)
+                    let kind = Self.kind(call)
+                    let occurrence = calls[..<index].filter { Self.kind($0) == kind }.count
+                    let injector = Self.injector(occurrence: occurrence, faults: faults, kind: kind, armed: armed)
                     let vault = try Self.open(f, setup, io: injector.io)
                     armed.value = true
                     let error = storeError { try vault.add(.genericPassword(service: "new", account: "x")) }
@@ -236,7 +241,9 @@ struct ReliabilityFaultTests {
                     let expected = Self.expectation(call, faults, recorded)
                     let what = "call \(index) \(call), faults \(faults): expected \(expected)"
                     let armed = StoreFlag(true)
-                    let injector = Self.injector(index: index, faults: faults, kind: Self.kind(call), armed: armed)
+                    let kind = Self.kind(call)
+                    let occurrence = calls[..<index].filter { Self.kind($0) == kind }.count
+                    let injector = Self.injector(occurrence: occurrence, faults: faults, kind: kind, armed: armed)
                     var vault: Vault?
                     let error = storeError {
                         vault = try Vault.create(at: f.path, credentials: [.password(try secure(Self.password))],

@@ -10,6 +10,8 @@ import Testing
 struct ReliabilityMemoryTests {
     struct Scan {
         var password = -1, secret = -1, regions = -1
+        /// Every "NAME COUNT" line.
+        var counts: [String: Int] = [:]
         var hits: [String] = []
     }
 
@@ -21,6 +23,7 @@ struct ReliabilityMemoryTests {
             for line in result.stdout.split(separator: "\n") {
                 let parts = line.split(separator: " ")
                 guard parts.count == 2, let value = Int(parts[1]) else { continue }
+                scan.counts[String(parts[0])] = value
                 switch parts[0] {
                 case "password": scan.password = value
                 case "secret": scan.secret = value
@@ -53,6 +56,15 @@ struct ReliabilityMemoryTests {
             #expect(scan.secret == 0, "run \(run): \(scan.hits)")
         }
         Reliability.figure("memory SecureBytes", "\(runs) runs: 0 copies of the password, 0 of the secret after lock")
+    }
+
+    @Test("Also after changing the secret and the master password and opening with a key file: no copy of any of them")
+    func editsLeaveNothing() throws {
+        let scan = try Self.scan("edit")
+        let names = ["password", "secret", "new-secret", "new-password", "key-file"]
+        for name in names { #expect(scan.counts[name] == 0, "\(name): \(scan.hits)") }
+        Reliability.figure("memory edits", names.map { "\($0) \(scan.counts[$0].map(String.init) ?? "?")" }.joined(separator: ", ")
+                           + " copies after update, changePassword, addKeySlot(.keyFile), open with the key file and lock")
     }
 
     @Test("String conveniences: what SecureBytes(copying: String) and unsafeStringCopy() leave behind (reported, not required)")
