@@ -92,8 +92,8 @@ struct ReliabilityFaultTests {
         String(String(describing: call).prefix { $0 != "(" })
     }
 
-    /// Injects `faults` at the `index`-th call after `armed` is set (and at following calls of its kind).
-    /// Fails the `occurrence`-th call of `kind` (counting from 0) once armed. Counting calls
+    /// Fails the `occurrence`-th call of `kind` (counting from 0) once armed, with `faults[0]`, and
+    /// the following calls of that kind with the rest of `faults`. Counting calls
     /// of one kind, not all calls, keeps the target on the recorded step even when an
     /// unrelated call (a stale-temp cleanup, a retried lock poll) comes or goes under load.
     static func injector(occurrence: Int, faults: [StoreInjection], kind: String, armed: StoreFlag) -> StoreFaultInjector {
