@@ -178,7 +178,7 @@ enum FuzzEntryPoints {
         let manifestBody = codec.headerEnd + 2 * FormatV1.digestLength + 4
         for (index, record) in codec.records.enumerated() where index < codec.manifest.entries.count {
             let at = manifestBody + 12 + index * Manifest.entryLength + FormatV1.entryIDLength + 8
-            out.replaceSubrange(at..<(at + FormatV1.digestLength), with: try EntryRecord.computeDigest(record.body))
+            out.replaceSubrange(at..<(at + FormatV1.digestLength), with: try EntryRecord.computeDigest(record.body).bytes)
         }
         let headerMAC = try BLAKE2b.mac(out[0..<codec.headerEnd], key: keys.headerKey)
         out.replaceSubrange((codec.headerEnd + 32)..<(codec.headerEnd + 64), with: headerMAC)

@@ -26,7 +26,7 @@ enum Micro {
         if enabled("generator") { try generator(reps: reps) }
         if enabled("entry") { try entry(reps: reps) }
         if enabled("vault") { try vault(entries: entries, reps: reps) }
-        if enabled("kdf") { try kdf(reps: quick ? 2 : 5, large: !quick) }
+        if enabled("kdf") { try kdf(reps: quick ? 5 : 9, large: !quick) }
 
         if let path = options.named["json"] {
             let encoder = JSONEncoder()
@@ -53,6 +53,31 @@ enum Micro {
         let perText = per < 1e-3 ? String(format: "%8.2f µs/op", per * 1e6) : String(format: "%8.3f ms/op", per * 1e3)
         print(String(format: "%-52@ %@  (median of %d; min %.4f s, max %.4f s, %d ops)",
                      name as NSString, perText as NSString, reps, result.min, result.max, ops))
+    }
+
+    /// Like `measure`, for several variants timed in turn within each repetition, the
+    /// first of each round rotating.
+    static func measureInTurn(_ variants: [(String, () throws -> Void)], reps: Int) throws {
+        let clock = ContinuousClock()
+        var samples = [[Double]](repeating: [], count: variants.count)
+        for round in 0..<reps {
+            // The variant that goes first rotates: the first of a round runs on a cooler
+            // machine (caches, page cache, frequency) than the ones after it.
+            for step in variants.indices {
+                let index = (round + step) % variants.count
+                let start = clock.now
+                try variants[index].1()
+                samples[index].append(seconds(clock.now - start))
+            }
+        }
+        for (index, variant) in variants.enumerated() {
+            let sorted = samples[index].sorted()
+            let result = Result(name: variant.0, median: sorted[sorted.count / 2], min: sorted[0], max: sorted[sorted.count - 1],
+                                repetitions: reps, ops: 1)
+            results.append(result)
+            print(String(format: "%-52@ %8.3f ms/op  (median of %d, in turn with the others; min %.4f s, max %.4f s)",
+                         variant.0 as NSString, result.median * 1e3, reps, result.min, result.max))
+        }
     }
 
     // MARK: Generator
@@ -157,17 +182,20 @@ enum Micro {
             let tag = "\(memory / 1024) MiB, t=3, p=\(lanes)"
             var implementations = ["libargon2", "automatic"]
             if lanes == 1 { implementations.insert("libsodium", at: 0) }
-            for implementation in implementations {
-                try measure("kdf \(tag): Coffer via \(implementation)", reps: reps, warmup: false) {
-                    _ = try BenchmarkSupport.argon2id(password: password, salt: salt, parameters: parameters, implementation: implementation)
-                }
+            // Every variant once per round, in turn, so that a change of load hits them alike.
+            var variants: [(String, () throws -> Void)] = implementations.map { implementation in
+                ("kdf \(tag): Coffer via \(implementation)", {
+                    _ = try BenchmarkSupport.argon2id(password: password, salt: salt, parameters: parameters,
+                                                      implementation: implementation)
+                })
             }
             for implementation in implementations where implementation != "automatic" {
-                try measure("kdf \(tag): \(implementation) called directly", reps: reps, warmup: false) {
+                variants.append(("kdf \(tag): \(implementation) called directly", {
                     _ = try KDFFloor.derive(password: Array("correct horse battery staple".utf8), salt: salt, memoryKiB: memory,
                                             iterations: 3, lanes: lanes, implementation: implementation)
-                }
+                }))
             }
+            try measureInTurn(variants, reps: reps)
         }
     }
 }

@@ -21,6 +21,18 @@ enum BLAKE2b {
         return out
     }
 
+    /// Unkeyed BLAKE2b-256 of bytes in place, as an inline ``Digest256``.
+    static func digest256(buffer: UnsafeRawBufferPointer) throws(CofferError) -> Digest256 {
+        try checkLengths(key: nil, outputLength: Digest256.byteCount)
+        let (digest, status) = Digest256.filling { out in
+            guard let base = out.baseAddress else { return -1 }
+            return crypto_generichash(base.assumingMemoryBound(to: UInt8.self), out.count,
+                               buffer.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(buffer.count), nil, 0)
+        }
+        guard status == 0 else { throw .invalidArgument("BLAKE2b failed") }
+        return digest
+    }
+
     /// Keyed hash (a MAC) of public data under a secret key; the tag is public.
     static func mac(_ data: some Collection<UInt8>, key: SecureBytes, outputLength: Int = 32) throws(CofferError) -> [UInt8] {
         try compute(Array(data), key: key, outputLength: outputLength)

@@ -9,7 +9,7 @@ struct EntryRecord: Sendable {
     let body: ArraySlice<UInt8>
     /// BLAKE2b-256 of `body`: computed when sealed; for a record read from a file, the
     /// manifest's claim, which ``VaultFileCodec/verify(keys:)`` checks before any use.
-    let digest: [UInt8]
+    let digest: Digest256
     private let overviewNonce: Range<Int>
     private let overviewCiphertext: Range<Int>
     private let secretNonce: Range<Int>
@@ -23,7 +23,7 @@ struct EntryRecord: Sendable {
     enum Part: UInt8 { case overview = 1, secret = 2 }
 
     /// Parses a record body; `index` names it in errors. `digest` nil computes it.
-    init(body: ArraySlice<UInt8>, index: Int, digest: [UInt8]? = nil) throws(CofferError) {
+    init(body: ArraySlice<UInt8>, index: Int, digest: Digest256? = nil) throws(CofferError) {
         // Built only for an error message: a large vault parses many records.
         func name() -> String { "entry record \(index)" }
         let start = body.startIndex
@@ -143,8 +143,8 @@ struct EntryRecord: Sendable {
     }
 
     /// BLAKE2b-256 of a body, as listed in the manifest.
-    static func computeDigest(_ body: ArraySlice<UInt8>) throws(CofferError) -> [UInt8] {
-        try body.withBytes { (raw) throws(CofferError) in try BLAKE2b.hash(buffer: raw, outputLength: FormatV1.digestLength) }
+    static func computeDigest(_ body: ArraySlice<UInt8>) throws(CofferError) -> Digest256 {
+        try body.withBytes { (raw) throws(CofferError) in try BLAKE2b.digest256(buffer: raw) }
     }
 
     /// `"coffer.v1.entry" 0x00 || vault id || entry id || revision (u64 LE) || part` (SPEC.md §6).

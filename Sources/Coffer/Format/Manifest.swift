@@ -21,7 +21,7 @@ struct Manifest: Sendable, Equatable {
         for index in 0..<count {
             let id = ItemID(buffer: UnsafeRawBufferPointer(rebasing: buffer[try reader.range(FormatV1.entryIDLength, "manifest entry \(index)")]))
             let revision = try reader.u64("manifest entry \(index)")
-            let digest = try reader.bytes(FormatV1.digestLength, "manifest entry \(index)")
+            let digest = Digest256(UnsafeRawBufferPointer(rebasing: buffer[try reader.range(FormatV1.digestLength, "manifest entry \(index)")]))
             // Strictly ascending ids: canonical, and no entry can be listed twice.
             if let previous, !(previous < id) { throw .malformed("manifest: entry ids not strictly ascending at \(index)") }
             guard revision >= 1 else { throw .malformed("manifest: entry \(index) has revision 0") }
@@ -38,7 +38,7 @@ struct Manifest: Sendable, Equatable {
         for entry in entries {
             writer.bytes(entry.id.bytes)
             writer.u64(entry.revision)
-            writer.bytes(entry.recordDigest)
+            writer.bytes(entry.recordDigest.bytes)
         }
     }
 }
@@ -46,5 +46,5 @@ struct Manifest: Sendable, Equatable {
 struct ManifestEntry: Sendable, Equatable {
     let id: ItemID
     let revision: UInt64
-    let recordDigest: [UInt8]
+    let recordDigest: Digest256
 }

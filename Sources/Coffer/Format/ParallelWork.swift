@@ -13,18 +13,21 @@ enum ParallelWork {
 
     static var cores: Int { max(1, min(sysconf(Int32(_SC_NPROCESSORS_ONLN)), 8)) }
 
-    /// `transform` of each element, in order. When several throw, the error of the
-    /// first failing element in order is thrown, as a plain loop would.
-    static func map<Element, T>(_ elements: [Element], threads: Int = cores,
-                                _ transform: (Element) throws(CofferError) -> T) throws(CofferError) -> [T] {
-        let chunks = max(1, min(threads, elements.count / minimumPerThread))
+    /// `transform(0)`, `transform(1)`, … `transform(count - 1)`, in order. When several
+    /// throw, the error of the first failing index is thrown, as a plain loop would.
+    ///
+    /// It takes indices, not elements: the closure reads `array[index]` in place, while
+    /// passing elements would copy each one, retaining the buffer they all share (a
+    /// record's bytes are a slice of the file) from every thread at once.
+    static func map<T>(count: Int, threads: Int = cores,
+                       _ transform: (Int) throws(CofferError) -> T) throws(CofferError) -> [T] {
+        let chunks = max(1, min(threads, count / minimumPerThread))
         if chunks == 1 {
             var out: [T] = []
-            out.reserveCapacity(elements.count)
-            for element in elements { out.append(try transform(element)) }
+            out.reserveCapacity(count)
+            for index in 0..<count { out.append(try transform(index)) }
             return out
         }
-        let count = elements.count
         let filled = UnsafeMutableBufferPointer<Int>.allocate(capacity: chunks)
         filled.initialize(repeating: 0)
         defer { filled.deallocate() }
@@ -35,12 +38,10 @@ enum ParallelWork {
         // The threads write straight into the result's storage: no second copy of it.
         let result = [T](unsafeUninitializedCapacity: count) { buffer, initialized in
             let output = buffer.baseAddress!
-            elements.withUnsafeBufferPointer { input in
-                withoutActuallyEscaping(transform) { transform in
-                    let chunkWork = ChunkWork(input: input, output: output, filled: filled, failures: failures, transform: transform)
-                    DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
-                        chunkWork.run(range: bounds(of: chunk, in: chunks, count: count), chunk: chunk)
-                    }
+            withoutActuallyEscaping(transform) { transform in
+                let chunkWork = ChunkWork(output: output, filled: filled, failures: failures, transform: transform)
+                DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+                    chunkWork.run(range: bounds(of: chunk, in: chunks, count: count), chunk: chunk)
                 }
             }
             if let first = failures.firstIndex(where: { $0 != nil }) {
@@ -57,18 +58,16 @@ enum ParallelWork {
         return result
     }
 
-    /// What the threads of one `map` share. @unchecked: each chunk reads the input and
-    /// writes only its own output range and its own `filled` and `failures` slots.
-    private final class ChunkWork<Element, T>: @unchecked Sendable {
-        let input: UnsafeBufferPointer<Element>
+    /// What the threads of one `map` share. @unchecked: each chunk writes only its own
+    /// output range and its own `filled` and `failures` slots.
+    private final class ChunkWork<T>: @unchecked Sendable {
         let output: UnsafeMutablePointer<T>
         let filled: UnsafeMutableBufferPointer<Int>
         let failures: UnsafeMutableBufferPointer<CofferError?>
-        let transform: (Element) throws(CofferError) -> T
+        let transform: (Int) throws(CofferError) -> T
 
-        init(input: UnsafeBufferPointer<Element>, output: UnsafeMutablePointer<T>, filled: UnsafeMutableBufferPointer<Int>,
-             failures: UnsafeMutableBufferPointer<CofferError?>, transform: @escaping (Element) throws(CofferError) -> T) {
-            self.input = input
+        init(output: UnsafeMutablePointer<T>, filled: UnsafeMutableBufferPointer<Int>,
+             failures: UnsafeMutableBufferPointer<CofferError?>, transform: @escaping (Int) throws(CofferError) -> T) {
             self.output = output
             self.filled = filled
             self.failures = failures
@@ -81,7 +80,7 @@ enum ParallelWork {
             defer { filled[chunk] = done }
             for index in range {
                 do throws(CofferError) {
-                    (output + index).initialize(to: try transform(input[index]))
+                    (output + index).initialize(to: try transform(index))
                     done += 1
                 } catch {
                     failures[chunk] = error

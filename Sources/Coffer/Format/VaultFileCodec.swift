@@ -27,26 +27,58 @@ struct VaultFileCodec: Sendable {
         guard version == FormatV1.version else { throw .unsupportedVersion(version) }
     }
 
+    /// The longest file prefix ``parseSummary(_:)`` reads: preamble, the largest header,
+    /// checksum, MAC, manifest length, generation and entry count.
+    static let summaryPrefixLength = FormatV1.magic.count + 2 + 4 + FormatV1.maxHeaderLength
+        + 2 * FormatV1.digestLength + 4 + 12
+
+    /// Reads preamble, header (checksum checked) and manifest length: SPEC.md §10 steps
+    /// up to the manifest, shared by `parse` and `parseSummary`.
+    private static func parseHead(_ raw: UnsafeRawBufferPointer, _ reader: inout ByteReader)
+        throws(CofferError) -> (header: VaultHeader, headerEnd: Int, headerMAC: [UInt8], manifestLength: Int) {
+        try checkPreamble(raw)
+        reader = ByteReader(raw, offset: FormatV1.magic.count + 2)
+        let headerLength = Int(try reader.u32("header length"))
+        guard headerLength <= FormatV1.maxHeaderLength else { throw .malformed("header: length \(headerLength) exceeds 64 KiB") }
+        let headerRange = try reader.range(headerLength, "header")
+        let headerEnd = headerRange.upperBound
+        let checksum = try reader.bytes(FormatV1.digestLength, "header checksum")
+        let headerMAC = try reader.bytes(FormatV1.digestLength, "header MAC")
+        // The checksum catches corruption before any KDF runs; the MAC (checked after
+        // unlocking) catches deliberate changes.
+        let computed = try BLAKE2b.hash(buffer: UnsafeRawBufferPointer(rebasing: raw[0..<headerEnd]))
+        guard ConstantTime.equals(computed, checksum) else { throw .tampered(.header) }
+        let header = try VaultHeader.parse(UnsafeRawBufferPointer(rebasing: raw[headerRange]))
+
+        let manifestLength = Int(try reader.u32("manifest length"))
+        guard manifestLength >= 12, manifestLength <= 12 + FormatV1.maxEntries * Manifest.entryLength else {
+            throw .malformed("manifest: length \(manifestLength) out of bounds")
+        }
+        return (header, headerEnd, headerMAC, manifestLength)
+    }
+
+    /// The header, generation and entry count from the start of a file (at most
+    /// ``summaryPrefixLength`` bytes), for ``Vault/info(at:)``: nothing authenticated,
+    /// nothing past the manifest's count read. `prefix` shorter than the file is fine;
+    /// a file that ends early gives `truncated`, as `parse` would.
+    static func parseSummary(_ prefix: [UInt8]) throws(CofferError) -> (header: VaultHeader, generation: UInt64, entryCount: Int) {
+        try prefix.withBytes { (raw) throws(CofferError) -> (header: VaultHeader, generation: UInt64, entryCount: Int) in
+            var reader = ByteReader(raw)
+            let head = try parseHead(raw, &reader)
+            let generation = try reader.u64("manifest generation")
+            let count = Int(try reader.u32("manifest entry count"))
+            guard count <= FormatV1.maxEntries else { throw .malformed("manifest: \(count) entries is too many") }
+            guard head.manifestLength == 12 + count * Manifest.entryLength else {
+                throw .malformed("manifest: \(head.manifestLength - 12) bytes for \(count) entries")
+            }
+            return (head.header, generation, count)
+        }
+    }
+
     static func parse(_ bytes: [UInt8]) throws(CofferError) -> VaultFileCodec {
         try bytes.withBytes { (raw) throws(CofferError) -> VaultFileCodec in
-            try checkPreamble(raw)
-            var reader = ByteReader(raw, offset: FormatV1.magic.count + 2)
-            let headerLength = Int(try reader.u32("header length"))
-            guard headerLength <= FormatV1.maxHeaderLength else { throw .malformed("header: length \(headerLength) exceeds 64 KiB") }
-            let headerRange = try reader.range(headerLength, "header")
-            let headerEnd = headerRange.upperBound
-            let checksum = try reader.bytes(FormatV1.digestLength, "header checksum")
-            let headerMAC = try reader.bytes(FormatV1.digestLength, "header MAC")
-            // The checksum catches corruption before any KDF runs; the MAC (checked after
-            // unlocking) catches deliberate changes.
-            let computed = try BLAKE2b.hash(buffer: UnsafeRawBufferPointer(rebasing: raw[0..<headerEnd]))
-            guard ConstantTime.equals(computed, checksum) else { throw .tampered(.header) }
-            let header = try VaultHeader.parse(UnsafeRawBufferPointer(rebasing: raw[headerRange]))
-
-            let manifestLength = Int(try reader.u32("manifest length"))
-            guard manifestLength >= 12, manifestLength <= 12 + FormatV1.maxEntries * Manifest.entryLength else {
-                throw .malformed("manifest: length \(manifestLength) out of bounds")
-            }
+            var reader = ByteReader(raw)
+            let (header, headerEnd, headerMAC, manifestLength) = try parseHead(raw, &reader)
             let manifestRange = try reader.range(manifestLength, "manifest")
             let manifestEnd = manifestRange.upperBound
             let manifest = try Manifest.parse(UnsafeRawBufferPointer(rebasing: raw[manifestRange]))
@@ -103,14 +135,17 @@ struct VaultFileCodec: Sendable {
     }
 
     /// BLAKE2b-256 of every record body, in file order.
-    func recordDigests(threads: Int = ParallelWork.cores) throws(CofferError) -> [[UInt8]] {
-        try ParallelWork.map(records, threads: threads) { (record) throws(CofferError) in try EntryRecord.computeDigest(record.body) }
+    func recordDigests(threads: Int = ParallelWork.cores) throws(CofferError) -> [Digest256] {
+        let records = self.records
+        return try ParallelWork.map(count: records.count, threads: threads) { (index) throws(CofferError) in
+            try EntryRecord.computeDigest(records[index].body)
+        }
     }
 
     /// Checks the header MAC, the manifest MAC, and that the records are exactly the
     /// manifest's entries, in order, with matching revisions and digests.
     /// `digests` are ``recordDigests(threads:)``, when already computed.
-    func verify(keys: VaultKeys, digests: [[UInt8]]? = nil) throws(CofferError) {
+    func verify(keys: VaultKeys, digests: [Digest256]? = nil) throws(CofferError) {
         let headerOK = try bytes.withBytes { (raw) throws(CofferError) in
             ConstantTime.equals(try BLAKE2b.mac(raw[0..<headerEnd], key: keys.headerKey), headerMAC)
         }
@@ -123,11 +158,11 @@ struct VaultFileCodec: Sendable {
     }
 
     /// Records against the (already authenticated) manifest.
-    func verifyRecordsMatchManifest(digests: [[UInt8]]? = nil) throws(CofferError) {
+    func verifyRecordsMatchManifest(digests: [Digest256]? = nil) throws(CofferError) {
         let digests = if let digests { digests } else { try recordDigests() }
         for (index, (record, expected)) in zip(records, manifest.entries).enumerated() {
             guard record.id == expected.id, record.revision == expected.revision,
-                  ConstantTime.equals(digests[index], expected.recordDigest) else {
+                  digests[index] == expected.recordDigest else {
                 throw .tampered(.entry(expected.id.hex))
             }
         }

@@ -80,7 +80,10 @@ extension FileIO {
 
     /// Reads a whole regular file, refusing more than ``VaultFileStore.maximumFileSize`` bytes
     /// before allocating. Missing -> `fileNotFound(path)`.
-    func readWholeFile(_ path: String) throws(CofferError) -> FileSnapshot {
+    ///
+    /// With `limit`, reads only the first `limit` bytes (fewer if the file is shorter);
+    /// `FileSnapshot.size` still gives the whole file's size.
+    func readWholeFile(_ path: String, limit: Int = .max) throws(CofferError) -> FileSnapshot {
         // O_NONBLOCK: opening a FIFO planted at the path must not hang; it has no
         // effect on regular files.
         let opened = retryingInterrupts { open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0) }
@@ -99,12 +102,16 @@ extension FileIO {
 
         // Read until end of file; the file may differ from what fstat said only if
         // someone writes it in place (Coffer never does), so stay bounded regardless.
-        var bytes = [UInt8](repeating: 0, count: Int(max(status.size, 0)))
+        // One byte more than the size: the read that finds the end of the file then
+        // needs no larger buffer (growing it would copy the whole file).
+        let wanted = min(Int(max(status.size, 0)), limit)
+        var bytes = [UInt8](repeating: 0, count: limit == .max ? wanted + 1 : wanted)
         var filled = 0
         while true {
+            if filled == limit { break }
             if filled == bytes.count {
                 if bytes.count > VaultFileStore.maximumFileSize { throw .malformed("file larger than 1 GiB") }
-                bytes += [UInt8](repeating: 0, count: 64 * 1024)
+                bytes += [UInt8](repeating: 0, count: min(64 * 1024, limit - filled))
             }
             let outcome = bytes.withUnsafeMutableBytes { buffer in
                 let rest = UnsafeMutableRawBufferPointer(rebasing: buffer[filled...])
@@ -116,6 +123,6 @@ extension FileIO {
         }
         if filled > VaultFileStore.maximumFileSize { throw .malformed("file larger than 1 GiB") }
         bytes.removeSubrange(filled...)
-        return FileSnapshot(bytes: bytes, identity: status.identity)
+        return FileSnapshot(bytes: bytes, identity: status.identity, size: limit == .max ? filled : Int(max(status.size, 0)))
     }
 }

@@ -53,6 +53,11 @@ struct VaultFileStore: Sendable {
         try io.readWholeFile(path)
     }
 
+    /// Reads at most the first `limit` bytes (``FileSnapshot/size`` is the whole size).
+    func readPrefix(_ limit: Int) throws(CofferError) -> FileSnapshot {
+        try io.readWholeFile(path, limit: limit)
+    }
+
     /// The current identity, or nil if the file does not exist.
     func currentIdentity() throws(CofferError) -> FileIdentity? {
         try io.statIfExists(path)?.identity

@@ -65,7 +65,7 @@ package enum BenchmarkSupport {
         package func decodeOverviews() throws(CofferError) -> Int {
             let codec = try VaultFileCodec.parse(bytes)
             let snapshot = try VaultSnapshot(codec: codec, keys: keys, identity: FileIdentity(device: 0, inode: 0, size: 0, modifiedNanoseconds: 0))
-            return snapshot.overviews.count
+            return snapshot.entries.count
         }
 
         /// Encoding the whole file again, as a save does (no write).

@@ -14,54 +14,110 @@ enum DisplayOrder {
     /// order is then `String`'s order) this compares UTF-8 bytes in one buffer instead.
     static func sort(_ items: inout [Item]) {
         guard items.count > 1 else { return }
-        var text: [UInt8] = []
-        // Per item: where its primary key starts, where it ends (= where its account starts), where the account ends.
-        var bounds: [(Int, Int, Int)] = []
-        bounds.reserveCapacity(items.count)
-        var ids: [ItemID] = []
-        ids.reserveCapacity(items.count)
-        var isASCII = true
+        var keys = SortKeys(capacity: items.count)
         // By index, through `attributes`: iterating items, or reading them through
         // dynamic member lookup, copies every item (reference counting each string).
         for index in items.indices {
-            let start = text.count
-            if let key = primaryKey(items[index].attributes) { text.append(contentsOf: key.utf8) }
-            let middle = text.count
-            if let account = items[index].attributes.account { text.append(contentsOf: account.utf8) }
-            bounds.append((start, middle, text.count))
-            ids.append(items[index].id)
+            let start = keys.text.count
+            if let key = primaryKey(items[index].attributes) { keys.text.append(contentsOf: key.utf8) }
+            let middle = keys.text.count
+            if let account = items[index].attributes.account { keys.text.append(contentsOf: account.utf8) }
+            keys.append(start, middle, id: items[index].id)
         }
-        for byte in text where byte >= 0x80 { isASCII = false; break }
-        guard isASCII else { return items.sort(by: inOrder) }
+        guard let order = keys.asciiOrder() else { return items.sort(by: inOrder) }
+        permute(&items, to: order)
+    }
 
-        var order = Array(0..<items.count)
-        text.withUnsafeBufferPointer { text in
-            bounds.withUnsafeBufferPointer { bounds in
-                ids.withUnsafeBufferPointer { ids in
-                    let base = text.baseAddress!
-                    func compare(_ a: Range<Int>, _ b: Range<Int>) -> Int {
-                        let common = min(a.count, b.count)
-                        let order = common == 0 ? 0 : memcmp(base + a.lowerBound, base + b.lowerBound, common)
-                        if order != 0 { return order < 0 ? -1 : 1 }
-                        return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
+    /// Sorts overview field lists (SPEC.md §7.2) into the order their items would take,
+    /// reading the keys from the bytes: a listing then decodes items straight into
+    /// place. Returns false, leaving `entries` as they were, when a key is not ASCII or
+    /// a list is not in the usual shape; the caller then sorts the decoded items.
+    static func sort<Entry>(overviews entries: inout [Entry], id: (Entry) -> ItemID, list: (Entry) -> [UInt8]) -> Bool {
+        guard entries.count > 1 else { return true }
+        var keys = SortKeys(capacity: entries.count)
+        for index in entries.indices {
+            let readable = list(entries[index]).withUnsafeBytes { raw -> Bool in
+                guard let fields = OverviewFields(raw) else { return false }
+                let start = keys.text.count
+                if let key = fields.label ?? fields.service ?? fields.server { keys.text.append(contentsOf: raw[key]) }
+                let middle = keys.text.count
+                if let account = fields.account { keys.text.append(contentsOf: raw[account]) }
+                keys.append(start, middle, id: id(entries[index]))
+                return true
+            }
+            guard readable else { return false }
+        }
+        guard let order = keys.asciiOrder() else { return false }
+        permute(&entries, to: order)
+        return true
+    }
+
+    /// Every item's primary key and account, back to back in one buffer.
+    private struct SortKeys {
+        var text: [UInt8] = []
+        /// Per item: where its primary key starts, where it ends (= where its account starts), where the account ends.
+        var bounds: [(Int, Int, Int)] = []
+        var ids: [ItemID] = []
+
+        init(capacity: Int) {
+            bounds.reserveCapacity(capacity)
+            ids.reserveCapacity(capacity)
+        }
+
+        mutating func append(_ start: Int, _ middle: Int, id: ItemID) {
+            bounds.append((start, middle, text.count))
+            ids.append(id)
+        }
+
+        /// Indices in display order, or nil when some key is not ASCII (byte order
+        /// would then differ from `String`'s).
+        func asciiOrder() -> [Int]? {
+            for byte in text where byte >= 0x80 { return nil }
+            // Each key's first 8 bytes as a big-endian integer decide most comparisons
+            // without touching the text; equal prefixes fall back to the full keys.
+            var keyed: [(prefix: UInt64, index: Int)] = []
+            keyed.reserveCapacity(ids.count)
+            text.withUnsafeBufferPointer { text in
+                for (index, bound) in bounds.enumerated() {
+                    var prefix: UInt64 = 0
+                    for offset in 0..<8 {
+                        let byte = bound.0 + offset < bound.1 ? UInt64(text[bound.0 + offset]) : 0
+                        prefix = prefix << 8 | byte
                     }
-                    order.sort { i, j in
-                        let (ia, im, ie) = bounds[i], (ja, jm, je) = bounds[j]
-                        let byPrimary = compare(ia..<im, ja..<jm)
-                        if byPrimary != 0 { return byPrimary < 0 }
-                        let byAccount = compare(im..<ie, jm..<je)
-                        if byAccount != 0 { return byAccount < 0 }
-                        return ids[i] < ids[j]
+                    keyed.append((prefix, index))
+                }
+            }
+            text.withUnsafeBufferPointer { text in
+                bounds.withUnsafeBufferPointer { bounds in
+                    ids.withUnsafeBufferPointer { ids in
+                        let base = text.baseAddress
+                        func compare(_ a: Range<Int>, _ b: Range<Int>) -> Int {
+                            let common = min(a.count, b.count)
+                            let order = common == 0 ? 0 : (base.map { memcmp($0 + a.lowerBound, $0 + b.lowerBound, common) } ?? 0)
+                            if order != 0 { return order < 0 ? -1 : 1 }
+                            return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
+                        }
+                        keyed.sort { a, b in
+                            if a.prefix != b.prefix { return a.prefix < b.prefix }
+                            let (i, j) = (a.index, b.index)
+                            let (ia, im, ie) = bounds[i], (ja, jm, je) = bounds[j]
+                            let byPrimary = compare(ia..<im, ja..<jm)
+                            if byPrimary != 0 { return byPrimary < 0 }
+                            let byAccount = compare(im..<ie, jm..<je)
+                            if byAccount != 0 { return byAccount < 0 }
+                            return ids[i] < ids[j]
+                        }
                     }
                 }
             }
+            let order = keyed.map(\.index)
+            return order
         }
-        permute(&items, to: order)
     }
 
     /// Puts `items[order[k]]` at `k` for every `k`, in place, by following cycles:
     /// no second array of a large vault's items, and no reference counting.
-    private static func permute(_ items: inout [Item], to order: [Int]) {
+    private static func permute<T>(_ items: inout [T], to order: [Int]) {
         var placed = [Bool](repeating: false, count: order.count)
         items.withUnsafeMutableBufferPointer { buffer in
             guard let base = buffer.baseAddress else { return }

@@ -105,16 +105,20 @@ public final class Vault: @unchecked Sendable {
     }
 
     /// Reads a vault's format version, KDF parameters, slots and entry count, without a password.
+    ///
+    /// Only the start of the file is read (header and manifest count, at most about
+    /// 64 KiB), so this is cheap at any size; nothing is authenticated yet, and the rest
+    /// of the file is checked by ``open(at:credential:options:)``.
     public static func info(at path: String) throws(CofferError) -> VaultInfo {
-        let file = try VaultFileStore(path: path).read()
-        let codec = try VaultFileCodec.parse(file.bytes)
+        let file = try VaultFileStore(path: path).readPrefix(VaultFileCodec.summaryPrefixLength)
+        let summary = try VaultFileCodec.parseSummary(file.bytes)
         return VaultInfo(
             formatVersion: Int(FormatV1.version),
-            vaultID: ItemID(validated: codec.header.vaultID).hex,
-            generation: codec.manifest.generation,
-            slots: codec.header.slots.map { VaultInfo.SlotInfo(kind: $0.kind, kdf: $0.kdf) },
-            entryCount: codec.manifest.entries.count,
-            fileSize: file.bytes.count)
+            vaultID: ItemID(validated: summary.header.vaultID).hex,
+            generation: summary.generation,
+            slots: summary.header.slots.map { VaultInfo.SlotInfo(kind: $0.kind, kdf: $0.kdf) },
+            entryCount: summary.entryCount,
+            fileSize: file.size)
     }
 
     /// Puts the previous version (`<path>.bak`) back in place of the vault file.
@@ -188,7 +192,7 @@ public final class Vault: @unchecked Sendable {
         try withLock { () throws(CofferError) in
             let keys = try requireKeys()
             let fresh = try readVerified(keys: keys)
-            for record in fresh.records.values.sorted(by: { $0.id < $1.id }) {
+            for record in fresh.allRecords.sorted(by: { $0.id < $1.id }) {
                 _ = try record.openOverview(vaultID: fresh.vaultID, keys: keys)
                 _ = try record.openSecrets(vaultID: fresh.vaultID, keys: keys)
             }
@@ -275,7 +279,7 @@ public final class Vault: @unchecked Sendable {
             try changes.apply(to: &next)
             next.generation += 1
             let bytes = try VaultFileCodec.encode(header: next.header, generation: next.generation,
-                                                  records: Array(next.records.values), keys: keys)
+                                                  records: next.allRecords, keys: keys)
             try save(bytes) { identity in
                 next.identity = identity
                 snapshot = next

@@ -3,10 +3,9 @@
 struct VaultSnapshot: Sendable {
     var header: VaultHeader
     var generation: UInt64
-    var records: [ItemID: EntryRecord]
-    /// Every item's overview as its field list (SPEC.md §7.2): a few hundred bytes per
-    /// item instead of a struct of strings and arrays. ``attributes(_:)`` decodes one.
-    var overviews: [ItemID: [UInt8]]
+    /// Every item's record and checked overview, in one dictionary: a large vault
+    /// spends a good part of its opening time filling it.
+    var entries: [ItemID: SnapshotEntry]
     var identity: FileIdentity
     /// Built on the first write, so opening and listing never pay for it. A reference,
     /// so that a transaction's copy of the snapshot builds it for the vault too.
@@ -21,44 +20,49 @@ struct VaultSnapshot: Sendable {
         generation = codec.manifest.generation
         self.identity = identity
         let vaultID = codec.header.vaultID
-        let opened = try ParallelWork.map(codec.records) { (record) throws(CofferError) -> [UInt8] in
-            if let previous, let old = previous.records[record.id], old.body == record.body,
-               let known = previous.overviews[record.id] {
-                return known
+        let read = codec.records
+        let opened = try ParallelWork.map(count: read.count) { (index) throws(CofferError) -> [UInt8] in
+            if let previous, let old = previous.entries[read[index].id], old.record.body == read[index].body {
+                return old.overview
             }
-            return try record.openOverviewList(vaultID: vaultID, keys: keys)
+            return try read[index].openOverviewList(vaultID: vaultID, keys: keys)
         }
-        records = Dictionary(minimumCapacity: codec.records.count)
-        overviews = Dictionary(minimumCapacity: codec.records.count)
-        for (record, overview) in zip(codec.records, opened) {
-            records[record.id] = record
-            overviews[record.id] = overview
+        entries = Dictionary(minimumCapacity: read.count)
+        for index in read.indices {
+            entries[read[index].id] = SnapshotEntry(record: read[index], overview: opened[index])
         }
     }
 
     /// The attributes of item `id`, decoded from its (checked) overview.
     func attributes(_ id: ItemID) throws(CofferError) -> ItemAttributes? {
-        guard let list = overviews[id] else { return nil }
+        guard let list = entries[id]?.overview else { return nil }
         return try EntryCodec.decodeOverview(list)
     }
 
     /// The holder of `key`, building the index on first use.
     func owner(of key: UniquenessKey) -> ItemID? {
-        index.build(from: overviews)
+        index.build(from: entries)
         return index.owners[key]
     }
 
-    /// Forgets the decrypted overviews (``Vault/lock()``).
+    /// The record of item `id`.
+    func record(_ id: ItemID) -> EntryRecord? { entries[id]?.record }
+
+    /// Every record, in no particular order.
+    var allRecords: [EntryRecord] { entries.values.map(\.record) }
+
+    /// Forgets the decrypted overviews, and the records with them (``Vault/lock()``;
+    /// unlocking reads the file again).
     mutating func forgetAttributes() {
-        overviews = [:]
+        entries = [:]
         index = UniqueIndex()
     }
 
     /// The records after `changes`, for encoding a save without changing this snapshot.
     func records(applying changes: Changeset) -> [EntryRecord] {
         var out: [EntryRecord] = []
-        out.reserveCapacity(records.count + changes.order.count)
-        for (id, record) in records where changes.entries[id] == nil { out.append(record) }
+        out.reserveCapacity(entries.count + changes.order.count)
+        for (id, entry) in entries where changes.entries[id] == nil { out.append(entry.record) }
         for id in changes.order {
             if case .put(let record, _)? = changes.entries[id] { out.append(record) }
         }
@@ -80,7 +84,7 @@ struct VaultSnapshot: Sendable {
         // A copy of this snapshot keeps the index of its own attributes.
         if !isKnownUniquelyReferenced(&index) { index = index.copy() }
         if index.isBuilt {
-            if let old = overviews[id], let oldKey = UniqueIndex.key(ofOverview: old), index.owners[oldKey] == id {
+            if let old = entries[id]?.overview, let oldKey = UniqueIndex.key(ofOverview: old), index.owners[oldKey] == id {
                 index.owners[oldKey] = nil
             }
             if case .put(_, let newAttributes) = change, let key = newAttributes.uniquenessKey {
@@ -89,13 +93,19 @@ struct VaultSnapshot: Sendable {
         }
         switch change {
         case .put(let record, let newAttributes):
-            records[id] = record
-            overviews[id] = EntryCodec.encodeOverview(newAttributes).publicBytes
+            entries[id] = SnapshotEntry(record: record, overview: EntryCodec.encodeOverview(newAttributes).publicBytes)
         case .delete:
-            records[id] = nil
-            overviews[id] = nil
+            entries[id] = nil
         }
     }
+}
+
+/// One item of a snapshot: its record as on disk, and its overview decrypted and
+/// checked, kept as its field list (SPEC.md §7.2): a few hundred bytes per item instead
+/// of a struct of strings and arrays. ``VaultSnapshot/attributes(_:)`` decodes one.
+struct SnapshotEntry: Sendable {
+    var record: EntryRecord
+    var overview: [UInt8]
 }
 
 /// The item holding each unique key (``UniquenessKey``).
@@ -104,11 +114,11 @@ final class UniqueIndex: @unchecked Sendable {
     var owners: [UniquenessKey: ItemID] = [:]
     private(set) var isBuilt = false
 
-    func build(from overviews: [ItemID: [UInt8]]) {
+    func build(from entries: [ItemID: SnapshotEntry]) {
         guard !isBuilt else { return }
-        owners.reserveCapacity(overviews.count)
-        for (id, list) in overviews {
-            guard let key = Self.key(ofOverview: list) else { continue }
+        owners.reserveCapacity(entries.count)
+        for (id, entry) in entries {
+            guard let key = Self.key(ofOverview: entry.overview) else { continue }
             // Two items with one key can only come from a faulty writer; keep the first, refuse new duplicates.
             if owners[key] == nil { owners[key] = id }
         }
@@ -180,7 +190,7 @@ struct Changeset: Sendable {
 
     /// Refuses changes to items that another writer changed since `base` was read.
     func checkNoConflict(base: VaultSnapshot, theirs: VaultSnapshot) throws(CofferError) {
-        for id in order where base.records[id]?.revision != theirs.records[id]?.revision {
+        for id in order where base.record(id)?.revision != theirs.record(id)?.revision {
             throw .conflict("item \(id.hex) was changed by another writer")
         }
         if header != nil, base.header != theirs.header {

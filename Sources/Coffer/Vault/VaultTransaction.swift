@@ -37,7 +37,6 @@ public final class VaultTransaction {
     func finish() -> Changeset {
         isOpen = false
         base.forgetAttributes()
-        base.records = [:]
         return changes
     }
 
@@ -50,7 +49,7 @@ public final class VaultTransaction {
         switch changes.entries[id] {
         case .put(let record, _)?: return record
         case .delete?: return nil
-        case nil: return base.records[id]
+        case nil: return base.record(id)
         }
     }
 
@@ -93,23 +92,36 @@ public final class VaultTransaction {
         try ensureOpen()
         // Overviews whose bytes rule the item out are never decoded; the rest are
         // decoded on all cores, then checked against the query as attributes.
-        var candidates: [(id: ItemID, list: [UInt8])] = []
-        for (id, list) in base.overviews where changes.entries[id] == nil && query.matches(overview: list) != false {
-            candidates.append((id, list))
+        var candidates: [(id: ItemID, revision: UInt64, list: [UInt8])] = []
+        let unchanged = changes.entries.isEmpty
+        // True while the bytes alone have decided every candidate: no check on attributes needed.
+        var decided = true
+        for (id, entry) in base.entries where unchanged || changes.entries[id] == nil {
+            switch query.matches(overview: entry.overview) {
+            case false?: continue
+            case true?: break
+            case nil: decided = false
+            }
+            candidates.append((id, entry.record.revision, entry.overview))
         }
-        let base = self.base
-        var found = try ParallelWork.map(candidates) { (candidate) throws(CofferError) -> Item in
-            Item(id: candidate.id, revision: base.records[candidate.id]?.revision ?? 0,
-                 attributes: try EntryCodec.decodeOverview(candidate.list))
+        // Without pending changes the candidates are ordered first, from their bytes,
+        // and decoded straight into place: no sort of decoded items.
+        let ordered = changes.order.isEmpty && DisplayOrder.sort(overviews: &candidates, id: \.id, list: \.list)
+        if ordered, decided, let limit = query.limit, limit >= 0, candidates.count > limit {
+            candidates.removeSubrange(limit...)   // the rest would be decoded only to be dropped
+        }
+        var found = try ParallelWork.map(count: candidates.count) { [candidates] (index) throws(CofferError) -> Item in
+            Item(id: candidates[index].id, revision: candidates[index].revision,
+                 attributes: try EntryCodec.decodeOverview(candidates[index].list))
         }
         candidates = []
-        found.removeAll { !query.matches($0.attributes) }
+        if !decided { found.removeAll { !query.matches($0.attributes) } }
         for id in changes.order {
             if case .put(let record, let attributes)? = changes.entries[id], query.matches(attributes) {
                 found.append(Item(id: id, revision: record.revision, attributes: attributes))
             }
         }
-        DisplayOrder.sort(&found)
+        if !ordered { DisplayOrder.sort(&found) }
         if let limit = query.limit, limit >= 0, found.count > limit { found.removeSubrange(limit...) }
         return found
     }
