@@ -570,7 +570,9 @@ enum WorkedExample {
         let secretAD = EntryRecord.associatedData(vaultID: header.vaultID, id: id, revision: record.revision, part: .secret)
         let overviewPlain = try record.overviewCiphertext.withBytes { (c) throws(CofferError) in
             try record.overviewNonce.withBytes { (n) throws(CofferError) in
-                try XChaCha20Poly1305.openPublic(c, key: keys.overviewKey, nonce: n, associatedData: overviewAD)
+                try overviewAD.withBytes { (ad) throws(CofferError) in
+                    try XChaCha20Poly1305.openPublic(c, key: keys.overviewKey, nonce: n, associatedData: ad)
+                }
             }
         }
         let secretPlain = try XChaCha20Poly1305.open(record.secretCiphertext, key: keys.secretKey, nonce: record.secretNonce,

@@ -65,7 +65,7 @@ extension XChaCha20Poly1305 {
     /// Decrypts data that is not secret (item overviews) into ordinary memory,
     /// avoiding one guarded allocation per item when a large vault is listed.
     static func openPublic(
-        _ ciphertext: UnsafeRawBufferPointer, key: SecureBytes, nonce: UnsafeRawBufferPointer, associatedData: [UInt8]
+        _ ciphertext: UnsafeRawBufferPointer, key: SecureBytes, nonce: UnsafeRawBufferPointer, associatedData: UnsafeRawBufferPointer
     ) throws(CofferError) -> [UInt8] {
         try Sodium.ensureInitialized()
         guard key.count == keyLength, nonce.count == nonceLength else { throw .invalidArgument("bad key or nonce length") }
@@ -77,7 +77,8 @@ extension XChaCha20Poly1305 {
         let status = key.withBytePointer { k, _ in
             crypto_aead_xchacha20poly1305_ietf_decrypt(
                 &out, &written, nil, cBase.assumingMemoryBound(to: UInt8.self), UInt64(ciphertext.count),
-                associatedData, UInt64(associatedData.count), nBase.assumingMemoryBound(to: UInt8.self), k)
+                associatedData.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(associatedData.count),
+                nBase.assumingMemoryBound(to: UInt8.self), k)
         }
         guard status == 0 else { throw .authenticationFailed }
         return out

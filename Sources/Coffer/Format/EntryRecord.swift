@@ -106,11 +106,16 @@ struct EntryRecord: Sendable {
         do {
             plain = try body.withBytes { (raw) throws(CofferError) in
                 let base = body.startIndex
-                return try XChaCha20Poly1305.openPublic(
-                    UnsafeRawBufferPointer(rebasing: raw[(overviewCiphertext.lowerBound - base)..<(overviewCiphertext.upperBound - base)]),
-                    key: keys.overviewKey,
-                    nonce: UnsafeRawBufferPointer(rebasing: raw[(overviewNonce.lowerBound - base)..<(overviewNonce.upperBound - base)]),
-                    associatedData: Self.associatedData(vaultID: vaultID, id: id, revision: revision, part: .overview))
+                // The associated data on the stack: no allocation per overview of a large vault.
+                return try withUnsafeTemporaryAllocation(byteCount: Self.associatedDataLength, alignment: 1) {
+                    (ad) throws(CofferError) in
+                    Self.writeAssociatedData(into: ad, vaultID: vaultID, id: id, revision: revision, part: .overview)
+                    return try XChaCha20Poly1305.openPublic(
+                        UnsafeRawBufferPointer(rebasing: raw[(overviewCiphertext.lowerBound - base)..<(overviewCiphertext.upperBound - base)]),
+                        key: keys.overviewKey,
+                        nonce: UnsafeRawBufferPointer(rebasing: raw[(overviewNonce.lowerBound - base)..<(overviewNonce.upperBound - base)]),
+                        associatedData: UnsafeRawBufferPointer(ad))
+                }
             }
         } catch .authenticationFailed {
             throw .tampered(.entry(id.hex))
@@ -142,12 +147,32 @@ struct EntryRecord: Sendable {
         return try plain.withUnsafeBytes { (raw) throws(CofferError) in try EntryCodec.decodeSecrets(raw) }
     }
 
+    /// BLAKE2b-256 of this record's body, without copying the body slice.
+    func digestOfBody() throws(CofferError) -> Digest256 {
+        try body.withBytes { (raw) throws(CofferError) in try BLAKE2b.digest256(buffer: raw) }
+    }
+
     /// BLAKE2b-256 of a body, as listed in the manifest.
     static func computeDigest(_ body: ArraySlice<UInt8>) throws(CofferError) -> Digest256 {
         try body.withBytes { (raw) throws(CofferError) in try BLAKE2b.digest256(buffer: raw) }
     }
 
     /// `"coffer.v1.entry" 0x00 || vault id || entry id || revision (u64 LE) || part` (SPEC.md §6).
+    static let associatedDataLength = FormatV1.entryADLabel.count + FormatV1.vaultIDLength + FormatV1.entryIDLength + 8 + 1
+
+    /// ``associatedData(vaultID:id:revision:part:)`` written into `out` (exactly
+    /// ``associatedDataLength`` bytes), for callers that keep it off the heap.
+    static func writeAssociatedData(into out: UnsafeMutableRawBufferPointer, vaultID: [UInt8], id: ItemID, revision: UInt64, part: Part) {
+        let label = FormatV1.entryADLabel
+        precondition(vaultID.count == FormatV1.vaultIDLength && out.count == associatedDataLength, "AD layout")
+        out.copyBytes(from: label)
+        UnsafeMutableRawBufferPointer(rebasing: out[label.count...]).copyBytes(from: vaultID)
+        let offset = label.count + vaultID.count
+        id.write(to: UnsafeMutableRawBufferPointer(rebasing: out[offset...]))
+        out.storeBytes(of: revision.littleEndian, toByteOffset: offset + FormatV1.entryIDLength, as: UInt64.self)
+        out[offset + FormatV1.entryIDLength + 8] = part.rawValue
+    }
+
     static func associatedData(vaultID: [UInt8], id: ItemID, revision: UInt64, part: Part) -> [UInt8] {
         var writer = ByteWriter(capacity: 16 + 16 + 16 + 8 + 1)
         writer.bytes(FormatV1.entryADLabel)

@@ -24,6 +24,12 @@ public struct ItemID: Sendable, Hashable, Comparable, Codable, CustomStringConve
         withUnsafeBytes(of: low.bigEndian) { out.append(contentsOf: $0) }
     }
 
+    /// Writes the 16 raw bytes at the start of `out` (at least 16 bytes long).
+    func write(to out: UnsafeMutableRawBufferPointer) {
+        out.storeBytes(of: high.bigEndian, toByteOffset: 0, as: UInt64.self)
+        out.storeBytes(of: low.bigEndian, toByteOffset: 8, as: UInt64.self)
+    }
+
     /// From exactly 16 bytes (callers check the length).
     init(validated bytes: [UInt8]) {
         self.init(bytes: bytes[...])

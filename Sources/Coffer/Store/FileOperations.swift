@@ -104,11 +104,26 @@ extension FileIO {
         // someone writes it in place (Coffer never does), so stay bounded regardless.
         // One byte more than the size: the read that finds the end of the file then
         // needs no larger buffer (growing it would copy the whole file).
+        // The buffer is not zeroed first: the reads fill it (a large vault is tens of MB).
         let wanted = min(Int(max(status.size, 0)), limit)
-        var bytes = [UInt8](repeating: 0, count: limit == .max ? wanted + 1 : wanted)
-        var filled = 0
-        while true {
-            if filled == limit { break }
+        var failure: Int32?
+        var sawEnd = false
+        var bytes = [UInt8](unsafeUninitializedCapacity: limit == .max ? wanted + 1 : wanted) { buffer, count in
+            let raw = UnsafeMutableRawBufferPointer(buffer)
+            var filled = 0
+            while filled < raw.count {
+                let rest = UnsafeMutableRawBufferPointer(rebasing: raw[filled...])
+                let outcome = retryingInterrupts { read(fd, rest) }
+                if outcome.failed { failure = outcome.errno; break }
+                if outcome.value == 0 { sawEnd = true; break }
+                filled += min(outcome.value, rest.count)
+            }
+            count = filled
+        }
+        if let failure { throw .io(operation: StoreOperation.read, path: path, errno: failure) }
+        var filled = bytes.count
+        // Only when the file grew since fstat: keep reading, in bounded steps.
+        while !sawEnd && filled < limit {
             if filled == bytes.count {
                 if bytes.count > VaultFileStore.maximumFileSize { throw .malformed("file larger than 1 GiB") }
                 bytes += [UInt8](repeating: 0, count: min(64 * 1024, limit - filled))

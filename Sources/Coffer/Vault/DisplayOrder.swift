@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -5,13 +6,18 @@ import Darwin
 #endif
 
 /// The order of listed items: by label (else service, else server), then account,
-/// then id.
+/// then id. Texts compare by Unicode code points after canonical composition (NFC), so
+/// canonically equivalent spellings sort together; for ASCII that is byte order.
+///
+/// Not `String`'s `<`: it is not a strict weak order (Swift 6.3 finds "e\u{301}" and
+/// "\u{e9}a" neither equal nor ordered either way), which makes a sort's result
+/// depend on the input order.
 enum DisplayOrder {
     /// Sorts `items` into display order.
     ///
-    /// Sorting structs of strings with a closure retains and releases every string at
-    /// every comparison, which dominated listing a large vault. For ASCII keys (byte
-    /// order is then `String`'s order) this compares UTF-8 bytes in one buffer instead.
+    /// Keys are compared as UTF-8 bytes in one buffer: sorting structs of strings with a
+    /// closure retains and releases every string at every comparison, which dominated
+    /// listing a large vault.
     static func sort(_ items: inout [Item]) {
         guard items.count > 1 else { return }
         var keys = SortKeys(capacity: items.count)
@@ -19,19 +25,18 @@ enum DisplayOrder {
         // dynamic member lookup, copies every item (reference counting each string).
         for index in items.indices {
             let start = keys.text.count
-            if let key = primaryKey(items[index].attributes) { keys.text.append(contentsOf: key.utf8) }
+            if let key = primaryKey(items[index].attributes) { keys.appendText(key) }
             let middle = keys.text.count
-            if let account = items[index].attributes.account { keys.text.append(contentsOf: account.utf8) }
+            if let account = items[index].attributes.account { keys.appendText(account) }
             keys.append(start, middle, id: items[index].id)
         }
-        guard let order = keys.asciiOrder() else { return items.sort(by: inOrder) }
-        permute(&items, to: order)
+        permute(&items, to: keys.order())
     }
 
-    /// Sorts overview field lists (SPEC.md §7.2) into the order their items would take,
+    /// Sorts overview field lists (SPEC.md §7.2) into the order their items take,
     /// reading the keys from the bytes: a listing then decodes items straight into
-    /// place. Returns false, leaving `entries` as they were, when a key is not ASCII or
-    /// a list is not in the usual shape; the caller then sorts the decoded items.
+    /// place. Returns false, leaving `entries` as they were, when a list is not in the
+    /// usual shape; the caller then sorts the decoded items.
     static func sort<Entry>(overviews entries: inout [Entry], id: (Entry) -> ItemID, list: (Entry) -> [UInt8]) -> Bool {
         guard entries.count > 1 else { return true }
         var keys = SortKeys(capacity: entries.count)
@@ -39,20 +44,19 @@ enum DisplayOrder {
             let readable = list(entries[index]).withUnsafeBytes { raw -> Bool in
                 guard let fields = OverviewFields(raw) else { return false }
                 let start = keys.text.count
-                if let key = fields.label ?? fields.service ?? fields.server { keys.text.append(contentsOf: raw[key]) }
+                if let key = fields.label ?? fields.service ?? fields.server { keys.appendText(UnsafeRawBufferPointer(rebasing: raw[key])) }
                 let middle = keys.text.count
-                if let account = fields.account { keys.text.append(contentsOf: raw[account]) }
+                if let account = fields.account { keys.appendText(UnsafeRawBufferPointer(rebasing: raw[account])) }
                 keys.append(start, middle, id: id(entries[index]))
                 return true
             }
             guard readable else { return false }
         }
-        guard let order = keys.asciiOrder() else { return false }
-        permute(&entries, to: order)
+        permute(&entries, to: keys.order())
         return true
     }
 
-    /// Every item's primary key and account, back to back in one buffer.
+    /// Every item's primary key and account, back to back in one buffer, in NFC.
     private struct SortKeys {
         var text: [UInt8] = []
         /// Per item: where its primary key starts, where it ends (= where its account starts), where the account ends.
@@ -64,15 +68,30 @@ enum DisplayOrder {
             ids.reserveCapacity(capacity)
         }
 
+        mutating func appendText(_ string: String) {
+            if string.utf8.allSatisfy({ $0 < 0x80 }) {
+                text.append(contentsOf: string.utf8)
+            } else {
+                text.append(contentsOf: string.precomposedStringWithCanonicalMapping.utf8)
+            }
+        }
+
+        /// Checked UTF-8 (an overview's text field).
+        mutating func appendText(_ utf8: UnsafeRawBufferPointer) {
+            if utf8.allSatisfy({ $0 < 0x80 }) {
+                text.append(contentsOf: utf8)
+            } else {
+                appendText(String(decoding: utf8, as: UTF8.self))
+            }
+        }
+
         mutating func append(_ start: Int, _ middle: Int, id: ItemID) {
             bounds.append((start, middle, text.count))
             ids.append(id)
         }
 
-        /// Indices in display order, or nil when some key is not ASCII (byte order
-        /// would then differ from `String`'s).
-        func asciiOrder() -> [Int]? {
-            for byte in text where byte >= 0x80 { return nil }
+        /// Indices in display order: UTF-8 byte order of the NFC keys is code point order.
+        func order() -> [Int] {
             // Each key's first 8 bytes as a big-endian integer decide most comparisons
             // without touching the text; equal prefixes fall back to the full keys.
             var keyed: [(prefix: UInt64, index: Int)] = []
@@ -110,8 +129,7 @@ enum DisplayOrder {
                     }
                 }
             }
-            let order = keyed.map(\.index)
-            return order
+            return keyed.map(\.index)
         }
     }
 
@@ -136,14 +154,6 @@ enum DisplayOrder {
                 }
             }
         }
-    }
-
-    /// The same order on any strings (Unicode canonical order, as `String` compares).
-    static func inOrder(_ a: Item, _ b: Item) -> Bool {
-        let ka = (primaryKey(a.attributes) ?? "", a.attributes.account ?? "")
-        let kb = (primaryKey(b.attributes) ?? "", b.attributes.account ?? "")
-        if ka != kb { return ka < kb }
-        return a.id < b.id
     }
 
     private static func primaryKey(_ attributes: ItemAttributes) -> String? {

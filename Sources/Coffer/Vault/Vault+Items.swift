@@ -1,7 +1,9 @@
 /// Item operations. Each change below is saved at once, atomically; use
 /// ``Vault/transaction(_:)`` to save several together.
 extension Vault {
-    /// Items matching `query` (attributes only; no secret is decrypted).
+    /// Items matching `query` (attributes only; no secret is decrypted), ordered by label
+    /// (else service, else server), then account, then id; texts compare by Unicode code
+    /// points after canonical composition (NFC), so equivalent spellings sort together.
     ///
     /// ```swift
     /// let logins = try vault.items(matching: ItemQuery(kind: .internetPassword, limit: 50))

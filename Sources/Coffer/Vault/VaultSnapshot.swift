@@ -21,11 +21,16 @@ struct VaultSnapshot: Sendable {
         self.identity = identity
         let vaultID = codec.header.vaultID
         let read = codec.records
-        let opened = try ParallelWork.map(count: read.count) { (index) throws(CofferError) -> [UInt8] in
-            if let previous, let old = previous.entries[read[index].id], old.record.body == read[index].body {
-                return old.overview
+        // Records are reached through a buffer pointer: indexing the array from the
+        // threads copied each record, retaining the file buffer they all share from
+        // every thread at once.
+        let opened = try read.withUnsafeBufferPointer { (records) throws(CofferError) -> [[UInt8]] in
+            try ParallelWork.map(count: records.count) { (index) throws(CofferError) -> [UInt8] in
+                if let previous, let old = previous.entries[records[index].id], old.record.body == records[index].body {
+                    return old.overview
+                }
+                return try records[index].openOverviewList(vaultID: vaultID, keys: keys)
             }
-            return try read[index].openOverviewList(vaultID: vaultID, keys: keys)
         }
         entries = Dictionary(minimumCapacity: read.count)
         for index in read.indices {
@@ -103,9 +108,18 @@ struct VaultSnapshot: Sendable {
 /// One item of a snapshot: its record as on disk, and its overview decrypted and
 /// checked, kept as its field list (SPEC.md §7.2): a few hundred bytes per item instead
 /// of a struct of strings and arrays. ``VaultSnapshot/attributes(_:)`` decodes one.
-struct SnapshotEntry: Sendable {
-    var record: EntryRecord
-    var overview: [UInt8]
+///
+/// A class, never changed once made (a change puts a new one in place): passing one
+/// around is one reference count, where copying the record's struct cost a dozen
+/// when a large vault is listed.
+final class SnapshotEntry: Sendable {
+    let record: EntryRecord
+    let overview: [UInt8]
+
+    init(record: EntryRecord, overview: [UInt8]) {
+        self.record = record
+        self.overview = overview
+    }
 }
 
 /// The item holding each unique key (``UniquenessKey``).

@@ -87,7 +87,9 @@ public final class VaultTransaction {
 
     // MARK: Reading
 
-    /// Items matching `query`, ordered by label, service or server, then account. Decrypts no secret.
+    /// Items matching `query`, ordered by label (else service, else server), then account,
+    /// then id; texts compare by Unicode code points after canonical composition (NFC).
+    /// Decrypts no secret.
     public func items(matching query: ItemQuery = .all) throws(CofferError) -> [Item] {
         try ensureOpen()
         // Overviews whose bytes rule the item out are never decoded; the rest are
