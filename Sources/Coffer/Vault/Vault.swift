@@ -150,8 +150,13 @@ public final class Vault: @unchecked Sendable {
     public func lock() {
         withLock {
             keys = nil
-            snapshot.forgetAttributes()
+            snapshot.releaseAttributes()
         }
+    }
+
+    deinit {
+        keys = nil
+        snapshot.releaseAttributes()
     }
 
     /// True after ``lock()``.
