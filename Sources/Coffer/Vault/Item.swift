@@ -14,6 +14,10 @@ public struct Item: Sendable, Hashable, Identifiable, Codable {
     public let revision: UInt64
     public let attributes: ItemAttributes
 
+    // Inlinable: a key path applied through an opaque generic call costs a runtime
+    // projection per access, which showed in listing large vaults; inlined, the
+    // compiler resolves it to a plain field read.
+    @inlinable
     public subscript<T>(dynamicMember keyPath: KeyPath<ItemAttributes, T>) -> T {
         attributes[keyPath: keyPath]
     }

@@ -137,15 +137,16 @@ func readSecretFields(_ names: [String]) throws -> [SecretField] {
 
 /// A name for an item in messages and listings: never a secret.
 func displayName(_ item: Item) -> String {
-    switch item.kind {
-    case .genericPassword: return item.service ?? item.label ?? "?"
+    let a = item.attributes
+    switch a.kind {
+    case .genericPassword: return a.service ?? a.label ?? "?"
     case .internetPassword:
-        var text = item.server ?? "?"
-        if let scheme = item.protocol { text = "\(scheme)://\(text)" }
-        if let port = item.port { text += ":\(port)" }
-        if let path = item.path { text += path }
+        var text = a.server ?? "?"
+        if let scheme = a.protocol { text = "\(scheme)://\(text)" }
+        if let port = a.port { text += ":\(port)" }
+        if let path = a.path { text += path }
         return text
-    case .secureNote: return item.label ?? "?"
+    case .secureNote: return a.label ?? "?"
     }
 }
 
@@ -180,10 +181,11 @@ func printItems(_ items: [Item], json: Bool) throws {
     let header = ["NAME", "ACCOUNT", "KIND", "TAGS"]
     guard !items.isEmpty else { return }
     let rows = items.map { item in
-        [item.isFavorite ? "* " + displayName(item) : displayName(item),
-         item.account ?? "",
-         item.kind.rawValue,
-         item.tags.isEmpty ? "" : item.tags.map { "#" + $0 }.joined(separator: " ")]
+        let a = item.attributes
+        return [a.isFavorite ? "* " + displayName(item) : displayName(item),
+                a.account ?? "",
+                a.kind.rawValue,
+                a.tags.isEmpty ? "" : a.tags.map { "#" + $0 }.joined(separator: " ")]
     }
     // Widths in characters, as a terminal shows them; ASCII cells (the usual case) are
     // measured by their byte count, which is the same and far cheaper.
