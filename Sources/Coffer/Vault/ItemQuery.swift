@@ -42,15 +42,18 @@ public struct ItemQuery: Sendable, Hashable {
     /// Every item.
     public static let all = ItemQuery()
 
+    /// True when no attribute filter is set (a limit aside): every item matches.
+    var selectsEverything: Bool {
+        (text ?? "").isEmpty && kind == nil && service == nil && account == nil && server == nil && self.protocol == nil
+            && port == nil && path == nil && label == nil && tag == nil && isFavorite == nil
+    }
+
     /// `matches(_:)` from an item's overview field list, without decoding it: false or
     /// true when the list's bytes decide, nil when only the attributes can tell (a text
     /// search, or non-ASCII text that differs in bytes but may be canonically equal).
     func matches(overview list: [UInt8]) -> Bool? {
         if let text, !text.isEmpty { return nil }
-        if kind == nil, service == nil, account == nil, server == nil, self.protocol == nil, port == nil, path == nil,
-           label == nil, tag == nil, isFavorite == nil {
-            return true   // every item, as `.all`
-        }
+        if selectsEverything { return true }
         return list.withUnsafeBytes { (raw) -> Bool? in
             guard let f = OverviewFields(raw) else { return nil }
             var unsure = false
