@@ -139,7 +139,7 @@ enum Micro {
         try measure("vault \(label): open (raw key, no KDF)", reps: reps) {
             _ = try Vault.open(at: path, credential: .rawKey(rawKey))
         }
-        try measure("vault \(label): Vault.info (reads and parses the file)", reps: reps) {
+        try measure("vault \(label): Vault.info (reads the header only)", reps: reps) {
             _ = try Vault.info(at: path)
         }
         let opened = try Vault.open(at: path, credential: .rawKey(rawKey))
