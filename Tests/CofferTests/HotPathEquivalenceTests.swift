@@ -49,9 +49,29 @@ struct HotPathEquivalenceTests {
             for limit in [0, 1, 65_536, 199_999, 200_000, 300_000] {
                 let read = try store.readPrefix(limit)
                 #expect(read.bytes == Array(data.prefix(limit)))
-                #expect(read.size == data.count)
+                #expect(read.identity.size == Int64(data.count))
             }
             #expect(try store.read().bytes == data)
+        }
+    }
+
+    @Test("Secret files: a FIFO is refused at once, never waited on; empty and oversized key files are refused")
+    func secretFileKinds() throws {
+        try withTemporaryDirectory { dir in
+            let fifo = dir.appendingPathComponent("pipe").path
+            #expect(mkfifo(fifo, 0o600) == 0)
+            // Without O_NONBLOCK this open would block until a writer came.
+            #expect(throws: CofferError.invalidArgument("key file \(fifo) is not a regular file")) { try KeyFile(contentsOf: fifo) }
+            #expect(throws: CofferError.invalidArgument("\(fifo) is not a regular file")) {
+                try SecretFile.contents(of: fifo, limit: 1 << 20, kind: "import file", name: fifo)
+            }
+            let empty = dir.appendingPathComponent("empty.key").path
+            #expect(FileManager.default.createFile(atPath: empty, contents: Data()))
+            #expect(throws: CofferError.invalidArgument("key file \(empty) is empty")) { try KeyFile(contentsOf: empty) }
+            let generated = dir.appendingPathComponent("new.key").path
+            _ = try KeyFile.generate(at: generated)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: generated)).count == 64)
+            #expect(throws: CofferError.fileExists(generated)) { try KeyFile.generate(at: generated) }
         }
     }
 }

@@ -8,17 +8,7 @@ enum BLAKE2b {
 
     /// Unkeyed hash of public data.
     static func hash(_ data: some Collection<UInt8>, outputLength: Int = 32) throws(CofferError) -> [UInt8] {
-        try compute(Array(data), key: nil, outputLength: outputLength)
-    }
-
-    /// Unkeyed hash of bytes in place, without copying them.
-    static func hash(buffer: UnsafeRawBufferPointer, outputLength: Int = 32) throws(CofferError) -> [UInt8] {
-        try checkLengths(key: nil, outputLength: outputLength)
-        var out = [UInt8](repeating: 0, count: outputLength)
-        let status = crypto_generichash(&out, outputLength, buffer.baseAddress?.assumingMemoryBound(to: UInt8.self),
-                                        UInt64(buffer.count), nil, 0)
-        guard status == 0 else { throw .invalidArgument("BLAKE2b failed") }
-        return out
+        try compute(data, key: nil, outputLength: outputLength)
     }
 
     /// Unkeyed BLAKE2b-256 of bytes in place, as an inline ``Digest256``.
@@ -35,7 +25,7 @@ enum BLAKE2b {
 
     /// Keyed hash (a MAC) of public data under a secret key; the tag is public.
     static func mac(_ data: some Collection<UInt8>, key: SecureBytes, outputLength: Int = 32) throws(CofferError) -> [UInt8] {
-        try compute(Array(data), key: key, outputLength: outputLength)
+        try compute(data, key: key, outputLength: outputLength)
     }
 
     /// Keyed hash whose output is itself secret (a derived key), in guarded memory.
@@ -49,17 +39,20 @@ enum BLAKE2b {
         }
     }
 
-    private static func compute(_ data: [UInt8], key: SecureBytes?, outputLength: Int) throws(CofferError) -> [UInt8] {
+    /// Hashes the bytes in place when they are contiguous (arrays, slices of a file's
+    /// buffer: a large vault's manifest is megabytes), copying them only otherwise.
+    private static func compute(_ data: some Collection<UInt8>, key: SecureBytes?, outputLength: Int) throws(CofferError) -> [UInt8] {
         try checkLengths(key: key, outputLength: outputLength)
         var out = [UInt8](repeating: 0, count: outputLength)
-        let status: Int32
-        if let key {
-            status = key.withBytePointer { k, kLength in
-                crypto_generichash(&out, outputLength, data, UInt64(data.count), k, kLength)
+        func run(_ bytes: UnsafeBufferPointer<UInt8>) -> Int32 {
+            if let key {
+                return key.withBytePointer { k, kLength in
+                    crypto_generichash(&out, outputLength, bytes.baseAddress, UInt64(bytes.count), k, kLength)
+                }
             }
-        } else {
-            status = crypto_generichash(&out, outputLength, data, UInt64(data.count), nil, 0)
+            return crypto_generichash(&out, outputLength, bytes.baseAddress, UInt64(bytes.count), nil, 0)
         }
+        let status = data.withContiguousStorageIfAvailable(run) ?? Array(data).withUnsafeBufferPointer(run)
         guard status == 0 else { throw .invalidArgument("BLAKE2b failed") }
         return out
     }

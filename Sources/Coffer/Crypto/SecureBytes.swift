@@ -57,9 +57,13 @@ public final class SecureBytes: @unchecked Sendable {
 
     /// Copies `bytes` into guarded memory. The caller's copy is not wiped.
     public convenience init<Bytes: Sequence>(copying bytes: Bytes) throws(CofferError) where Bytes.Element == UInt8 {
-        let array = Array(bytes)
-        try self.init(count: array.count) { buffer in
-            buffer.copyBytes(from: array)
+        if let array = bytes as? [UInt8] {
+            try self.init(count: array.count) { buffer in buffer.copyBytes(from: array) }
+        } else {
+            // Any other sequence goes through a temporary array, wiped before it is freed.
+            var array = Array(bytes)
+            defer { Self.wipe(&array) }
+            try self.init(count: array.count) { buffer in buffer.copyBytes(from: array) }
         }
     }
 
@@ -125,6 +129,13 @@ public final class SecureBytes: @unchecked Sendable {
     /// ```
     public static func wipe(_ bytes: inout [UInt8]) {
         bytes.withUnsafeMutableBytes { buffer in
+            if let base = buffer.baseAddress { sodium_memzero(base, buffer.count) }
+        }
+    }
+
+    /// ``wipe(_:)`` for arrays of other plain values (code points, word indices).
+    static func wipe<Value: BitwiseCopyable>(_ values: inout [Value]) {
+        values.withUnsafeMutableBytes { buffer in
             if let base = buffer.baseAddress { sodium_memzero(base, buffer.count) }
         }
     }

@@ -78,7 +78,6 @@ struct ByteWriter {
     mutating func u64(_ value: UInt64) { append(value, width: 8) }
     mutating func bytes<C: Collection>(_ data: C) where C.Element == UInt8 { bytes.append(contentsOf: data) }
     mutating func raw(_ data: UnsafeRawBufferPointer) { bytes.append(contentsOf: data) }
-    mutating func id(_ id: ItemID) { id.append(to: &bytes) }
 
     /// Overwrites a u32 written earlier (for lengths known only afterwards).
     mutating func patchU32(_ value: UInt32, at offset: Int) {

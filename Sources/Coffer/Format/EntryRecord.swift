@@ -147,21 +147,17 @@ struct EntryRecord: Sendable {
         return try plain.withUnsafeBytes { (raw) throws(CofferError) in try EntryCodec.decodeSecrets(raw) }
     }
 
-    /// BLAKE2b-256 of this record's body, without copying the body slice.
-    func digestOfBody() throws(CofferError) -> Digest256 {
-        try body.withBytes { (raw) throws(CofferError) in try BLAKE2b.digest256(buffer: raw) }
-    }
-
     /// BLAKE2b-256 of a body, as listed in the manifest.
     static func computeDigest(_ body: ArraySlice<UInt8>) throws(CofferError) -> Digest256 {
         try body.withBytes { (raw) throws(CofferError) in try BLAKE2b.digest256(buffer: raw) }
     }
 
-    /// `"coffer.v1.entry" 0x00 || vault id || entry id || revision (u64 LE) || part` (SPEC.md §6).
+    /// `"coffer.v1.entry" 0x00 || vault id || entry id || revision (u64 LE) || part` (SPEC.md §6):
+    /// laid out once, in ``writeAssociatedData(into:vaultID:id:revision:part:)``.
     static let associatedDataLength = FormatV1.entryADLabel.count + FormatV1.vaultIDLength + FormatV1.entryIDLength + 8 + 1
 
-    /// ``associatedData(vaultID:id:revision:part:)`` written into `out` (exactly
-    /// ``associatedDataLength`` bytes), for callers that keep it off the heap.
+    /// The associated data written into `out` (exactly ``associatedDataLength`` bytes),
+    /// for callers that keep it off the heap.
     static func writeAssociatedData(into out: UnsafeMutableRawBufferPointer, vaultID: [UInt8], id: ItemID, revision: UInt64, part: Part) {
         let label = FormatV1.entryADLabel
         precondition(vaultID.count == FormatV1.vaultIDLength && out.count == associatedDataLength, "AD layout")
@@ -174,12 +170,9 @@ struct EntryRecord: Sendable {
     }
 
     static func associatedData(vaultID: [UInt8], id: ItemID, revision: UInt64, part: Part) -> [UInt8] {
-        var writer = ByteWriter(capacity: 16 + 16 + 16 + 8 + 1)
-        writer.bytes(FormatV1.entryADLabel)
-        writer.bytes(vaultID)
-        writer.id(id)
-        writer.u64(revision)
-        writer.u8(part.rawValue)
-        return writer.bytes
+        [UInt8](unsafeUninitializedCapacity: associatedDataLength) { buffer, count in
+            writeAssociatedData(into: UnsafeMutableRawBufferPointer(buffer), vaultID: vaultID, id: id, revision: revision, part: part)
+            count = associatedDataLength
+        }
     }
 }

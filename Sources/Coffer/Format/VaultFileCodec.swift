@@ -29,32 +29,33 @@ struct VaultFileCodec: Sendable {
 
     /// The longest file prefix ``parseSummary(_:)`` reads: preamble, the largest header,
     /// checksum, MAC, manifest length, generation and entry count.
-    static let summaryPrefixLength = FormatV1.magic.count + 2 + 4 + FormatV1.maxHeaderLength
-        + 2 * FormatV1.digestLength + 4 + 12
+    static let summaryPrefixLength = FormatV1.preambleLength + FormatV1.maxHeaderLength + 2 * FormatV1.digestLength + 4 + 12
 
     /// Reads preamble, header (checksum checked) and manifest length: SPEC.md §10 steps
-    /// up to the manifest, shared by `parse` and `parseSummary`.
-    private static func parseHead(_ raw: UnsafeRawBufferPointer, _ reader: inout ByteReader)
-        throws(CofferError) -> (header: VaultHeader, headerEnd: Int, headerMAC: [UInt8], manifestLength: Int) {
+    /// up to the manifest, shared by `parse` and `parseSummary`. The reader it returns
+    /// stands just after the manifest length.
+    private static func parseHead(_ raw: UnsafeRawBufferPointer)
+        throws(CofferError) -> (header: VaultHeader, headerEnd: Int, headerMAC: [UInt8], manifestLength: Int, reader: ByteReader) {
         try checkPreamble(raw)
-        reader = ByteReader(raw, offset: FormatV1.magic.count + 2)
+        var reader = ByteReader(raw, offset: FormatV1.magic.count + 2)
         let headerLength = Int(try reader.u32("header length"))
         guard headerLength <= FormatV1.maxHeaderLength else { throw .malformed("header: length \(headerLength) exceeds 64 KiB") }
         let headerRange = try reader.range(headerLength, "header")
         let headerEnd = headerRange.upperBound
-        let checksum = try reader.bytes(FormatV1.digestLength, "header checksum")
+        let checksum = Digest256(UnsafeRawBufferPointer(rebasing: raw[try reader.range(FormatV1.digestLength, "header checksum")]))
         let headerMAC = try reader.bytes(FormatV1.digestLength, "header MAC")
         // The checksum catches corruption before any KDF runs; the MAC (checked after
         // unlocking) catches deliberate changes.
-        let computed = try BLAKE2b.hash(buffer: UnsafeRawBufferPointer(rebasing: raw[0..<headerEnd]))
-        guard ConstantTime.equals(computed, checksum) else { throw .tampered(.header) }
+        guard try BLAKE2b.digest256(buffer: UnsafeRawBufferPointer(rebasing: raw[0..<headerEnd])) == checksum else {
+            throw .tampered(.header)
+        }
         let header = try VaultHeader.parse(UnsafeRawBufferPointer(rebasing: raw[headerRange]))
 
         let manifestLength = Int(try reader.u32("manifest length"))
         guard manifestLength >= 12, manifestLength <= 12 + FormatV1.maxEntries * Manifest.entryLength else {
             throw .malformed("manifest: length \(manifestLength) out of bounds")
         }
-        return (header, headerEnd, headerMAC, manifestLength)
+        return (header, headerEnd, headerMAC, manifestLength, reader)
     }
 
     /// The header, generation and entry count from the start of a file (at most
@@ -63,8 +64,8 @@ struct VaultFileCodec: Sendable {
     /// a file that ends early gives `truncated`, as `parse` would.
     static func parseSummary(_ prefix: [UInt8]) throws(CofferError) -> (header: VaultHeader, generation: UInt64, entryCount: Int) {
         try prefix.withBytes { (raw) throws(CofferError) -> (header: VaultHeader, generation: UInt64, entryCount: Int) in
-            var reader = ByteReader(raw)
-            let head = try parseHead(raw, &reader)
+            let head = try parseHead(raw)
+            var reader = head.reader
             let generation = try reader.u64("manifest generation")
             let count = Int(try reader.u32("manifest entry count"))
             guard count <= FormatV1.maxEntries else { throw .malformed("manifest: \(count) entries is too many") }
@@ -77,8 +78,7 @@ struct VaultFileCodec: Sendable {
 
     static func parse(_ bytes: [UInt8]) throws(CofferError) -> VaultFileCodec {
         try bytes.withBytes { (raw) throws(CofferError) -> VaultFileCodec in
-            var reader = ByteReader(raw)
-            let (header, headerEnd, headerMAC, manifestLength) = try parseHead(raw, &reader)
+            var (header, headerEnd, headerMAC, manifestLength, reader) = try parseHead(raw)
             let manifestRange = try reader.range(manifestLength, "manifest")
             let manifestEnd = manifestRange.upperBound
             let manifest = try Manifest.parse(UnsafeRawBufferPointer(rebasing: raw[manifestRange]))
@@ -139,7 +139,7 @@ struct VaultFileCodec: Sendable {
         // Through a buffer pointer, as in `VaultSnapshot.init`: no copy of each record.
         try records.withUnsafeBufferPointer { (records) throws(CofferError) -> [Digest256] in
             try ParallelWork.map(count: records.count, threads: threads) { (index) throws(CofferError) in
-                try records[index].digestOfBody()
+                try EntryRecord.computeDigest(records[index].body)
             }
         }
     }

@@ -39,15 +39,4 @@ public enum CharacterClass: String, Sendable, Hashable, Codable, CaseIterable, C
             }
         }
     }
-
-    /// The class of a printable ASCII byte, or nil for anything else.
-    static func of(_ byte: UInt8) -> CharacterClass? {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"): return .lowercase
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"): return .uppercase
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return .digits
-        case 0x21...0x7E: return .symbols
-        default: return nil
-        }
-    }
 }

@@ -129,7 +129,7 @@ public struct PassphraseGenerator: Sendable {
         let wordCount = policy.wordCount
         var chosen = [Int](repeating: 0, count: wordCount)
         // The indices are the secret; zero them once the bytes are copied out.
-        defer { chosen.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        defer { SecureBytes.wipe(&chosen) }
         let listSize = UInt32(wordlist.count)
         for index in 0..<wordCount { chosen[index] = Int(try pool.uniform(below: listSize)) }
         var numberAfter = -1

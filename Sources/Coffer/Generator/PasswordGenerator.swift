@@ -101,10 +101,6 @@ public struct PasswordGenerator: Sendable {
     /// let written = try generator.generate(into: buffer)   // 1000
     /// ```
     public func generate(into buffer: UnsafeMutableRawBufferPointer) throws(CofferError) -> Int {
-        let length = alphabet.length
-        guard buffer.count % length == 0 else {
-            throw .invalidArgument("buffer size \(buffer.count) is not a multiple of the password length \(length)")
-        }
         var pool = try RandomBytePool(source: SystemRandomSource())
         return try generate(into: buffer, using: &pool)
     }

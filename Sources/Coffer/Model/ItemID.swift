@@ -12,16 +12,10 @@ public struct ItemID: Sendable, Hashable, Comparable, Codable, CustomStringConve
 
     /// The 16 raw bytes.
     public var bytes: [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(16)
-        append(to: &out)
-        return out
-    }
-
-    /// Appends the 16 raw bytes (one allocation fewer than `bytes` when building AD).
-    func append(to out: inout [UInt8]) {
-        withUnsafeBytes(of: high.bigEndian) { out.append(contentsOf: $0) }
-        withUnsafeBytes(of: low.bigEndian) { out.append(contentsOf: $0) }
+        [UInt8](unsafeUninitializedCapacity: 16) { buffer, count in
+            write(to: UnsafeMutableRawBufferPointer(buffer))
+            count = 16
+        }
     }
 
     /// Writes the 16 raw bytes at the start of `out` (at least 16 bytes long).

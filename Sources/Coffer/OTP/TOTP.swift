@@ -211,7 +211,7 @@ enum TOTPURI {
         }
         let type = String(decoding: text[afterScheme..<slash], as: UTF8.self).lowercased()
         if type == "hotp" { throw .invalidArgument("counter-based (HOTP) one-time passwords are not supported; only TOTP") }
-        guard type == "totp" else { throw .invalidArgument("unknown one-time password type \"\(type)\" (expected totp)") }
+        guard type == "totp" else { throw .invalidArgument("unknown one-time password type (expected totp)") }
         let question = text[(slash + 1)...].firstIndex(of: UInt8(ascii: "?")) ?? text.count
         let label = try decodedString(UnsafeRawBufferPointer(rebasing: text[(slash + 1)..<question]), what: "label")
         var issuer: String?, account: String?

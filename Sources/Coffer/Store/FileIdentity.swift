@@ -18,12 +18,4 @@ struct FileIdentity: Equatable, Hashable, Sendable {
 struct FileSnapshot: Sendable {
     let bytes: [UInt8]
     let identity: FileIdentity
-    /// The file's size: `bytes.count` for a whole read; for a prefix read, what fstat said.
-    let size: Int
-
-    init(bytes: [UInt8], identity: FileIdentity, size: Int? = nil) {
-        self.bytes = bytes
-        self.identity = identity
-        self.size = size ?? bytes.count
-    }
 }

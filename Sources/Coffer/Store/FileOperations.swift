@@ -82,7 +82,7 @@ extension FileIO {
     /// before allocating. Missing -> `fileNotFound(path)`.
     ///
     /// With `limit`, reads only the first `limit` bytes (fewer if the file is shorter);
-    /// `FileSnapshot.size` still gives the whole file's size.
+    /// the identity's `size` still gives the whole file's size.
     func readWholeFile(_ path: String, limit: Int = .max) throws(CofferError) -> FileSnapshot {
         // O_NONBLOCK: opening a FIFO planted at the path must not hang; it has no
         // effect on regular files.
@@ -105,10 +105,9 @@ extension FileIO {
         // One byte more than the size: the read that finds the end of the file then
         // needs no larger buffer (growing it would copy the whole file).
         // The buffer is not zeroed first: the reads fill it (a large vault is tens of MB).
-        let wanted = min(Int(max(status.size, 0)), limit)
         var failure: Int32?
         var sawEnd = false
-        var bytes = [UInt8](unsafeUninitializedCapacity: limit == .max ? wanted + 1 : wanted) { buffer, count in
+        var bytes = [UInt8](unsafeUninitializedCapacity: min(Int(max(status.size, 0)) + 1, limit)) { buffer, count in
             let raw = UnsafeMutableRawBufferPointer(buffer)
             var filled = 0
             while filled < raw.count {
@@ -138,6 +137,6 @@ extension FileIO {
         }
         if filled > VaultFileStore.maximumFileSize { throw .malformed("file larger than 1 GiB") }
         bytes.removeSubrange(filled...)
-        return FileSnapshot(bytes: bytes, identity: status.identity, size: limit == .max ? filled : Int(max(status.size, 0)))
+        return FileSnapshot(bytes: bytes, identity: status.identity)
     }
 }

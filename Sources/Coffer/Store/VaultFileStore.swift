@@ -53,7 +53,7 @@ struct VaultFileStore: Sendable {
         try io.readWholeFile(path)
     }
 
-    /// Reads at most the first `limit` bytes (``FileSnapshot/size`` is the whole size).
+    /// Reads at most the first `limit` bytes (the identity's `size` is the whole size).
     func readPrefix(_ limit: Int) throws(CofferError) -> FileSnapshot {
         try io.readWholeFile(path, limit: limit)
     }

@@ -40,7 +40,7 @@ struct DictionaryMatcher {
 
         // Reversed.
         var reversed = Array(lower.reversed())
-        defer { wipeScalars(&reversed) }
+        defer { SecureBytes.wipe(&reversed) }
         found += matchWords(in: reversed, misspellings: false) { start, end, dictionary, rank, _ in
             PasswordMatch(start: n - 1 - end, end: n - 1 - start,
                           pattern: .dictionary(.init(dictionary: dictionary, rank: rank, reversed: true)))
@@ -50,7 +50,7 @@ struct DictionaryMatcher {
         let hasL33t = lower.map { Self.l33tCandidates[$0] != nil }
         for substitution in l33tSubstitutions(present: lower) {
             var translated = lower.map { substitution[$0] ?? $0 }
-            defer { wipeScalars(&translated) }
+            defer { SecureBytes.wipe(&translated) }
             found += matchWords(in: translated, changed: hasL33t) { start, end, dictionary, rank, misspelt in
                 // Keep only words that used a substitution, and longer than one character.
                 guard end > start else { return nil }
@@ -85,7 +85,7 @@ struct DictionaryMatcher {
             }
         }
         var scratch = [UInt32](repeating: 0, count: 64)
-        defer { wipeScalars(&scratch) }
+        defer { SecureBytes.wipe(&scratch) }
         text.withUnsafeBufferPointer { buffer in
             guard let base = buffer.baseAddress else { return }
             for dictionary in dictionaries {

@@ -55,9 +55,15 @@ enum GuessEstimates {
         if let first = token.first, isUppercase(first), token.count > 1, upper == 1 { return 2 }  // Start upper
         if let last = token.last, isUppercase(last), token.count > 1, upper == 1 { return 2 }     // End upper
         if lower == 0 { return 2 }                                                              // All upper
-        var variations = 0.0
-        for i in 1...min(upper, lower) { variations += binomial(upper + lower, i) }
-        return variations
+        return choices(upper, lower)
+    }
+
+    /// Σ C(a + b, i) for i = 1 … min(a, b): the ways to mark up to min(a, b) of a + b
+    /// characters (capitals, substitutions, shifted keys), as zxcvbn counts them.
+    static func choices(_ a: Int, _ b: Int) -> Double {
+        var total = 0.0
+        for i in 1...min(a, b) { total += binomial(a + b, i) }
+        return total
     }
 
     /// For each substitution used: 2 when the token has only substituted (or only plain)
@@ -70,9 +76,7 @@ enum GuessEstimates {
             if substituted == 0 || plain == 0 {
                 variations *= 2
             } else {
-                var possibilities = 0.0
-                for i in 1...min(substituted, plain) { possibilities += binomial(substituted + plain, i) }
-                variations *= possibilities
+                variations *= choices(substituted, plain)
             }
         }
         return variations
@@ -99,9 +103,7 @@ enum GuessEstimates {
             if unshifted <= 0 {
                 guesses *= 2
             } else {
-                var variations = 0.0
-                for i in 1...min(shifted, unshifted) { variations += binomial(shifted + unshifted, i) }
-                guesses *= variations
+                guesses *= choices(shifted, unshifted)
             }
         }
         return guesses

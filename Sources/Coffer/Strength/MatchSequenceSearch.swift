@@ -15,8 +15,7 @@ enum MatchSequenceSearch {
         var sequence: [(match: PasswordMatch, guessesLog10: Double)]
     }
 
-    static func search(password: [UInt32], lowercased: [UInt32], matches: [PasswordMatch],
-                       excludeAdditive: Bool = false) -> Result {
+    static func search(password: [UInt32], lowercased: [UInt32], matches: [PasswordMatch]) -> Result {
         let n = password.count
         guard n > 0 else { return Result(guessesLog10: 0, sequence: []) }
         var byEnd = [[PasswordMatch]](repeating: [], count: n)
@@ -44,10 +43,7 @@ enum MatchSequenceSearch {
                 guard let previous = product[match.start - 1][l - 1] else { return }
                 pi += previous
             }
-            var g = logFactorial(l) + pi
-            if !excludeAdditive {
-                g = log10Sum(g, Double(l - 1) * log10(minimumGuessesBeforeGrowingSequence))
-            }
+            let g = log10Sum(logFactorial(l) + pi, Double(l - 1) * log10(minimumGuessesBeforeGrowingSequence))
             // Keep it only if no sequence of at most l matches ending here is as cheap.
             for (otherL, otherG) in total[k] where otherL <= l && otherG <= g { return }
             total[k][l] = g

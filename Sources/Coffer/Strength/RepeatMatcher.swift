@@ -31,7 +31,7 @@ enum RepeatMatcher {
             }
             var base = Array(password[start..<(start + unit)])
             let baseLog10 = baseGuessesLog10(base)
-            wipeScalars(&base)
+            SecureBytes.wipe(&base)
             found.append(PasswordMatch(start: start, end: start + length - 1, pattern: .repeated(
                 baseGuessesLog10: baseLog10, repeatCount: length / unit, baseLength: unit)))
             from = start + length

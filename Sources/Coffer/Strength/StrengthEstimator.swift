@@ -34,7 +34,7 @@ public enum StrengthEstimator {
     ///     site name; parts of the password matching them count as very weak.
     public static func estimate(_ password: SecureBytes, userInputs: [String] = []) -> StrengthEstimate {
         var scalars = password.withUnsafeBytes { bytes in decodeScalars(bytes) }
-        defer { wipeScalars(&scalars) }
+        defer { SecureBytes.wipe(&scalars) }
         return estimate(scalars: scalars, userInputs: userInputs)
     }
 
@@ -47,7 +47,7 @@ public enum StrengthEstimator {
     /// ```
     public static func estimate(_ password: String, userInputs: [String] = []) -> StrengthEstimate {
         var scalars = password.unicodeScalars.map(\.value)
-        defer { wipeScalars(&scalars) }
+        defer { SecureBytes.wipe(&scalars) }
         return estimate(scalars: scalars, userInputs: userInputs)
     }
 
@@ -59,7 +59,7 @@ public enum StrengthEstimator {
         let matcher = DictionaryMatcher(dictionaries: dictionaries)
 
         var analysed = Array(scalars.prefix(maximumAnalyzedLength))
-        defer { wipeScalars(&analysed) }
+        defer { SecureBytes.wipe(&analysed) }
         let result = analyse(analysed, matcher: matcher)
 
         var guessesLog10 = result.guessesLog10
@@ -87,7 +87,7 @@ public enum StrengthEstimator {
     /// unit of a repeat).
     static func analyse(_ password: [UInt32], matcher: DictionaryMatcher) -> MatchSequenceSearch.Result {
         var lower = password.map(lowercaseScalar)
-        defer { wipeScalars(&lower) }
+        defer { SecureBytes.wipe(&lower) }
         var matches = matcher.matches(lowercased: lower)
         matches += KeyboardMatcher.matches(password)
         matches += SequenceMatcher.matches(password)
@@ -140,14 +140,6 @@ public enum StrengthEstimator {
             }
         }
         return scalars
-    }
-}
-
-/// Zeroes a temporary array of password characters (libsodium's `sodium_memzero`,
-/// which the compiler cannot optimise away).
-func wipeScalars(_ scalars: inout [UInt32]) {
-    scalars.withUnsafeMutableBytes { buffer in
-        if let base = buffer.baseAddress, buffer.count > 0 { sodium_memzero(base, buffer.count) }
     }
 }
 

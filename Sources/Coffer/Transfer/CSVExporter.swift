@@ -9,7 +9,7 @@ enum CSVExporter {
                           "server", "protocol", "port", "path", "comment", "favorite", "created", "modified"]
 
     static func export(_ tx: VaultTransaction) throws(CofferError) -> SecureBytes {
-        var rows: [(key: (String, String), bytes: TransferBuffer)] = []
+        var rows: [(key: ExportOrder.Key, bytes: TransferBuffer)] = []
         for item in try tx.items() {
             let secrets = try tx.secrets(for: item.id)
             let a = item.attributes

@@ -13,7 +13,7 @@ enum CofferJSONExporter {
     static let version = 1
 
     static func export(_ tx: VaultTransaction) throws(CofferError) -> SecureBytes {
-        var entries: [(key: (String, String), bytes: TransferBuffer)] = []
+        var entries: [(key: ExportOrder.Key, bytes: TransferBuffer)] = []
         for item in try tx.items() {
             let secrets = try tx.secrets(for: item.id)
             let out = TransferBuffer(capacity: 1024)
@@ -83,14 +83,20 @@ enum CofferJSONExporter {
     }
 }
 
-/// The order of exported items: by name and account, then by the item's own bytes.
+/// The order of exported items: by name and account as ``DisplayOrder`` compares them
+/// (code points after NFC; `String`'s `<` is not a strict weak order), then by the
+/// item's own bytes, so that an export does not depend on item ids.
 enum ExportOrder {
-    static func key(_ a: ItemAttributes) -> (String, String) {
-        (a.label ?? a.service ?? a.server ?? "", a.account ?? "")
+    typealias Key = (name: [UInt8], account: [UInt8])
+
+    static func key(_ a: ItemAttributes) -> Key {
+        (Array(DisplayOrder.comparableBytes(a.label ?? a.service ?? a.server ?? "")),
+         Array(DisplayOrder.comparableBytes(a.account ?? "")))
     }
 
-    static func less(_ ka: (String, String), _ a: TransferBuffer, _ kb: (String, String), _ b: TransferBuffer) -> Bool {
-        if ka != kb { return ka < kb }
+    static func less(_ ka: Key, _ a: TransferBuffer, _ kb: Key, _ b: TransferBuffer) -> Bool {
+        if ka.name != kb.name { return ka.name.lexicographicallyPrecedes(kb.name) }
+        if ka.account != kb.account { return ka.account.lexicographicallyPrecedes(kb.account) }
         let common = min(a.count, b.count)
         let order = common == 0 ? 0 : memcmp(a.pointer, b.pointer, common)
         return order != 0 ? order < 0 : a.count < b.count

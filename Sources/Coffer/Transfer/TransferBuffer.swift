@@ -93,61 +93,6 @@ final class TransferBuffer {
     }
 }
 
-/// Reading an import file and writing an export file.
-enum TransferFile {
-    /// Reads a whole regular file into guarded memory, refusing files over `limit` bytes.
-    static func contents(of path: String, limit: Int) throws(CofferError) -> SecureBytes {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            let code = errno
-            throw code == ENOENT ? .fileNotFound(path) : .io(operation: "open import file", path: path, errno: code)
-        }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw .io(operation: "stat import file", path: path, errno: errno) }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { throw .invalidArgument("\(path) is not a regular file") }
-        let size = Int(info.st_size)
-        guard size <= limit else { throw .invalidArgument("\(path) is larger than \(limit >> 20) MiB") }
-        return try SecureBytes(count: size) { (buffer: UnsafeMutableRawBufferPointer) throws(CofferError) in
-            var offset = 0
-            while offset < size {
-                guard let base = buffer.baseAddress else { return }
-                let n = read(fd, base + offset, size - offset)
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { throw .io(operation: "read import file", path: path, errno: n < 0 ? errno : EIO) }
-                offset += n
-            }
-        }
-    }
-
-    /// Writes `contents` to a new file with mode 0600 (never over an existing file) and fsyncs it.
-    static func writeNew(_ contents: SecureBytes, to path: String) throws(CofferError) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else {
-            let code = errno
-            if code == EEXIST { throw .fileExists(path) }
-            if code == ENOENT { throw .fileNotFound(path) }
-            throw .io(operation: "create export file", path: path, errno: code)
-        }
-        var failure: CofferError?
-        contents.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count, let base = raw.baseAddress {
-                let n = write(fd, base + offset, raw.count - offset)
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { failure = .io(operation: "write export file", path: path, errno: n < 0 ? errno : EIO); return }
-                offset += n
-            }
-        }
-        if failure == nil, fsync(fd) != 0 { failure = .io(operation: "fsync export file", path: path, errno: errno) }
-        close(fd)
-        if let failure {
-            unlink(path)
-            throw failure
-        }
-    }
-}
-
 /// Standard base64 (RFC 4648 §4, padded), decoded by libsodium into guarded memory.
 enum Base64 {
     /// Decodes `text` (whitespace ignored); nil when it is not valid base64.

@@ -61,7 +61,7 @@ extension Vault {
     /// for skipped in report.skippedDuplicates { print(skipped.label, skipped.reason) }
     /// ```
     public func importItems(fromFile path: String, format: ImportFormat, dryRun: Bool = false) throws(CofferError) -> ImportReport {
-        let data = try TransferFile.contents(of: path, limit: Self.maximumImportSize)
+        let data = try SecretFile.contents(of: path, limit: Self.maximumImportSize, kind: "import file", name: path)
         return try importItems(from: data, format: format, dryRun: dryRun)
     }
 
@@ -93,6 +93,6 @@ extension Vault {
     /// try vault.exportItems(format: .json, toFile: "/media/usb/coffer-export.json")
     /// ```
     public func exportItems(format: ExportFormat, toFile path: String) throws(CofferError) {
-        try TransferFile.writeNew(try exportItems(format: format), to: path)
+        try SecretFile.writeNew(try exportItems(format: format), to: path, kind: "export file")
     }
 }

@@ -56,6 +56,12 @@ enum DisplayOrder {
         return true
     }
 
+    /// `text` as the bytes this order compares: UTF-8 of its NFC form (ASCII as it is).
+    /// Byte order of these is code point order.
+    static func comparableBytes(_ text: String) -> String.UTF8View {
+        text.utf8.allSatisfy { $0 < 0x80 } ? text.utf8 : text.precomposedStringWithCanonicalMapping.utf8
+    }
+
     /// Every item's primary key and account, back to back in one buffer, in NFC.
     private struct SortKeys {
         var text: [UInt8] = []
@@ -69,11 +75,7 @@ enum DisplayOrder {
         }
 
         mutating func appendText(_ string: String) {
-            if string.utf8.allSatisfy({ $0 < 0x80 }) {
-                text.append(contentsOf: string.utf8)
-            } else {
-                text.append(contentsOf: string.precomposedStringWithCanonicalMapping.utf8)
-            }
+            text.append(contentsOf: DisplayOrder.comparableBytes(string))
         }
 
         /// Checked UTF-8 (an overview's text field).

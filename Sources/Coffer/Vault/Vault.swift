@@ -118,7 +118,7 @@ public final class Vault: @unchecked Sendable {
             generation: summary.generation,
             slots: summary.header.slots.map { VaultInfo.SlotInfo(kind: $0.kind, kdf: $0.kdf) },
             entryCount: summary.entryCount,
-            fileSize: file.size)
+            fileSize: Int(file.identity.size))
     }
 
     /// Puts the previous version (`<path>.bak`) back in place of the vault file.

@@ -28,7 +28,7 @@ struct VaultSnapshot: Sendable {
         // every thread at once.
         let opened = try read.withUnsafeBufferPointer { (records) throws(CofferError) -> [[UInt8]] in
             try ParallelWork.map(count: records.count) { (index) throws(CofferError) -> [UInt8] in
-                if let previous, let old = previous.entries[records[index].id], old.record.body == records[index].body {
+                if let previous, let old = previous.entries[records[index].id], old.record.digest == records[index].digest {
                     return old.overview
                 }
                 return try records[index].openOverviewList(vaultID: vaultID, keys: keys)

@@ -94,32 +94,25 @@ public final class VaultTransaction {
         try ensureOpen()
         // Overviews whose bytes rule the item out are never decoded; the rest are
         // decoded on all cores, then checked against the query as attributes.
+        let unchanged = changes.entries.isEmpty   // (its `order` is empty exactly then too)
+        let entries = Array(base.entries.values)
+        // Reading every overview's fields is most of a narrow query's time on a large
+        // vault: the verdicts are worked out on all cores (none needed for every item).
+        let verdicts: [Bool?]? = query.selectsEverything ? nil : try ParallelWork.map(count: entries.count) {
+            (index) throws(CofferError) -> Bool? in query.matches(overview: entries[index].overview)
+        }
         var candidates: [(id: ItemID, revision: UInt64, list: [UInt8])] = []
-        let unchanged = changes.entries.isEmpty
         // True while the bytes alone have decided every candidate: no check on attributes needed.
         var decided = true
-        if query.selectsEverything {
-            candidates.reserveCapacity(base.entries.count)
-            for (id, entry) in base.entries where unchanged || changes.entries[id] == nil {
-                candidates.append((id, entry.record.revision, entry.overview))
-            }
-        } else {
-            // Reading every overview's fields is most of a narrow query's time on a large
-            // vault: the verdicts are worked out on all cores.
-            let entries = Array(base.entries.values)
-            let verdicts = try ParallelWork.map(count: entries.count) { (index) throws(CofferError) -> Bool? in
-                query.matches(overview: entries[index].overview)
-            }
-            for (entry, verdict) in zip(entries, verdicts) where verdict != false {
-                let id = entry.record.id
-                guard unchanged || changes.entries[id] == nil else { continue }
-                if verdict == nil { decided = false }
-                candidates.append((id, entry.record.revision, entry.overview))
-            }
+        for (index, entry) in entries.enumerated() {
+            let verdict: Bool? = verdicts.map { $0[index] } ?? true
+            guard verdict != false, unchanged || changes.entries[entry.record.id] == nil else { continue }
+            if verdict == nil { decided = false }
+            candidates.append((entry.record.id, entry.record.revision, entry.overview))
         }
         // Without pending changes the candidates are ordered first, from their bytes,
         // and decoded straight into place: no sort of decoded items.
-        let ordered = changes.order.isEmpty && DisplayOrder.sort(overviews: &candidates, id: \.id, list: \.list)
+        let ordered = unchanged && DisplayOrder.sort(overviews: &candidates, id: \.id, list: \.list)
         if ordered, decided, let limit = query.limit, limit >= 0, candidates.count > limit {
             candidates.removeSubrange(limit...)   // the rest would be decoded only to be dropped
         }
