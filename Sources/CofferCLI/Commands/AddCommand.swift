@@ -105,7 +105,7 @@ struct AddCommand: ParsableCommand {
                                   fields: try readSecretFields(secretField))
         do {
             let item = try vault.run { try unlocked.vault.add(attributes, secrets: secrets) }
-            Output.error("added \(item.kind.rawValue) \(displayName(item))\(item.account.map { " (\($0))" } ?? "")")
+            Output.error("added \(itemPhrase(item))")
         } catch let failure as CLIFailure where failure.status == .duplicate {
             throw CLIFailure(.duplicate, "an item for \(Self.name(attributes)) already exists in \(vault.vault); change it with `coffer edit`")
         }

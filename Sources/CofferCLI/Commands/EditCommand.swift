@@ -111,6 +111,6 @@ struct EditCommand: ParsableCommand {
             }
         }
         let what = newPassword == nil ? "" : (generate ? " (new generated password)" : " (new password)")
-        Output.error("updated \(updated.kind.rawValue) \(displayName(updated))\(updated.account.map { " (\($0))" } ?? "")\(what)")
+        Output.error("updated \(itemPhrase(updated))\(what)")
     }
 }

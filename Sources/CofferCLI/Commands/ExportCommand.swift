@@ -40,7 +40,7 @@ struct ExportCommand: ParsableCommand {
 
     func run() throws {
         guard let format = ExportFormat(rawValue: format) else { throw CLIFailure(.usage, "unknown format \(self.format)") }
-        if let output, FileCheck.exists(output) {
+        if let output, FileChecks.existsFollowingLinks(output) {
             throw CLIFailure(.cannotCreate, "cannot create \(output): the file exists")
         }
         let unlocked = try vault.unlock()

@@ -60,7 +60,7 @@ struct ImportCommand: ParsableCommand {
     func run() throws {
         guard let format = ImportFormat(rawValue: format) else { throw CLIFailure(.usage, "unknown format \(self.format)") }
         // Fail on a missing file before asking for the master password.
-        guard FileCheck.isReadableFile(file) else { throw CLIFailure(.ioError, "cannot read \(file): no such file, or not a readable file") }
+        guard FileChecks.isReadableFile(file) else { throw CLIFailure(.ioError, "cannot read \(file): no such file, or not a readable file") }
         let unlocked = try vault.unlock()
         let report: ImportReport
         do {

@@ -25,6 +25,6 @@ struct RemoveCommand: ParsableCommand {
             try unlocked.vault.delete(item.id)
             return item
         }
-        Output.error("removed \(item.kind.rawValue) \(displayName(item))\(item.account.map { " (\($0))" } ?? "")")
+        Output.error("removed \(itemPhrase(item))")
     }
 }

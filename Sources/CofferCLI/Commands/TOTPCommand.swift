@@ -92,16 +92,3 @@ struct TOTPCommand: ParsableCommand {
         Output.error("stored a one-time password for \(displayName(item)) (\(totp.digits) digits, \(totp.period) s, \(totp.algorithm))")
     }
 }
-
-/// Checks on a path before the master password is asked for.
-enum FileCheck {
-    static func isReadableFile(_ path: String) -> Bool {
-        var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
-            && FileManager.default.isReadableFile(atPath: path)
-    }
-
-    static func exists(_ path: String) -> Bool {
-        FileManager.default.fileExists(atPath: path)
-    }
-}

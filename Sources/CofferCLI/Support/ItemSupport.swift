@@ -150,6 +150,11 @@ func displayName(_ item: Item) -> String {
     }
 }
 
+/// An item in messages: its kind, name and account ("generic-password github.com (octocat)").
+func itemPhrase(_ item: Item) -> String {
+    "\(item.kind.rawValue) \(displayName(item))\(item.account.map { " (\($0))" } ?? "")"
+}
+
 /// The documented JSON object of an item in `list` and `search`: attributes only.
 func itemJSON(_ item: Item) -> JSONValue {
     .object([

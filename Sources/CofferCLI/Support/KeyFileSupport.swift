@@ -13,6 +13,18 @@ enum FileChecks {
         return lstat(path, &info) == 0
     }
 
+    /// A readable file (not a directory), following symbolic links.
+    static func isReadableFile(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) != S_IFDIR && access(path, R_OK) == 0
+    }
+
+    /// Something exists at `path` once symbolic links are followed (a dangling link: no).
+    static func existsFollowingLinks(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0
+    }
+
     static func isDirectory(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR

@@ -58,16 +58,10 @@ final class WipingBuffer {
 
     var last: UInt8? { count > 0 ? pointer[count - 1] : nil }
 
-    /// Copies the contents into guarded memory. The one temporary array this needs
-    /// (``SecureBytes`` has no public fill-in-place initialiser) is wiped at once.
+    /// Copies the contents straight into guarded memory: no ordinary-memory copy.
     func secureBytes() throws -> SecureBytes {
-        let source = pointer
-        var staging = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
-            if let base = buffer.baseAddress { base.update(from: source, count: count) }
-            initialized = count
-        }
-        defer { staging.withUnsafeMutableBytes { wipeMemory($0.baseAddress, $0.count) } }
-        return try SecureBytes(copying: staging)
+        let source = UnsafeRawBufferPointer(start: pointer, count: count)
+        return try SecureBytes(count: count) { (out) throws(CofferError) in out.copyMemory(from: source) }
     }
 
     func wipe() {
