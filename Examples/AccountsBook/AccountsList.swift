@@ -3,13 +3,12 @@ import Coffer
 import ExampleSupport
 import Foundation
 
-/// One row: account name, username and password, as the seed's table cell shows them.
+/// One row: account name and username. The password, which the seed's table cell also
+/// shows, is decrypted only when a row is shown (``AccountsList/password(of:)``).
 struct Account: Equatable {
     let id: ItemID
     var name: String
     var username: String
-    /// A `String` copy for display; the vault keeps the secret in guarded memory.
-    var password: String
 }
 
 enum AccountError: Error, Equatable, CustomStringConvertible {
@@ -35,12 +34,17 @@ final class AccountsList {
         self.files = files
     }
 
-    /// Every account, sorted by name (the vault lists by service, then account).
+    /// Every account, sorted by name (the vault lists by service, then account). Decrypts no password.
     func accounts() throws -> [Account] {
         try vault.items(matching: ItemQuery(kind: .genericPassword, tag: Self.tag)).map { item in
-            let password = try vault.secrets(for: item.id).password?.unsafeStringCopy() ?? ""
-            return Account(id: item.id, name: item.service ?? "", username: item.account ?? "", password: password)
+            Account(id: item.id, name: item.service ?? "", username: item.account ?? "")
         }
+    }
+
+    /// The account's password, decrypted on demand, as the table cell shows it: a `String`
+    /// copy for display, which cannot be wiped (the vault keeps the secret in guarded memory).
+    func password(of account: Account) throws -> String {
+        try vault.secrets(for: account.id).password?.unsafeStringCopy() ?? ""
     }
 
     @discardableResult
@@ -54,7 +58,7 @@ final class AccountsList {
         } catch {
             throw error   // written out: Swift 6.3 crashes compiling the implicit rethrow
         }
-        return Account(id: item.id, name: name, username: username, password: password.unsafeStringCopy() ?? "")
+        return Account(id: item.id, name: name, username: username)
     }
 
     /// Saves the edit view: the vault keeps the creation date and the old password in the item's history.

@@ -36,7 +36,7 @@ private func accountsMenu(_ book: AccountsList) throws {
     while true {
         let accounts = try book.accounts()
         print("\nAccounts of \(book.username):")
-        for (n, a) in accounts.enumerated() { print("  \(n + 1). \(a.name) | \(a.username) | \(a.password)") }
+        for (n, a) in accounts.enumerated() { print("  \(n + 1). \(a.name) | \(a.username) | \(try book.password(of: a))") }
         guard let choice = Terminal.choose("Accounts", ["Add", "Edit", "Delete", "Enable Touch ID", "Log out"]) else { return }
         do {
             switch choice {

@@ -29,14 +29,15 @@ func walkthrough(in folder: URL) throws {
     try book.add(name: "Bank", username: "alice.w", password: try SecureBytes(copying: "b4nk-Pa55"))
     let mail = try book.add(name: "Mail", username: "alice@example.com", password: try SecureBytes(copying: "m41l-pw"))
     try book.add(name: "Shop", username: "alice", password: try SecureBytes(copying: "sh0p-pw"))
-    for account in try book.accounts() { step("\(account.name) | \(account.username) | \(account.password)") }
+    for account in try book.accounts() { step("\(account.name) | \(account.username) | \(try book.password(of: account))") }
     check(try book.accounts().map(\.name) == ["Bank", "Mail", "Shop"], "three accounts, listed by name")
     checkFails("the same account name and username cannot be added twice", with: AccountError.duplicate) {
         try book.add(name: "Bank", username: "alice.w", password: try SecureBytes(copying: "other"))
     }
     try book.edit(mail.id, name: "Mail", username: "alice@example.org", password: try SecureBytes(copying: "n3w-m41l-pw"))
     let edited = try book.accounts().first { $0.id == mail.id }
-    check(edited?.username == "alice@example.org" && edited?.password == "n3w-m41l-pw", "edit saved the new username and password")
+    let editedPassword = try edited.map(book.password(of:))
+    check(edited?.username == "alice@example.org" && editedPassword == "n3w-m41l-pw", "edit saved the new username and password")
     let history = try book.vault.secrets(for: mail.id).passwordHistory
     check(history.first?.password.unsafeStringCopy() == "m41l-pw", "the vault kept the old password in the item's history")
     let shop = try book.accounts().first { $0.name == "Shop" }

@@ -39,11 +39,13 @@ public enum StandInKeystore {
         guard fstat(fd, &info) == 0, info.st_mode & 0o077 == 0 else {
             throw CofferError.invalidArgument("\(path) must be readable by its owner only (mode 0600)")
         }
-        var bytes = [UInt8](repeating: 0, count: keyLength + 1)
-        defer { bytes.withUnsafeMutableBytes { raw in if let base = raw.baseAddress { memset(base, 0, raw.count) } } }
-        let count = bytes.withUnsafeMutableBytes { raw in read(fd, raw.baseAddress, raw.count) }
-        guard count == keyLength else { throw CofferError.invalidArgument("\(path) does not hold a 32-byte key") }
-        return try SecureBytes(copying: bytes.prefix(keyLength))
+        guard info.st_size == keyLength else { throw CofferError.invalidArgument("\(path) does not hold a 32-byte key") }
+        // Straight into guarded memory: the key never sits in an ordinary array.
+        return try SecureBytes(count: keyLength) { (raw) throws(CofferError) in
+            guard read(fd, raw.baseAddress, raw.count) == keyLength else {
+                throw CofferError.invalidArgument("\(path) does not hold a 32-byte key")
+            }
+        }
     }
 
     /// Forgets the key (a keystore would delete its entry).

@@ -34,8 +34,10 @@ public enum Terminal {
             }
         }
         // Byte by byte through stdio (as readLine does), so no String copy is made.
+        // Room reserved up front: growing the array would leave the old buffer unwiped.
         var bytes: [UInt8] = []
-        defer { bytes.withUnsafeMutableBytes { raw in if let base = raw.baseAddress { memset(base, 0, raw.count) } } }
+        bytes.reserveCapacity(1024)
+        defer { SecureBytes.wipe(&bytes) }
         while true {
             let c = getchar()
             if c == EOF {

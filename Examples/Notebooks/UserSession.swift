@@ -69,7 +69,9 @@ final class UserSession {
 
     @discardableResult
     func addNote(_ text: String, to notebook: Notebook) throws -> Note {
-        var attributes = ItemAttributes.secureNote(title: String(text.prefix(40)))
+        // A fixed title: the note's text is secret, and the title is an attribute,
+        // decrypted with every listing.
+        var attributes = ItemAttributes.secureNote(title: "note")
         attributes.tags = [Self.tag(for: notebook)]
         let item = try live().add(attributes, secrets: ItemSecrets(notes: try SecureBytes(copying: text)))
         return Note(id: item.id, text: text, created: item.created)

@@ -3,7 +3,8 @@ import Foundation
 
 /// Builds a Coffer vault from the TSV of `gen_entries.py` in one transaction, through
 /// the public API: each line becomes a generic password (service = title, account =
-/// username, the URL, the password and the notes as secrets), as `coffer add` would.
+/// username, the URL as an attribute; the password and the notes as secrets), as
+/// `coffer add` would.
 enum CreateVault {
     static func run(_ options: Options) throws {
         guard options.positional.count == 2 else { throw BenchError("create ENTRIES.tsv VAULT") }
