@@ -1,13 +1,21 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Layers (one folder each, dependencies point one way):
-//   CSodium / CArgon2 / COpenSSLCrypto (system libraries; libcrypto only for TOTP's HMAC)
-//     -> Sources/Coffer/Crypto  (secure memory, AEAD, KDF, hashing)
-//     -> Sources/Coffer/Format  (bytes in, bytes out; no I/O)
-//     -> Sources/Coffer/Store   (files, locks, atomic save)
-//     -> Sources/Coffer/Vault   (the public vault API)
-//     -> Generator / Strength, the `coffer` CLI, Examples/
+// The layers are targets, and every arrow points down: a file that imports a layer above
+// its own does not compile. Internals shared between layers use `package` access.
+//
+//   CSodium, CArgon2, COpenSSLCrypto        system libraries (libcrypto only for TOTP's HMAC)
+//     -> CofferCrypto     guarded memory, wiping buffer, AEAD, Argon2id, BLAKE2b, HMAC, CofferError
+//     -> CofferFormat     Model/ (items, slots) + Format/ (bytes in, bytes out; no I/O)
+//     -> CofferStore      files, locks, atomic save, secret files: the one I/O seam
+//     -> CofferVault      the vault API: Vault, transactions, queries, key slots, keychain
+//     -> CofferOTP        TOTP and otpauth URIs                  (CofferCrypto, CofferFormat)
+//        CofferGenerator  passwords, passphrases, strength       (CofferCrypto)
+//        CofferTransfer   import and export; FoundationXML       (CofferStore, CofferVault, CofferOTP)
+//     -> Coffer           the product: re-exports the layers above, so `import Coffer` is enough
+//     -> CofferTerminal   signal-safe secret prompts             (Coffer; public API only)
+//     -> coffer (CofferCLI), Examples/, CofferDemo              (public API only)
+//   Tests/, Benchmarks/ and Fuzz/ may reach `package` internals; the product has no hooks for them.
 let package = Package(
     name: "Coffer",
     platforms: [.macOS(.v13)],
@@ -31,19 +39,25 @@ let package = Package(
             pkgConfig: "libargon2",
             providers: [.apt(["libargon2-dev"]), .brew(["argon2"])]
         ),
-        // HMAC-SHA-1/256/512 for TOTP (libsodium has no HMAC-SHA-1); see Sources/Coffer/OTP.
+        // HMAC-SHA-1/256/512 for TOTP (libsodium has no HMAC-SHA-1); see CofferCrypto/HMAC.swift.
         .systemLibrary(
             name: "COpenSSLCrypto",
             path: "Sources/COpenSSLCrypto",
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"]), .brew(["openssl"])]
         ),
+        .target(name: "CofferCrypto", dependencies: ["CSodium", "CArgon2", "COpenSSLCrypto"]),
+        .target(name: "CofferFormat", dependencies: ["CofferCrypto", "CSodium"]),
+        .target(name: "CofferStore", dependencies: ["CofferCrypto"]),
+        .target(name: "CofferVault", dependencies: ["CofferCrypto", "CofferFormat", "CofferStore", "CSodium"]),
+        .target(name: "CofferOTP", dependencies: ["CofferCrypto", "CofferFormat"]),
         .target(
-            name: "Coffer",
-            dependencies: ["CSodium", "CArgon2", "COpenSSLCrypto"],
-            path: "Sources/Coffer",
+            name: "CofferGenerator",
+            dependencies: ["CofferCrypto", "CSodium"],
             resources: [.copy("Resources/eff_large_wordlist.txt"), .copy("Resources/common_passwords.txt"), .copy("Resources/english_words.txt")]
         ),
+        .target(name: "CofferTransfer", dependencies: ["CofferCrypto", "CofferFormat", "CofferStore", "CofferVault", "CofferOTP", "CSodium"]),
+        .target(name: "Coffer", dependencies: ["CofferCrypto", "CofferFormat", "CofferStore", "CofferVault", "CofferOTP", "CofferGenerator", "CofferTransfer"]),
         .executableTarget(
             name: "CofferCLI",
             dependencies: [
@@ -52,10 +66,8 @@ let package = Package(
             ],
             path: "Sources/CofferCLI"
         ),
-        .executableTarget(name: "CofferDemo", dependencies: ["Coffer"], path: "Sources/CofferDemo"),
-        // A second process for multi-process tests; uses only the public API.
-        .executableTarget(name: "CofferTestWriter", dependencies: ["Coffer"], path: "Sources/CofferTestWriter"),
         // Examples/: one app per seed story, on the public API only (see Examples/README.md).
+        .executableTarget(name: "CofferDemo", dependencies: ["Coffer"], path: "Examples/CofferDemo"),
         .target(name: "ExampleSupport", dependencies: ["Coffer"], path: "Examples/ExampleSupport"),
         .executableTarget(name: "AccountsBook", dependencies: ["Coffer", "ExampleSupport"], path: "Examples/AccountsBook"),
         .executableTarget(name: "Notebooks", dependencies: ["Coffer", "ExampleSupport"], path: "Examples/Notebooks"),
@@ -63,8 +75,18 @@ let package = Package(
         .executableTarget(name: "Transfers", dependencies: ["Coffer", "ExampleSupport"], path: "Examples/Transfers"),
         .executableTarget(name: "Secuure", dependencies: ["Coffer", "ExampleSupport"], path: "Examples/Secuure"),
         // Benchmarks/ (`make bench`): bulk vault builder, Argon2id floor, in-process harness.
-        .executableTarget(name: "CofferBench", dependencies: ["Coffer", "CSodium", "CArgon2"], path: "Benchmarks/Sources/CofferBench"),
-        .testTarget(name: "CofferTests", dependencies: ["Coffer"], path: "Tests/CofferTests"),
+        .executableTarget(
+            name: "CofferBench",
+            dependencies: ["Coffer", "CofferCrypto", "CofferFormat", "CofferVault", "CSodium", "CArgon2"],
+            path: "Benchmarks/Sources/CofferBench"
+        ),
+        // A second process for multi-process tests; uses only the public API.
+        .executableTarget(name: "CofferTestWriter", dependencies: ["Coffer"], path: "Tests/CofferTestWriter"),
+        .testTarget(
+            name: "CofferTests",
+            dependencies: ["Coffer", "CofferCrypto", "CofferFormat", "CofferStore", "CofferVault", "CofferOTP", "CofferGenerator", "CofferTransfer", "CSodium"],
+            path: "Tests/CofferTests"
+        ),
         .testTarget(name: "CofferCLITests", dependencies: ["Coffer"], path: "Tests/CofferCLITests"),
     ],
     swiftLanguageModes: [.v6]

@@ -4,8 +4,8 @@
 #   Fuzz/build.sh            # fuzz-vault and fuzz-inputs, with libFuzzer and AddressSanitizer
 #
 # SwiftPM cannot pass -sanitize=fuzzer without unsafeFlags, so this compiles with swiftc
-# directly: the Coffer sources once, as one instrumented module built with -enable-testing
-# (rebuilt only when a source is newer), then one small executable per target from
+# directly: each layer of the library once, as an instrumented module built with
+# -enable-testing (rebuilt only when a source is newer), then one small executable per target from
 # Fuzz/Targets/FuzzMain.swift and Tests/CofferTests/ReliabilityFuzzEntryPoints.swift (the
 # file the regression tests replay Fuzz/Regressions/ through). Needs only the Swift
 # toolchain (its clang runtime has libclang_rt.fuzzer and .asan) and libsodium/libargon2.
@@ -19,41 +19,34 @@ COMMON=(-package-name coffer -parse-as-library -swift-version 6 -O -g -sanitize=
 # Every system-library module of the package (CSodium, CArgon2, ...): its module map links the library.
 for map in Sources/*/module.modulemap; do COMMON+=(-I "$(dirname "$map")"); done
 
-mapfile -t SOURCES < <(find Sources/Coffer -name '*.swift' | LC_ALL=C sort)
-newer=""
-if [ -f "$OUT/Coffer.o" ]; then
-  newer=$(find Sources/Coffer Sources/*/module.modulemap Sources/*/shim.h -newer "$OUT/Coffer.o" -type f | head -1)
-fi
-if [ ! -f "$OUT/Coffer.o" ] || [ -n "$newer" ]; then
-  EXTRA=()
-  # SwiftPM generates Bundle.module for targets with resources; provide it when the code uses it.
-  if grep -rh --include='*.swift' -v '^[[:space:]]*//' Sources/Coffer | grep -q 'Bundle\.module'; then
-    cat > "$OUT/resource_bundle_accessor.swift" <<'SWIFT'
-import Foundation
-extension Foundation.Bundle {
-    static let module: Bundle = {
-        let folder = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-        return Bundle(path: folder.appendingPathComponent("Coffer_Coffer.resources").path) ?? Bundle.main
-    }()
-}
-SWIFT
-    EXTRA+=("$OUT/resource_bundle_accessor.swift")
+# The library's layers, lowest first (Package.swift's targets), each one instrumented module
+# built with -enable-testing, rebuilt with every layer above it when one of its sources changes.
+LAYERS=(CofferCrypto CofferFormat CofferStore CofferVault CofferOTP CofferGenerator CofferTransfer Coffer)
+OBJECTS=()
+rebuild=""
+for layer in "${LAYERS[@]}"; do
+  mapfile -t SOURCES < <(find "Sources/$layer" -name '*.swift' | LC_ALL=C sort)
+  if [ -z "$rebuild" ] && { [ ! -f "$OUT/$layer.o" ] || [ -n "$(find "Sources/$layer" Sources/*/module.modulemap Sources/*/shim.h -newer "$OUT/$layer.o" -type f | head -1)" ]; }; then
+    rebuild=yes
   fi
-  echo "fuzz build: Coffer module (${#SOURCES[@]} files, instrumented)"
-  "$SWIFTC" -module-name Coffer "${COMMON[@]}" -enable-testing -wmo \
-    -emit-module -emit-module-path "$OUT/Coffer.swiftmodule" -emit-object -o "$OUT/Coffer.o.tmp" \
-    "${SOURCES[@]}" "${EXTRA[@]}"
-  mv "$OUT/Coffer.o.tmp" "$OUT/Coffer.o"
-fi
+  if [ -n "$rebuild" ]; then
+    echo "fuzz build: $layer module (${#SOURCES[@]} files, instrumented)"
+    "$SWIFTC" -module-name "$layer" "${COMMON[@]}" -I "$OUT" -enable-testing -wmo \
+      -emit-module -emit-module-path "$OUT/$layer.swiftmodule" -emit-object -o "$OUT/$layer.o.tmp" \
+      "${SOURCES[@]}"
+    mv "$OUT/$layer.o.tmp" "$OUT/$layer.o"
+  fi
+  OBJECTS+=("$OUT/$layer.o")
+done
 
 for target in vault inputs; do
   define=COFFER_FUZZ_$(echo "$target" | tr '[:lower:]' '[:upper:]')
   echo "fuzz build: fuzz-$target"
   "$SWIFTC" -module-name "CofferFuzz_$target" "${COMMON[@]}" -D "$define" -I "$OUT" \
-    Fuzz/Targets/FuzzMain.swift Tests/CofferTests/ReliabilityFuzzEntryPoints.swift "$OUT/Coffer.o" \
+    Fuzz/Targets/FuzzMain.swift Tests/CofferTests/ReliabilityFuzzEntryPoints.swift "${OBJECTS[@]}" \
     -use-ld=lld -o "$OUT/fuzz-$target"
 done
 
 # The strength estimator's dictionaries, where the resource lookup finds them (beside the program).
-mkdir -p "$OUT/Coffer_Coffer.resources"
-cp Sources/Coffer/Resources/*.txt "$OUT/Coffer_Coffer.resources/"
+mkdir -p "$OUT/Coffer_CofferGenerator.resources"
+cp Sources/CofferGenerator/Resources/*.txt "$OUT/Coffer_CofferGenerator.resources/"

@@ -1,5 +1,12 @@
 import Foundation
-@testable import Coffer
+import Coffer
+@testable import CofferCrypto
+@testable import CofferFormat
+@testable import CofferStore
+@testable import CofferVault
+@testable import CofferOTP
+@testable import CofferGenerator
+@testable import CofferTransfer
 
 // Helpers shared by the format tests (FormatVectorTests, FormatTamperTests) and the
 // vector generator (VectorGenerator). SPEC.md §15 describes the vector files.

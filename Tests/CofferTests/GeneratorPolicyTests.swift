@@ -1,5 +1,12 @@
 import Testing
-@testable import Coffer
+import Coffer
+@testable import CofferCrypto
+@testable import CofferFormat
+@testable import CofferStore
+@testable import CofferVault
+@testable import CofferOTP
+@testable import CofferGenerator
+@testable import CofferTransfer
 
 /// Password policies: validation, the alphabet they produce, and that generated
 /// passwords obey them.

@@ -1,5 +1,12 @@
 import Testing
-@testable import Coffer
+import Coffer
+@testable import CofferCrypto
+@testable import CofferFormat
+@testable import CofferStore
+@testable import CofferVault
+@testable import CofferOTP
+@testable import CofferGenerator
+@testable import CofferTransfer
 
 /// Chi-square tests: generated characters (and words) are uniform.
 @Suite("Password generator: uniformity")

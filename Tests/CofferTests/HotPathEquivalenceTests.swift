@@ -1,6 +1,13 @@
 import Foundation
 import Testing
-@testable import Coffer
+import Coffer
+@testable import CofferCrypto
+@testable import CofferFormat
+@testable import CofferStore
+@testable import CofferVault
+@testable import CofferOTP
+@testable import CofferGenerator
+@testable import CofferTransfer
 
 /// The allocation-free forms used when a large vault is opened must compute exactly what
 /// the plain forms (checked against SPEC.md's vectors) compute.

@@ -1,6 +1,13 @@
 import Foundation
 import Testing
-@testable import Coffer
+import Coffer
+@testable import CofferCrypto
+@testable import CofferFormat
+@testable import CofferStore
+@testable import CofferVault
+@testable import CofferOTP
+@testable import CofferGenerator
+@testable import CofferTransfer
 
 /// The real peers: pykeepass builds a KDBX (Tests/Fixtures/keepassxc-fixture.py), the real
 /// `keepassxc-cli` exports it, and Coffer imports the export. `make test` installs both

@@ -1,6 +1,13 @@
 import Foundation
 import Testing
-@testable import Coffer
+import Coffer
+@testable import CofferCrypto
+@testable import CofferFormat
+@testable import CofferStore
+@testable import CofferVault
+@testable import CofferOTP
+@testable import CofferGenerator
+@testable import CofferTransfer
 
 /// Concurrent writers (RELIABILITY.md): separate processes saving the same vault file
 /// under its lock. Nothing is lost: additions all arrive, and two edits of one item either

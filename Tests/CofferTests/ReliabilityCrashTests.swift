@@ -5,7 +5,14 @@ import Darwin
 #endif
 import Foundation
 import Testing
-@testable import Coffer
+import Coffer
+@testable import CofferCrypto
+@testable import CofferFormat
+@testable import CofferStore
+@testable import CofferVault
+@testable import CofferOTP
+@testable import CofferGenerator
+@testable import CofferTransfer
 
 /// Crash safety (RELIABILITY.md): a writer process saving continuously is killed with
 /// SIGKILL at random moments. After every kill the vault opens, holds exactly one of the

@@ -5,7 +5,14 @@ import Darwin
 #endif
 import Foundation
 import Testing
-@testable import Coffer
+import Coffer
+@testable import CofferCrypto
+@testable import CofferFormat
+@testable import CofferStore
+@testable import CofferVault
+@testable import CofferOTP
+@testable import CofferGenerator
+@testable import CofferTransfer
 
 /// Fault injection at every I/O step of a vault save, through the public `Vault` API over
 /// the store's `FileIO` seam (StoreFaultTests covers the store on its own).

@@ -1,5 +1,12 @@
 import Foundation
-@testable import Coffer
+import Coffer
+@testable import CofferCrypto
+@testable import CofferFormat
+@testable import CofferStore
+@testable import CofferVault
+@testable import CofferOTP
+@testable import CofferGenerator
+@testable import CofferTransfer
 
 /// What the two libFuzzer targets in `Fuzz/` run on each input (RELIABILITY.md, "Fuzzing").
 ///

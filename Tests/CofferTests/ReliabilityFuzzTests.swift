@@ -1,6 +1,13 @@
 import Foundation
 import Testing
-@testable import Coffer
+import Coffer
+@testable import CofferCrypto
+@testable import CofferFormat
+@testable import CofferStore
+@testable import CofferVault
+@testable import CofferOTP
+@testable import CofferGenerator
+@testable import CofferTransfer
 
 /// The fuzz targets' entry points (ReliabilityFuzzEntryPoints.swift) in the ordinary test
 /// run: every crasher kept in `Fuzz/Regressions/<target>/` is replayed and must give a typed

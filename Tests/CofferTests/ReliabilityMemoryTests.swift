@@ -1,6 +1,13 @@
 import Foundation
 import Testing
-@testable import Coffer
+import Coffer
+@testable import CofferCrypto
+@testable import CofferFormat
+@testable import CofferStore
+@testable import CofferVault
+@testable import CofferOTP
+@testable import CofferGenerator
+@testable import CofferTransfer
 
 /// Memory hygiene (RELIABILITY.md). In a separate process (`CofferTestWriter memscan`), so
 /// the test runner's own memory does not interfere: create a vault, unlock it, read a

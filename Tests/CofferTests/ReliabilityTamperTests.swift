@@ -1,6 +1,13 @@
 import Foundation
 import Testing
-@testable import Coffer
+import Coffer
+@testable import CofferCrypto
+@testable import CofferFormat
+@testable import CofferStore
+@testable import CofferVault
+@testable import CofferOTP
+@testable import CofferGenerator
+@testable import CofferTransfer
 
 /// The tamper matrix (RELIABILITY.md) on vaults made by the public `Vault` API, opened
 /// through the public API (every item's secrets read) and through the `coffer get` binary:

@@ -5,7 +5,14 @@ import Darwin
 #endif
 import Foundation
 import Testing
-@testable import Coffer
+import Coffer
+@testable import CofferCrypto
+@testable import CofferFormat
+@testable import CofferStore
+@testable import CofferVault
+@testable import CofferOTP
+@testable import CofferGenerator
+@testable import CofferTransfer
 
 /// One injected failure during a write, with the error it must produce.
 enum StoreWriteFault: String, CaseIterable, Sendable, CustomTestStringConvertible {

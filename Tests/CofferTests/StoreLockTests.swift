@@ -6,7 +6,14 @@ import Darwin
 import Dispatch
 import Foundation
 import Testing
-@testable import Coffer
+import Coffer
+@testable import CofferCrypto
+@testable import CofferFormat
+@testable import CofferStore
+@testable import CofferVault
+@testable import CofferOTP
+@testable import CofferGenerator
+@testable import CofferTransfer
 
 @Suite("Store: lock")
 struct StoreLockTests {

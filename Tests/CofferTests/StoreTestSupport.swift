@@ -5,7 +5,14 @@ import Darwin
 #endif
 import Foundation
 import Testing
-@testable import Coffer
+import Coffer
+@testable import CofferCrypto
+@testable import CofferFormat
+@testable import CofferStore
+@testable import CofferVault
+@testable import CofferOTP
+@testable import CofferGenerator
+@testable import CofferTransfer
 
 /// One system call of the store, as the fault injector sees it: descriptors are
 /// resolved to the path they were opened with.

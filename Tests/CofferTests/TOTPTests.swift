@@ -1,6 +1,13 @@
 import Foundation
 import Testing
-@testable import Coffer
+import Coffer
+@testable import CofferCrypto
+@testable import CofferFormat
+@testable import CofferStore
+@testable import CofferVault
+@testable import CofferOTP
+@testable import CofferGenerator
+@testable import CofferTransfer
 
 @Suite("TOTP (RFC 6238)")
 struct TOTPTests {

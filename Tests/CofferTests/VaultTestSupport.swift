@@ -1,5 +1,12 @@
 import Foundation
-@testable import Coffer
+import Coffer
+@testable import CofferCrypto
+@testable import CofferFormat
+@testable import CofferStore
+@testable import CofferVault
+@testable import CofferOTP
+@testable import CofferGenerator
+@testable import CofferTransfer
 
 /// Small KDF parameters so tests run fast; real vaults default to 256 MiB.
 let testKDF = Argon2idParameters(memoryKiB: 64, iterations: 1, lanes: 1)

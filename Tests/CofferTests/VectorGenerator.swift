@@ -1,6 +1,13 @@
 import Foundation
 import Testing
-@testable import Coffer
+import Coffer
+@testable import CofferCrypto
+@testable import CofferFormat
+@testable import CofferStore
+@testable import CofferVault
+@testable import CofferOTP
+@testable import CofferGenerator
+@testable import CofferTransfer
 
 // Writes Tests/Vectors/*.vec (SPEC.md §15). Run with:
 //   COFFER_WRITE_VECTORS=1 swift test --filter VectorGenerator

@@ -1,0 +1,116 @@
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Per-record work of a large vault (digests, overviews) spread over the machine's
+/// cores. Results and errors are exactly those of doing it in order on one thread.
+package enum ParallelWork {
+    /// Below this many elements, one thread is faster than waking others.
+    static let minimumPerThread = 2_048
+
+    package static var cores: Int { max(1, min(sysconf(Int32(_SC_NPROCESSORS_ONLN)), 8)) }
+
+    /// `transform(0)`, `transform(1)`, … `transform(count - 1)`, in order. When several
+    /// throw, the error of the first failing index is thrown, as a plain loop would.
+    ///
+    /// It takes indices, not elements: the closure reads `array[index]` in place, while
+    /// passing elements would copy each one, retaining the buffer they all share (a
+    /// record's bytes are a slice of the file) from every thread at once.
+    package static func map<T>(count: Int, threads: Int = cores,
+                       _ transform: (Int) throws(CofferError) -> T) throws(CofferError) -> [T] {
+        let chunks = max(1, min(threads, count / minimumPerThread))
+        if chunks == 1 {
+            var out: [T] = []
+            out.reserveCapacity(count)
+            for index in 0..<count { out.append(try transform(index)) }
+            return out
+        }
+        let filled = UnsafeMutableBufferPointer<Int>.allocate(capacity: chunks)
+        filled.initialize(repeating: 0)
+        defer { filled.deallocate() }
+        let failures = UnsafeMutableBufferPointer<CofferError?>.allocate(capacity: chunks)
+        failures.initialize(repeating: nil)
+        defer { _ = failures.deinitialize(); failures.deallocate() }
+        var failure: CofferError?
+        // The threads write straight into the result's storage: no second copy of it.
+        let result = [T](unsafeUninitializedCapacity: count) { buffer, initialized in
+            let output = buffer.baseAddress!
+            withoutActuallyEscaping(transform) { transform in
+                let chunkWork = ChunkWork(output: output, filled: filled, failures: failures, transform: transform)
+                DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+                    chunkWork.run(range: bounds(of: chunk, in: chunks, count: count), chunk: chunk)
+                }
+            }
+            if let first = failures.firstIndex(where: { $0 != nil }) {
+                for chunk in 0..<chunks {
+                    (output + bounds(of: chunk, in: chunks, count: count).lowerBound).deinitialize(count: filled[chunk])
+                }
+                failure = failures[first]
+                initialized = 0
+            } else {
+                initialized = count
+            }
+        }
+        if let failure { throw failure }
+        return result
+    }
+
+    /// What the threads of one `map` share. @unchecked: each chunk writes only its own
+    /// output range and its own `filled` and `failures` slots.
+    private final class ChunkWork<T>: @unchecked Sendable {
+        let output: UnsafeMutablePointer<T>
+        let filled: UnsafeMutableBufferPointer<Int>
+        let failures: UnsafeMutableBufferPointer<CofferError?>
+        let transform: (Int) throws(CofferError) -> T
+
+        init(output: UnsafeMutablePointer<T>, filled: UnsafeMutableBufferPointer<Int>,
+             failures: UnsafeMutableBufferPointer<CofferError?>, transform: @escaping (Int) throws(CofferError) -> T) {
+            self.output = output
+            self.filled = filled
+            self.failures = failures
+            self.transform = transform
+        }
+
+        /// Fills `range` in order, stopping at the first error.
+        func run(range: Range<Int>, chunk: Int) {
+            var done = 0
+            defer { filled[chunk] = done }
+            for index in range {
+                do throws(CofferError) {
+                    (output + index).initialize(to: try transform(index))
+                    done += 1
+                } catch {
+                    failures[chunk] = error
+                    return
+                }
+            }
+        }
+    }
+
+    private static func bounds(of chunk: Int, in chunks: Int, count: Int) -> Range<Int> {
+        (count * chunk / chunks)..<(count * (chunk + 1) / chunks)
+    }
+
+    /// Runs `work` on another thread; `wait()` returns its result.
+    package final class Background<T: Sendable>: @unchecked Sendable {
+        // @unchecked: `result` is written once before `done` is signalled, read after.
+        private var result: Result<T, CofferError>?
+        private let done = DispatchSemaphore(value: 0)
+
+        package init(_ work: @escaping @Sendable () throws(CofferError) -> T) {
+            DispatchQueue.global(qos: .userInitiated).async {
+                self.result = Result { () throws(CofferError) in try work() }
+                self.done.signal()
+            }
+        }
+
+        package func wait() throws(CofferError) -> T {
+            done.wait()
+            done.signal()   // a second wait returns at once
+            return try result!.get()
+        }
+    }
+}

@@ -1,0 +1,86 @@
+internal import CSodium
+
+/// XChaCha20-Poly1305 (IETF construction) with associated data, from libsodium.
+package enum XChaCha20Poly1305 {
+    static let keyLength = Int(crypto_aead_xchacha20poly1305_ietf_KEYBYTES)     // 32
+    static let nonceLength = Int(crypto_aead_xchacha20poly1305_ietf_NPUBBYTES)  // 24
+    static let tagLength = Int(crypto_aead_xchacha20poly1305_ietf_ABYTES)       // 16
+
+    /// Encrypts `plaintext` and returns ciphertext followed by the 16-byte tag.
+    package static func seal(
+        _ plaintext: UnsafeRawBufferPointer, key: SecureBytes, nonce: [UInt8], associatedData: [UInt8]
+    ) throws(CofferError) -> [UInt8] {
+        try check(key: key, nonce: nonce)
+        var out = [UInt8](repeating: 0, count: plaintext.count + tagLength)
+        var outLength: UInt64 = 0
+        let status = key.withBytePointer { k, _ in
+            crypto_aead_xchacha20poly1305_ietf_encrypt(
+                &out, &outLength,
+                plaintext.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(plaintext.count),
+                associatedData, UInt64(associatedData.count), nil, nonce, k)
+        }
+        guard status == 0, Int(outLength) == out.count else { throw .authenticationFailed }
+        return out
+    }
+
+    /// Seals bytes held in guarded memory.
+    package static func seal(
+        _ plaintext: SecureBytes, key: SecureBytes, nonce: [UInt8], associatedData: [UInt8]
+    ) throws(CofferError) -> [UInt8] {
+        try plaintext.withUnsafeBytes { (p) throws(CofferError) in
+            try seal(p, key: key, nonce: nonce, associatedData: associatedData)
+        }
+    }
+
+    /// Decrypts and verifies; the plaintext lands in guarded memory.
+    /// A failure throws ``CofferError/authenticationFailed`` and releases nothing.
+    package static func open(
+        _ ciphertext: some Collection<UInt8>, key: SecureBytes, nonce: [UInt8], associatedData: [UInt8]
+    ) throws(CofferError) -> SecureBytes {
+        try check(key: key, nonce: nonce)
+        let sealed = Array(ciphertext)
+        guard sealed.count >= tagLength else { throw .authenticationFailed }
+        let plainLength = sealed.count - tagLength
+        // libsodium verifies the tag before writing any plaintext, and on failure the
+        // guarded region is freed (zeroed) by SecureBytes' initialiser.
+        return try SecureBytes(count: plainLength) { (out: UnsafeMutablePointer<UInt8>, _: Int) throws(CofferError) in
+            var written: UInt64 = 0
+            let status = key.withBytePointer { k, _ in
+                crypto_aead_xchacha20poly1305_ietf_decrypt(
+                    out, &written, nil, sealed, UInt64(sealed.count),
+                    associatedData, UInt64(associatedData.count), nonce, k)
+            }
+            guard status == 0, Int(written) == plainLength else { throw .authenticationFailed }
+        }
+    }
+
+    private static func check(key: SecureBytes, nonce: [UInt8]) throws(CofferError) {
+        try Sodium.ensureInitialized()
+        guard key.count == keyLength else { throw .invalidArgument("XChaCha20-Poly1305 key must be 32 bytes") }
+        guard nonce.count == nonceLength else { throw .invalidArgument("XChaCha20-Poly1305 nonce must be 24 bytes") }
+    }
+}
+
+extension XChaCha20Poly1305 {
+    /// Decrypts data that is not secret (item overviews) into ordinary memory,
+    /// avoiding one guarded allocation per item when a large vault is listed.
+    package static func openPublic(
+        _ ciphertext: UnsafeRawBufferPointer, key: SecureBytes, nonce: UnsafeRawBufferPointer, associatedData: UnsafeRawBufferPointer
+    ) throws(CofferError) -> [UInt8] {
+        try Sodium.ensureInitialized()
+        guard key.count == keyLength, nonce.count == nonceLength else { throw .invalidArgument("bad key or nonce length") }
+        guard ciphertext.count >= tagLength, let cBase = ciphertext.baseAddress, let nBase = nonce.baseAddress else {
+            throw .authenticationFailed
+        }
+        var out = [UInt8](repeating: 0, count: ciphertext.count - tagLength)
+        var written: UInt64 = 0
+        let status = key.withBytePointer { k, _ in
+            crypto_aead_xchacha20poly1305_ietf_decrypt(
+                &out, &written, nil, cBase.assumingMemoryBound(to: UInt8.self), UInt64(ciphertext.count),
+                associatedData.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(associatedData.count),
+                nBase.assumingMemoryBound(to: UInt8.self), k)
+        }
+        guard status == 0 else { throw .authenticationFailed }
+        return out
+    }
+}

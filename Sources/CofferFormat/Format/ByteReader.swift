@@ -1,0 +1,91 @@
+import CofferCrypto
+/// Bounds-checked little-endian reads. Every read names the structure it is in,
+/// so a short input reports ``CofferError/truncated(_:)`` with that name. Names are
+/// autoclosures: they are built only on failure, not once per field of a large vault.
+struct ByteReader {
+    let buffer: UnsafeRawBufferPointer
+    private(set) var offset: Int
+
+    init(_ buffer: UnsafeRawBufferPointer, offset: Int = 0) {
+        self.buffer = buffer
+        self.offset = offset
+    }
+
+    var remaining: Int { buffer.count - offset }
+    var isAtEnd: Bool { offset >= buffer.count }
+
+    mutating func skip(_ count: Int, in structure: @autoclosure () -> String) throws(CofferError) {
+        guard count >= 0, count <= remaining else { throw .truncated(structure()) }
+        offset += count
+    }
+
+    mutating func u8(_ structure: @autoclosure () -> String) throws(CofferError) -> UInt8 {
+        guard remaining >= 1 else { throw .truncated(structure()) }
+        defer { offset += 1 }
+        return buffer[offset]
+    }
+
+    mutating func u16(_ structure: @autoclosure () -> String) throws(CofferError) -> UInt16 {
+        UInt16(truncatingIfNeeded: try integer(2, structure()))
+    }
+
+    mutating func u32(_ structure: @autoclosure () -> String) throws(CofferError) -> UInt32 {
+        UInt32(truncatingIfNeeded: try integer(4, structure()))
+    }
+
+    mutating func u64(_ structure: @autoclosure () -> String) throws(CofferError) -> UInt64 {
+        try integer(8, structure())
+    }
+
+    /// Reads `count` bytes, after checking they are there (so no huge allocation happens first).
+    mutating func bytes(_ count: Int, _ structure: @autoclosure () -> String) throws(CofferError) -> [UInt8] {
+        let range = try range(count, structure())
+        return Array(buffer[range])
+    }
+
+    /// Advances past `count` bytes and returns where they are.
+    mutating func range(_ count: Int, _ structure: @autoclosure () -> String) throws(CofferError) -> Range<Int> {
+        guard count >= 0, count <= remaining else { throw .truncated(structure()) }
+        defer { offset += count }
+        return offset..<(offset + count)
+    }
+
+    private mutating func integer(_ width: Int, _ structure: @autoclosure () -> String) throws(CofferError) -> UInt64 {
+        guard remaining >= width else { throw .truncated(structure()) }
+        let value: UInt64
+        switch width {
+        case 2: value = UInt64(UInt16(littleEndian: buffer.loadUnaligned(fromByteOffset: offset, as: UInt16.self)))
+        case 4: value = UInt64(UInt32(littleEndian: buffer.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+        case 8: value = UInt64(littleEndian: buffer.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+        default:
+            var bytes: UInt64 = 0
+            for i in 0..<width { bytes |= UInt64(buffer[offset + i]) << (8 * UInt64(i)) }
+            value = bytes
+        }
+        offset += width
+        return value
+    }
+}
+
+/// Little-endian appends into a growing byte array.
+struct ByteWriter {
+    private(set) var bytes: [UInt8] = []
+
+    init(capacity: Int = 0) { bytes.reserveCapacity(capacity) }
+
+    mutating func u8(_ value: UInt8) { bytes.append(value) }
+    mutating func u16(_ value: UInt16) { append(UInt64(value), width: 2) }
+    mutating func u32(_ value: UInt32) { append(UInt64(value), width: 4) }
+    mutating func u64(_ value: UInt64) { append(value, width: 8) }
+    mutating func bytes<C: Collection>(_ data: C) where C.Element == UInt8 { bytes.append(contentsOf: data) }
+    mutating func raw(_ data: UnsafeRawBufferPointer) { bytes.append(contentsOf: data) }
+
+    /// Overwrites a u32 written earlier (for lengths known only afterwards).
+    mutating func patchU32(_ value: UInt32, at offset: Int) {
+        for i in 0..<4 { bytes[offset + i] = UInt8(truncatingIfNeeded: value >> (8 * UInt32(i))) }
+    }
+
+    private mutating func append(_ value: UInt64, width: Int) {
+        for i in 0..<width { bytes.append(UInt8(truncatingIfNeeded: value >> (8 * UInt64(i)))) }
+    }
+}

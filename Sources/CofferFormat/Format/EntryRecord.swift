@@ -1,0 +1,179 @@
+import CofferCrypto
+/// One sealed entry on disk: its id, revision, and the overview and secret parts,
+/// each sealed with XChaCha20-Poly1305 (SPEC.md §7).
+///
+/// Records read from a file share the file's buffer (no copy per entry).
+package struct EntryRecord: Sendable {
+    package let id: ItemID
+    package let revision: UInt64
+    /// The record body exactly as on disk, from the entry id to the end of the secret ciphertext.
+    package let body: ArraySlice<UInt8>
+    /// BLAKE2b-256 of `body`: computed when sealed; for a record read from a file, the
+    /// manifest's claim, which ``VaultFileCodec/verify(keys:)`` checks before any use.
+    package let digest: Digest256
+    private let overviewNonce: Range<Int>
+    private let overviewCiphertext: Range<Int>
+    private let secretNonce: Range<Int>
+    private let secretCiphertext: Range<Int>
+
+    /// Fixed bytes of a body besides the two ciphertexts.
+    static let fixedLength = FormatV1.entryIDLength + 8 + 2 * (FormatV1.nonceLength + 4)
+    /// The smallest valid ciphertext: one padding block plus the tag.
+    static let minCiphertext = FormatV1.paddingBlock + FormatV1.tagLength
+
+    enum Part: UInt8 { case overview = 1, secret = 2 }
+
+    /// Parses a record body; `index` names it in errors. `digest` nil computes it.
+    init(body: ArraySlice<UInt8>, index: Int, digest: Digest256? = nil) throws(CofferError) {
+        // Built only for an error message: a large vault parses many records.
+        func name() -> String { "entry record \(index)" }
+        let start = body.startIndex
+        typealias Parts = (id: ItemID, revision: UInt64, oNonce: Range<Int>, oCipher: Range<Int>, sNonce: Range<Int>, sCipher: Range<Int>)
+        let parsed = try body.withBytes { (raw) throws(CofferError) -> Parts in
+            var reader = ByteReader(raw)
+            let id = ItemID(buffer: UnsafeRawBufferPointer(rebasing: raw[try reader.range(FormatV1.entryIDLength, name())]))
+            let revision = try reader.u64(name())
+            guard revision >= 1 else { throw .malformed("\(name()): revision 0") }
+            let oNonce = try reader.range(FormatV1.nonceLength, name())
+            let oLength = Int(try reader.u32(name()))
+            try Self.checkCiphertextLength(oLength, max: FormatV1.maxOverviewCiphertext, "\(name()) overview")
+            let oCipher = try reader.range(oLength, name())
+            let sNonce = try reader.range(FormatV1.nonceLength, name())
+            let sLength = Int(try reader.u32(name()))
+            try Self.checkCiphertextLength(sLength, max: FormatV1.maxSecretCiphertext, "\(name()) secret")
+            let sCipher = try reader.range(sLength, name())
+            guard reader.isAtEnd else { throw .malformed("\(name()): \(reader.remaining) bytes after the secret part") }
+            return (id, revision, oNonce, oCipher, sNonce, sCipher)
+        }
+        id = parsed.id
+        revision = parsed.revision
+        self.body = body
+        if let digest { self.digest = digest } else { self.digest = try Self.computeDigest(body) }
+        let shift = { (r: Range<Int>) in (r.lowerBound + start)..<(r.upperBound + start) }
+        overviewNonce = shift(parsed.oNonce)
+        overviewCiphertext = shift(parsed.oCipher)
+        secretNonce = shift(parsed.sNonce)
+        secretCiphertext = shift(parsed.sCipher)
+    }
+
+    private static func checkCiphertextLength(_ length: Int, max: Int, _ name: @autoclosure () -> String) throws(CofferError) {
+        guard length >= minCiphertext, length <= max, (length - FormatV1.tagLength) % FormatV1.paddingBlock == 0 else {
+            throw .malformed("\(name()): ciphertext length \(length) is invalid")
+        }
+    }
+
+    /// Seals `attributes` and `secrets` as a new record at `revision`.
+    package static func seal(id: ItemID, revision: UInt64, attributes: ItemAttributes, secrets: ItemSecrets,
+                     vaultID: [UInt8], keys: VaultKeys, entropy: EntropySource) throws(CofferError) -> EntryRecord {
+        try EntryCodec.checkDates(attributes, secrets)
+        let overviewPlain = try Padding.pad(EntryCodec.encodeOverview(attributes).publicBytes, blockSize: FormatV1.paddingBlock)
+        guard overviewPlain.count + FormatV1.tagLength <= FormatV1.maxOverviewCiphertext else {
+            throw .invalidArgument("item attributes exceed 1 MiB")
+        }
+        let secretList = EntryCodec.encodeSecrets(secrets)
+        guard secretList.count + FormatV1.paddingBlock + FormatV1.tagLength <= FormatV1.maxSecretCiphertext else {
+            throw .invalidArgument("item secrets exceed 64 MiB")
+        }
+        let secretPlain = try secretList.paddedSecureBytes(blockSize: FormatV1.paddingBlock)
+        let oNonce = try entropy.bytes(FormatV1.nonceLength)
+        let sNonce = try entropy.bytes(FormatV1.nonceLength)
+        let oCipher = try overviewPlain.withBytes { (p) throws(CofferError) in
+            try XChaCha20Poly1305.seal(p, key: keys.overviewKey, nonce: oNonce,
+                                       associatedData: associatedData(vaultID: vaultID, id: id, revision: revision, part: .overview))
+        }
+        let sCipher = try XChaCha20Poly1305.seal(secretPlain, key: keys.secretKey, nonce: sNonce,
+                                                 associatedData: associatedData(vaultID: vaultID, id: id, revision: revision, part: .secret))
+        var writer = ByteWriter(capacity: fixedLength + oCipher.count + sCipher.count)
+        writer.bytes(id.bytes)
+        writer.u64(revision)
+        writer.bytes(oNonce)
+        writer.u32(UInt32(oCipher.count))
+        writer.bytes(oCipher)
+        writer.bytes(sNonce)
+        writer.u32(UInt32(sCipher.count))
+        writer.bytes(sCipher)
+        return try EntryRecord(body: writer.bytes[...], index: 0)
+    }
+
+    /// Decrypts the overview. A failed tag means the record was altered.
+    package func openOverview(vaultID: [UInt8], keys: VaultKeys) throws(CofferError) -> ItemAttributes {
+        try EntryCodec.decodeOverview(openOverviewList(vaultID: vaultID, keys: keys))
+    }
+
+    /// Decrypts the overview and checks it as ``openOverview(vaultID:keys:)`` does, but
+    /// returns its field list (unpadded) instead of building attributes from it.
+    package func openOverviewList(vaultID: [UInt8], keys: VaultKeys) throws(CofferError) -> [UInt8] {
+        var plain: [UInt8]
+        do {
+            plain = try body.withBytes { (raw) throws(CofferError) in
+                let base = body.startIndex
+                // The associated data on the stack: no allocation per overview of a large vault.
+                return try withUnsafeTemporaryAllocation(byteCount: Self.associatedDataLength, alignment: 1) {
+                    (ad) throws(CofferError) in
+                    Self.writeAssociatedData(into: ad, vaultID: vaultID, id: id, revision: revision, part: .overview)
+                    return try XChaCha20Poly1305.openPublic(
+                        UnsafeRawBufferPointer(rebasing: raw[(overviewCiphertext.lowerBound - base)..<(overviewCiphertext.upperBound - base)]),
+                        key: keys.overviewKey,
+                        nonce: UnsafeRawBufferPointer(rebasing: raw[(overviewNonce.lowerBound - base)..<(overviewNonce.upperBound - base)]),
+                        associatedData: UnsafeRawBufferPointer(ad))
+                }
+            }
+        } catch .authenticationFailed {
+            throw .tampered(.entry(id.hex))
+        }
+        let length: Int
+        do {
+            // The entry is named only on failure: formatting its id costs more than decrypting it.
+            length = try Padding.unpaddedLength(plain, blockSize: FormatV1.paddingBlock, structure: "")
+        } catch .malformed(let why) {
+            throw .malformed("entry \(id.hex) overview\(why)")
+        } catch {
+            throw error
+        }
+        plain.removeSubrange(length...)
+        try EntryCodec.validateOverview(plain)
+        return plain
+    }
+
+    /// Decrypts the secret part into guarded memory.
+    package func openSecrets(vaultID: [UInt8], keys: VaultKeys) throws(CofferError) -> ItemSecrets {
+        let padded: SecureBytes
+        do {
+            padded = try XChaCha20Poly1305.open(body[secretCiphertext], key: keys.secretKey, nonce: Array(body[secretNonce]),
+                                                associatedData: Self.associatedData(vaultID: vaultID, id: id, revision: revision, part: .secret))
+        } catch .authenticationFailed {
+            throw .tampered(.entry(id.hex))
+        }
+        let plain = try Padding.unpad(padded, blockSize: FormatV1.paddingBlock, structure: "entry \(id.hex) secret")
+        return try plain.withUnsafeBytes { (raw) throws(CofferError) in try EntryCodec.decodeSecrets(raw) }
+    }
+
+    /// BLAKE2b-256 of a body, as listed in the manifest.
+    static func computeDigest(_ body: ArraySlice<UInt8>) throws(CofferError) -> Digest256 {
+        try body.withBytes { (raw) throws(CofferError) in try BLAKE2b.digest256(buffer: raw) }
+    }
+
+    /// `"coffer.v1.entry" 0x00 || vault id || entry id || revision (u64 LE) || part` (SPEC.md §6):
+    /// laid out once, in ``writeAssociatedData(into:vaultID:id:revision:part:)``.
+    static let associatedDataLength = FormatV1.entryADLabel.count + FormatV1.vaultIDLength + FormatV1.entryIDLength + 8 + 1
+
+    /// The associated data written into `out` (exactly ``associatedDataLength`` bytes),
+    /// for callers that keep it off the heap.
+    static func writeAssociatedData(into out: UnsafeMutableRawBufferPointer, vaultID: [UInt8], id: ItemID, revision: UInt64, part: Part) {
+        let label = FormatV1.entryADLabel
+        precondition(vaultID.count == FormatV1.vaultIDLength && out.count == associatedDataLength, "AD layout")
+        out.copyBytes(from: label)
+        UnsafeMutableRawBufferPointer(rebasing: out[label.count...]).copyBytes(from: vaultID)
+        let offset = label.count + vaultID.count
+        id.write(to: UnsafeMutableRawBufferPointer(rebasing: out[offset...]))
+        out.storeBytes(of: revision.littleEndian, toByteOffset: offset + FormatV1.entryIDLength, as: UInt64.self)
+        out[offset + FormatV1.entryIDLength + 8] = part.rawValue
+    }
+
+    static func associatedData(vaultID: [UInt8], id: ItemID, revision: UInt64, part: Part) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: associatedDataLength) { buffer, count in
+            writeAssociatedData(into: UnsafeMutableRawBufferPointer(buffer), vaultID: vaultID, id: id, revision: revision, part: part)
+            count = associatedDataLength
+        }
+    }
+}

@@ -1,0 +1,131 @@
+import CofferCrypto
+/// One key slot: the vault key wrapped under a key derived from a password, a key
+/// file, both, or a raw key (SPEC.md §4).
+///
+/// The body is kept byte for byte, so slots of unknown types survive a save.
+package struct Keyslot: Sendable, Equatable {
+    package let kind: KeySlotKind
+    /// The encoded body, exactly as on disk.
+    let body: [UInt8]
+    /// Argon2id parameters (password and key-file slots only).
+    package let kdf: Argon2idParameters?
+    let salt: [UInt8]
+    let nonce: [UInt8]
+    let wrappedKey: [UInt8]
+
+    /// Body lengths of the known slot types.
+    static let argon2BodyLength = 1 + 12 + FormatV1.saltLength + FormatV1.nonceLength + FormatV1.wrappedKeyLength // 101
+    static let rawKeyBodyLength = FormatV1.saltLength + FormatV1.nonceLength + FormatV1.wrappedKeyLength            // 88
+    /// The only KDF identifier of v1: Argon2id, version 0x13.
+    static let argon2idV13: UInt8 = 1
+
+    /// Parses and validates a slot body; `index` names the slot in errors.
+    init(type: UInt8, body: [UInt8], index: Int) throws(CofferError) {
+        let kind = KeySlotKind(code: type)
+        self.kind = kind
+        self.body = body
+        let name = "key slot \(index)"
+        switch kind {
+        case .unknown:
+            kdf = nil; salt = []; nonce = []; wrappedKey = []
+        case .rawKey:
+            guard body.count == Self.rawKeyBodyLength else { throw .malformed("\(name): raw-key slot is \(body.count) bytes, expected 88") }
+            kdf = nil
+            salt = Array(body[0..<16])
+            nonce = Array(body[16..<40])
+            wrappedKey = Array(body[40..<88])
+        case .password, .passwordAndKeyFile, .keyFile:
+            guard body.count == Self.argon2BodyLength else { throw .malformed("\(name): slot is \(body.count) bytes, expected 101") }
+            let parsed: (Argon2idParameters, UInt8) = try body.withBytes { (raw) throws(CofferError) in
+                var reader = ByteReader(raw)
+                let kdfID = try reader.u8(name)
+                let m = try reader.u32(name), t = try reader.u32(name), p = try reader.u32(name)
+                return (Argon2idParameters(memoryKiB: m, iterations: t, lanes: p), kdfID)
+            }
+            guard parsed.1 == Self.argon2idV13 else { throw .malformed("\(name): unknown KDF \(parsed.1)") }
+            try Self.checkBounds(parsed.0, slot: name)
+            kdf = parsed.0
+            salt = Array(body[13..<29])
+            nonce = Array(body[29..<53])
+            wrappedKey = Array(body[53..<101])
+        }
+    }
+
+    /// Bounds a reader enforces before running the KDF (SPEC.md §9).
+    package static func checkBounds(_ p: Argon2idParameters, slot: String) throws(CofferError) {
+        guard p.memoryKiB >= FormatV1.minKDFMemoryKiB, p.memoryKiB <= FormatV1.maxKDFMemoryKiB else {
+            throw .kdfParametersOutOfBounds("\(slot): memory \(p.memoryKiB) KiB outside 8 KiB to 4 GiB")
+        }
+        guard p.iterations >= 1, p.iterations <= FormatV1.maxKDFIterations else {
+            throw .kdfParametersOutOfBounds("\(slot): iterations \(p.iterations) outside 1 to \(FormatV1.maxKDFIterations)")
+        }
+        guard p.lanes >= 1, p.lanes <= FormatV1.maxKDFLanes else {
+            throw .kdfParametersOutOfBounds("\(slot): lanes \(p.lanes) outside 1 to \(FormatV1.maxKDFLanes)")
+        }
+        guard UInt64(p.memoryKiB) >= 8 * UInt64(p.lanes) else {
+            throw .kdfParametersOutOfBounds("\(slot): memory below 8 KiB per lane")
+        }
+    }
+
+    /// Creates a slot wrapping `vaultKey` for `key`.
+    package static func make(for key: SlotKey, vaultKey: SecureBytes, vaultID: [UInt8], kdf: Argon2idParameters,
+                     entropy: EntropySource) throws(CofferError) -> Keyslot {
+        let kind = key.slotKind
+        let salt = try entropy.bytes(FormatV1.saltLength)
+        var params = ByteWriter()
+        if kind.usesArgon2 {
+            try checkBounds(kdf, slot: "new key slot")
+            params.u8(argon2idV13)
+            params.u32(kdf.memoryKiB)
+            params.u32(kdf.iterations)
+            params.u32(kdf.lanes)
+        }
+        params.bytes(salt)
+        let kek = try keyEncryptionKey(for: key, kdf: kind.usesArgon2 ? kdf : nil, salt: salt)
+        let nonce = try entropy.bytes(FormatV1.nonceLength)
+        let wrapped = try XChaCha20Poly1305.seal(vaultKey, key: kek, nonce: nonce,
+                                                 associatedData: associatedData(vaultID: vaultID, type: kind.code, params: params.bytes))
+        var body = params
+        body.bytes(nonce)
+        body.bytes(wrapped)
+        return try Keyslot(type: kind.code, body: body.bytes, index: 0)
+    }
+
+    /// The vault key, or nil when this slot does not open with `key`.
+    package func unwrap(with key: SlotKey, vaultID: [UInt8]) throws(CofferError) -> SecureBytes? {
+        guard kind == key.slotKind else { return nil }
+        let kek = try Self.keyEncryptionKey(for: key, kdf: kdf, salt: salt)
+        let params = Array(body[0..<(body.count - FormatV1.nonceLength - FormatV1.wrappedKeyLength)])
+        do {
+            let vaultKey = try XChaCha20Poly1305.open(wrappedKey, key: kek, nonce: nonce,
+                                                      associatedData: Self.associatedData(vaultID: vaultID, type: kind.code, params: params))
+            guard vaultKey.count == FormatV1.keyLength else { return nil }
+            return vaultKey
+        } catch .authenticationFailed {
+            return nil
+        }
+    }
+
+    /// `"coffer.v1.slot" 0x00 || vault id || slot type || parameters and salt` (SPEC.md §6).
+    static func associatedData(vaultID: [UInt8], type: UInt8, params: [UInt8]) -> [UInt8] {
+        FormatV1.slotADLabel + vaultID + [type] + params
+    }
+
+    /// The key-encryption key of a slot (SPEC.md §4.2–4.4).
+    static func keyEncryptionKey(for key: SlotKey, kdf: Argon2idParameters?, salt: [UInt8]) throws(CofferError) -> SecureBytes {
+        switch key {
+        case .password(let password):
+            guard let kdf else { throw .malformed("password slot without KDF parameters") }
+            return try Argon2id.derive(password: password, salt: salt, parameters: kdf)
+        case .keyFile(let material):
+            guard let kdf else { throw .malformed("key-file slot without KDF parameters") }
+            return try Argon2id.derive(password: material, salt: salt, parameters: kdf)
+        case .passwordAndKeyFile(let password, let material):
+            guard let kdf else { throw .malformed("key-file slot without KDF parameters") }
+            return try Argon2id.derive(password: password, salt: salt, parameters: kdf, secret: material)
+        case .rawKey(let raw):
+            guard raw.count == FormatV1.keyLength else { throw .invalidArgument("a raw key must be 32 bytes") }
+            return try SubkeyDerivation.derive(from: raw, context: FormatV1.rawKeySlotContext, input: salt)
+        }
+    }
+}

@@ -1,0 +1,213 @@
+import CofferCrypto
+/// A whole vault file, parsed (SPEC.md §2).
+///
+/// `parse` checks structure, bounds and the header checksum without any key;
+/// `unlock` opens a key slot; `verify` checks the header MAC, the manifest MAC and
+/// every record against the manifest. `encode` writes a file from its parts.
+package struct VaultFileCodec: Sendable {
+    package let header: VaultHeader
+    package let manifest: Manifest
+    package let records: [EntryRecord]
+    /// The file as read; MACs are checked over ranges of it.
+    let bytes: [UInt8]
+    /// `[0, headerEnd)` is preamble + header body (checksummed and MACed).
+    let headerEnd: Int
+    let headerMAC: [UInt8]
+    /// `[0, manifestEnd)` is everything the manifest MAC covers.
+    let manifestEnd: Int
+    let manifestMAC: [UInt8]
+
+    /// Reads the magic and version only: enough to tell what a file is.
+    static func checkPreamble(_ raw: UnsafeRawBufferPointer) throws(CofferError) {
+        let magic = FormatV1.magic
+        let prefix = min(raw.count, magic.count)
+        guard raw.prefix(prefix).elementsEqual(magic.prefix(prefix)) else { throw .notACofferFile }
+        var reader = ByteReader(raw)
+        try reader.skip(magic.count, in: "magic")
+        let version = try reader.u16("format version")
+        guard version == FormatV1.version else { throw .unsupportedVersion(version) }
+    }
+
+    /// The longest file prefix ``parseSummary(_:)`` reads: preamble, the largest header,
+    /// checksum, MAC, manifest length, generation and entry count.
+    package static let summaryPrefixLength = FormatV1.preambleLength + FormatV1.maxHeaderLength + 2 * FormatV1.digestLength + 4 + 12
+
+    /// Reads preamble, header (checksum checked) and manifest length: SPEC.md §10 steps
+    /// up to the manifest, shared by `parse` and `parseSummary`. The reader it returns
+    /// stands just after the manifest length.
+    private static func parseHead(_ raw: UnsafeRawBufferPointer)
+        throws(CofferError) -> (header: VaultHeader, headerEnd: Int, headerMAC: [UInt8], manifestLength: Int, reader: ByteReader) {
+        try checkPreamble(raw)
+        var reader = ByteReader(raw, offset: FormatV1.magic.count + 2)
+        let headerLength = Int(try reader.u32("header length"))
+        guard headerLength <= FormatV1.maxHeaderLength else { throw .malformed("header: length \(headerLength) exceeds 64 KiB") }
+        let headerRange = try reader.range(headerLength, "header")
+        let headerEnd = headerRange.upperBound
+        let checksum = Digest256(UnsafeRawBufferPointer(rebasing: raw[try reader.range(FormatV1.digestLength, "header checksum")]))
+        let headerMAC = try reader.bytes(FormatV1.digestLength, "header MAC")
+        // The checksum catches corruption before any KDF runs; the MAC (checked after
+        // unlocking) catches deliberate changes.
+        guard try BLAKE2b.digest256(buffer: UnsafeRawBufferPointer(rebasing: raw[0..<headerEnd])) == checksum else {
+            throw .tampered(.header)
+        }
+        let header = try VaultHeader.parse(UnsafeRawBufferPointer(rebasing: raw[headerRange]))
+
+        let manifestLength = Int(try reader.u32("manifest length"))
+        guard manifestLength >= 12, manifestLength <= 12 + FormatV1.maxEntries * Manifest.entryLength else {
+            throw .malformed("manifest: length \(manifestLength) out of bounds")
+        }
+        return (header, headerEnd, headerMAC, manifestLength, reader)
+    }
+
+    /// The header, generation and entry count from the start of a file (at most
+    /// ``summaryPrefixLength`` bytes), for ``Vault/info(at:)``: nothing authenticated,
+    /// nothing past the manifest's count read. `prefix` shorter than the file is fine;
+    /// a file that ends early gives `truncated`, as `parse` would.
+    package static func parseSummary(_ prefix: [UInt8]) throws(CofferError) -> (header: VaultHeader, generation: UInt64, entryCount: Int) {
+        try prefix.withBytes { (raw) throws(CofferError) -> (header: VaultHeader, generation: UInt64, entryCount: Int) in
+            let head = try parseHead(raw)
+            var reader = head.reader
+            let generation = try reader.u64("manifest generation")
+            let count = Int(try reader.u32("manifest entry count"))
+            guard count <= FormatV1.maxEntries else { throw .malformed("manifest: \(count) entries is too many") }
+            guard head.manifestLength == 12 + count * Manifest.entryLength else {
+                throw .malformed("manifest: \(head.manifestLength - 12) bytes for \(count) entries")
+            }
+            return (head.header, generation, count)
+        }
+    }
+
+    package static func parse(_ bytes: [UInt8]) throws(CofferError) -> VaultFileCodec {
+        try bytes.withBytes { (raw) throws(CofferError) -> VaultFileCodec in
+            var (header, headerEnd, headerMAC, manifestLength, reader) = try parseHead(raw)
+            let manifestRange = try reader.range(manifestLength, "manifest")
+            let manifestEnd = manifestRange.upperBound
+            let manifest = try Manifest.parse(UnsafeRawBufferPointer(rebasing: raw[manifestRange]))
+            let manifestMAC = try reader.bytes(FormatV1.digestLength, "manifest MAC")
+
+            // Records run to the end of the file; their number is checked against the
+            // authenticated manifest in `verify`.
+            var records: [EntryRecord] = []
+            records.reserveCapacity(manifest.entries.count)
+            while !reader.isAtEnd {
+                let index = records.count
+                guard index < manifest.entries.count else {
+                    throw .malformed("\(reader.remaining) bytes after the last entry record")
+                }
+                let length = Int(try reader.u32("entry record \(index) length"))
+                guard length >= EntryRecord.fixedLength + 2 * EntryRecord.minCiphertext,
+                      length <= EntryRecord.fixedLength + FormatV1.maxOverviewCiphertext + FormatV1.maxSecretCiphertext else {
+                    throw .malformed("entry record \(index): length \(length) out of bounds")
+                }
+                let range = try reader.range(length, "entry record \(index)")
+                // The manifest's digest is taken as a claim here and checked in `verify`.
+                records.append(try EntryRecord(body: bytes[range], index: index, digest: manifest.entries[index].recordDigest))
+            }
+            return VaultFileCodec(header: header, manifest: manifest, records: records, bytes: bytes,
+                                  headerEnd: headerEnd, headerMAC: headerMAC, manifestEnd: manifestEnd, manifestMAC: manifestMAC)
+        }
+    }
+
+    /// Tries every slot of the credential's kind; returns the vault's keys.
+    package func unlock(with key: SlotKey) throws(CofferError) -> VaultKeys {
+        for slot in header.slots where slot.kind == key.slotKind {
+            if let vaultKey = try slot.unwrap(with: key, vaultID: header.vaultID) {
+                return try VaultKeys(vaultKey: vaultKey)
+            }
+        }
+        throw key.wrongKeyError
+    }
+
+    /// `unlock` then `verify`. A single-lane KDF keeps one core busy: the records are
+    /// hashed on another meanwhile, and compared with the manifest only once it is
+    /// authenticated, so checks and errors come in the order of SPEC.md §10.
+    package func unlockAndVerify(with key: SlotKey) throws(CofferError) -> VaultKeys {
+        let codec = self
+        let hashing = ParallelWork.Background { () throws(CofferError) in try codec.recordDigests(threads: 1) }
+        let keys: VaultKeys
+        do {
+            keys = try unlock(with: key)
+        } catch {
+            _ = try? hashing.wait()
+            throw error
+        }
+        try verify(keys: keys, digests: try hashing.wait())
+        return keys
+    }
+
+    /// BLAKE2b-256 of every record body, in file order.
+    func recordDigests(threads: Int = ParallelWork.cores) throws(CofferError) -> [Digest256] {
+        // Through a buffer pointer, as in `VaultSnapshot.init`: no copy of each record.
+        try records.withUnsafeBufferPointer { (records) throws(CofferError) -> [Digest256] in
+            try ParallelWork.map(count: records.count, threads: threads) { (index) throws(CofferError) in
+                try EntryRecord.computeDigest(records[index].body)
+            }
+        }
+    }
+
+    /// Checks the header MAC, the manifest MAC, and that the records are exactly the
+    /// manifest's entries, in order, with matching revisions and digests.
+    /// `digests` are ``recordDigests(threads:)``, when already computed.
+    package func verify(keys: VaultKeys, digests: [Digest256]? = nil) throws(CofferError) {
+        let headerOK = try bytes.withBytes { (raw) throws(CofferError) in
+            ConstantTime.equals(try BLAKE2b.mac(raw[0..<headerEnd], key: keys.headerKey), headerMAC)
+        }
+        guard headerOK else { throw .tampered(.header) }
+        let manifestOK = try bytes.withBytes { (raw) throws(CofferError) in
+            ConstantTime.equals(try BLAKE2b.mac(raw[0..<manifestEnd], key: keys.manifestKey), manifestMAC)
+        }
+        guard manifestOK else { throw .tampered(.manifest) }
+        try verifyRecordsMatchManifest(digests: digests)
+    }
+
+    /// Records against the (already authenticated) manifest.
+    func verifyRecordsMatchManifest(digests: [Digest256]? = nil) throws(CofferError) {
+        let digests = if let digests { digests } else { try recordDigests() }
+        for (index, (record, expected)) in zip(records, manifest.entries).enumerated() {
+            guard record.id == expected.id, record.revision == expected.revision,
+                  digests[index] == expected.recordDigest else {
+                throw .tampered(.entry(expected.id.hex))
+            }
+        }
+        guard records.count == manifest.entries.count else {
+            throw .truncated("entry records: \(records.count) of \(manifest.entries.count) present")
+        }
+    }
+
+    /// Writes a file: preamble, header, checksum, header MAC, manifest, manifest MAC, records.
+    package static func encode(header: VaultHeader, generation: UInt64, records: [EntryRecord], keys: VaultKeys) throws(CofferError) -> [UInt8] {
+        let ordered = records.sorted { $0.id < $1.id }
+        for (a, b) in zip(ordered, ordered.dropFirst()) where a.id == b.id {
+            throw .invalidArgument("two records share entry id \(a.id.hex)")
+        }
+        guard header.slots.count >= 1, header.slots.count <= FormatV1.maxSlots else {
+            throw .slotUnavailable("a vault has 1 to \(FormatV1.maxSlots) key slots")
+        }
+        let body = header.encodeBody()
+        guard body.count <= FormatV1.maxHeaderLength else { throw .invalidArgument("header exceeds 64 KiB") }
+        var manifestEntries: [ManifestEntry] = []
+        manifestEntries.reserveCapacity(ordered.count)
+        var recordBytes = 0
+        for record in ordered {
+            manifestEntries.append(ManifestEntry(id: record.id, revision: record.revision, recordDigest: record.digest))
+            recordBytes += 4 + record.body.count
+        }
+        let manifest = Manifest(generation: generation, entries: manifestEntries)
+
+        var writer = ByteWriter(capacity: FormatV1.preambleLength + body.count + 64 + 48
+                                + manifestEntries.count * Manifest.entryLength + recordBytes)
+        writer.bytes(FormatV1.magic)
+        writer.u16(FormatV1.version)
+        writer.u32(UInt32(body.count))
+        writer.bytes(body)
+        writer.bytes(try BLAKE2b.hash(writer.bytes))
+        writer.bytes(try BLAKE2b.mac(writer.bytes[0..<(FormatV1.preambleLength + body.count)], key: keys.headerKey))
+        manifest.encode(into: &writer)
+        writer.bytes(try BLAKE2b.mac(writer.bytes, key: keys.manifestKey))
+        for record in ordered {
+            writer.u32(UInt32(record.body.count))
+            writer.bytes(record.body)
+        }
+        return writer.bytes
+    }
+}

@@ -1,0 +1,122 @@
+import CofferCrypto
+/// A list of distinct words for passphrases.
+///
+/// ``effLarge`` is the EFF large wordlist (7,776 words, 12.92 bits each), shipped with
+/// the package. Custom lists load from a file with one word per line, either plain
+/// (`abacus`) or in the EFF dice format (`11111<TAB>abacus`). Blank lines are skipped;
+/// words cannot contain spaces or control characters, and duplicates (ignoring case)
+/// are rejected, so the entropy computed from ``count`` is the real one.
+///
+/// ```swift
+/// let eff = try Wordlist.effLarge
+/// eff.count                                              // 7776
+/// let mine = try Wordlist(contentsOf: "/usr/share/dict/my-words.txt")
+/// let tiny = try Wordlist(words: ["red", "green", "blue"])
+/// ```
+public struct Wordlist: Sendable, Hashable {
+    /// The words, in the order given.
+    public let words: [String]
+
+    /// The number of words.
+    public var count: Int { words.count }
+
+    /// The entropy of one uniformly chosen word: log2(``count``).
+    public var bitsPerWord: Double { log2(Double(words.count)) }
+
+    /// A list from words in memory. Throws ``CofferError/invalidArgument(_:)`` for an
+    /// empty word, a word with whitespace or control characters, a duplicate (ignoring
+    /// case), or fewer than 2 words.
+    ///
+    /// ```swift
+    /// let colours = try Wordlist(words: ["red", "green", "blue", "cyan"])   // 2 bits a word
+    /// ```
+    public init(words: [String]) throws(CofferError) {
+        try self.init(validating: words.enumerated().map { (line: $0.offset + 1, word: $0.element) },
+                      source: "word list")
+    }
+
+    /// Loads a list from a UTF-8 file, plain (one word per line) or in the EFF dice
+    /// format (`11111<TAB>abacus`). Throws ``CofferError/fileNotFound(_:)`` when there is
+    /// no file, ``CofferError/io(operation:path:errno:)`` when it cannot be read, and
+    /// ``CofferError/invalidArgument(_:)`` (naming the line) for bad content.
+    ///
+    /// ```swift
+    /// let list = try Wordlist(contentsOf: "words.txt")
+    /// let generator = try PassphraseGenerator(wordlist: list)
+    /// ```
+    public init(contentsOf path: String) throws(CofferError) {
+        let bytes = try ResourceFile.read(path)
+        try self.init(parsing: bytes, source: path)
+    }
+
+    /// The EFF large wordlist: 7,776 words chosen for memorability by the Electronic
+    /// Frontier Foundation (CC BY 3.0 US; see NOTICE). Loaded from the package's
+    /// resources once, on first use, thread-safely.
+    ///
+    /// ```swift
+    /// let words = try Wordlist.effLarge.words   // ["abacus", "abdomen", ...]
+    /// ```
+    public static var effLarge: Wordlist {
+        get throws(CofferError) { try loadedEFFLarge.get() }
+    }
+
+    /// The size the EFF large list must have: 6^5, one word per roll of five dice.
+    static let effLargeCount = 7776
+
+    // A static let is initialised once, thread-safely (swift_once).
+    private static let loadedEFFLarge: Result<Wordlist, CofferError> = Result { () throws(CofferError) -> Wordlist in
+        let bytes = try ResourceFile.bundled("eff_large_wordlist", extension: "txt")
+        let list = try Wordlist(parsing: bytes, source: "eff_large_wordlist.txt")
+        guard list.count == effLargeCount else {
+            throw .invalidArgument("eff_large_wordlist.txt has \(list.count) words, not \(effLargeCount)")
+        }
+        return list
+    }
+
+    init(parsing bytes: [UInt8], source: String) throws(CofferError) {
+        var entries: [(line: Int, word: String)] = []
+        for (index, line) in try ResourceFile.lines(bytes, source: source).enumerated() {
+            let fields = line.split(whereSeparator: { $0.isWhitespace })
+            switch fields.count {
+            case 0:
+                continue
+            case 1:
+                entries.append((index + 1, String(fields[0])))
+            case 2 where fields[0].allSatisfy({ $0.isASCII && $0.isNumber }):
+                // EFF dice format: the dice roll, then the word.
+                entries.append((index + 1, String(fields[1])))
+            default:
+                throw .invalidArgument("\(source), line \(index + 1): a word cannot contain spaces")
+            }
+        }
+        try self.init(validating: entries, source: source)
+    }
+
+    private init(validating entries: [(line: Int, word: String)], source: String) throws(CofferError) {
+        var firstLine: [String: Int] = [:]
+        firstLine.reserveCapacity(entries.count)
+        for (line, word) in entries {
+            guard !word.isEmpty else { throw .invalidArgument("\(source), line \(line): empty word") }
+            guard !word.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.properties.generalCategory == .control }) else {
+                throw .invalidArgument("\(source), line \(line): a word cannot contain spaces or control characters")
+            }
+            // Case-insensitive, because passphrases may change the case of every word.
+            let key = word.lowercased()
+            if let earlier = firstLine[key] {
+                throw .invalidArgument("\(source), line \(line): duplicate of the word on line \(earlier)")
+            }
+            firstLine[key] = line
+        }
+        guard entries.count >= 2 else {
+            throw .invalidArgument("\(source): a word list needs at least 2 distinct words, found \(entries.count)")
+        }
+        guard entries.count <= Int(UInt32.max) else { throw .invalidArgument("\(source): too many words") }
+        words = entries.map(\.word)
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

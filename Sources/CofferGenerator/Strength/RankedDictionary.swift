@@ -1,0 +1,223 @@
+import CofferCrypto
+/// A dictionary of lowercase words with their guess ranks (1 = guessed first).
+///
+/// Words are stored as Unicode scalar values in one flat array with an open-addressing
+/// hash table over them, so that any slice of a password can be looked up in place:
+/// no String is made from password characters.
+struct RankedDictionary: Sendable {
+    let name: StrengthEstimate.Pattern.Dictionary
+    /// All words, back to back.
+    private let scalars: [UInt32]
+    /// Word i is `scalars[starts[i]..<starts[i + 1]]`.
+    private let starts: [Int32]
+    private let ranks: [Int32]
+    /// Word index + 1, or 0 for an empty slot. The size is a power of two.
+    private let table: [Int32]
+    /// The longest word, in scalars.
+    let maximumLength: Int
+    /// Which a–z trigrams begin (and end) some word, indexed by ``trigramIndex(_:_:_:)``:
+    /// a cheap filter that rules out most candidate misspellings before any lookup.
+    let startTrigrams: [Bool]
+    let endTrigrams: [Bool]
+
+    var count: Int { ranks.count }
+
+    /// Builds a dictionary; the first occurrence of a word keeps its rank.
+    init(name: StrengthEstimate.Pattern.Dictionary, words: [(word: [UInt32], rank: Int)]) {
+        var capacity = 16
+        while capacity < words.count * 2 { capacity <<= 1 }
+        var scalars: [UInt32] = []
+        var starts: [Int32] = [0]
+        var ranks: [Int32] = []
+        var table = [Int32](repeating: 0, count: capacity)
+        var longest = 0
+        var startTrigrams = [Bool](repeating: false, count: 26 * 26 * 26)
+        var endTrigrams = [Bool](repeating: false, count: 26 * 26 * 26)
+        let mask = capacity - 1
+        for (word, rank) in words where !word.isEmpty {
+            var slot = Int(truncatingIfNeeded: Self.hash(word).value) & mask
+            var duplicate = false
+            while table[slot] != 0 {
+                let existing = Int(table[slot]) - 1
+                if scalars[Int(starts[existing])..<Int(starts[existing + 1])].elementsEqual(word) {
+                    duplicate = true
+                    break
+                }
+                slot = (slot + 1) & mask
+            }
+            if duplicate { continue }
+            scalars.append(contentsOf: word)
+            starts.append(Int32(scalars.count))
+            ranks.append(Int32(clamping: max(rank, 1)))
+            table[slot] = Int32(ranks.count)
+            longest = max(longest, word.count)
+            let n = word.count
+            if n >= 3, let head = Self.trigramIndex(word[0], word[1], word[2]),
+               let tail = Self.trigramIndex(word[n - 3], word[n - 2], word[n - 1]) {
+                startTrigrams[head] = true
+                endTrigrams[tail] = true
+            }
+        }
+        self.name = name
+        self.scalars = scalars
+        self.starts = starts
+        self.ranks = ranks
+        self.table = table
+        maximumLength = longest
+        self.startTrigrams = startTrigrams
+        self.endTrigrams = endTrigrams
+    }
+
+    /// The index of three letters a–z in the trigram tables, or nil for anything else.
+    @inline(__always)
+    static func trigramIndex(_ a: UInt32, _ b: UInt32, _ c: UInt32) -> Int? {
+        let lowest: UInt32 = 0x61, count: UInt32 = 26
+        guard a &- lowest < count, b &- lowest < count, c &- lowest < count else { return nil }
+        return Int((a - lowest) * 676 + (b - lowest) * 26 + (c - lowest))
+    }
+
+    /// The rank of the word equal to `slice`, or nil.
+    func rank(of slice: UnsafeBufferPointer<UInt32>) -> Int? {
+        rank(of: slice, hash: Self.hash(slice))
+    }
+
+    /// Same, with the slice's ``RollingHash`` already computed (matchers extend a slice
+    /// one character at a time and update the hash as they go).
+    func rank(of slice: UnsafeBufferPointer<UInt32>, hash: RollingHash) -> Int? {
+        guard !slice.isEmpty, slice.count <= maximumLength else { return nil }
+        let mask = table.count - 1
+        var slot = Int(truncatingIfNeeded: hash.value) & mask
+        while true {
+            let entry = Int(table[slot])
+            if entry == 0 { return nil }
+            let start = Int(starts[entry - 1]), end = Int(starts[entry])
+            if end - start == slice.count, scalars[start..<end].elementsEqual(slice) {
+                return Int(ranks[entry - 1])
+            }
+            slot = (slot + 1) & mask
+        }
+    }
+
+    static func hash<C: Collection>(_ scalars: C) -> RollingHash where C.Element == UInt32 {
+        var hash = RollingHash()
+        for scalar in scalars { hash.append(scalar) }
+        return hash
+    }
+}
+
+/// FNV-1a over scalar values, extendable one scalar at a time.
+struct RollingHash {
+    private var state: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    @inline(__always)
+    mutating func append(_ scalar: UInt32) {
+        state = (state ^ UInt64(scalar)) &* 0x0000_0100_0000_01b3
+    }
+
+    /// The state with its high bits folded down, since the table uses the low bits.
+    var value: UInt64 { state ^ (state >> 29) }
+}
+
+extension RankedDictionary {
+    /// The dictionaries shipped in the package, loaded once on first use (swift_once).
+    /// A resource that cannot be read leaves its dictionary out rather than failing
+    /// every estimate; the tests check that all three load.
+    static let bundled: [RankedDictionary] = {
+        var dictionaries: [RankedDictionary] = []
+        if let passwords = try? loadRanked("common_passwords", name: .commonPasswords) {
+            dictionaries.append(passwords)
+        }
+        if let english = try? loadTiered("english_words", name: .englishWords) {
+            dictionaries.append(english)
+        }
+        if let eff = try? Wordlist.effLarge {
+            // Passphrase words are picked uniformly: each costs the list size to guess.
+            let words = eff.words.map { (word: lowercaseScalars($0), rank: eff.count) }
+            dictionaries.append(RankedDictionary(name: .effWordlist, words: words))
+        }
+        return dictionaries
+    }()
+
+    /// A dictionary of the caller's words (user name, site name...), ranked in order given.
+    static func userInputs(_ inputs: [String]) -> RankedDictionary? {
+        let words = inputs.enumerated().map { (word: lowercaseScalars($0.element), rank: $0.offset + 1) }
+            .filter { !$0.word.isEmpty }
+        return words.isEmpty ? nil : RankedDictionary(name: .userInputs, words: words)
+    }
+
+    /// One word per line, most common first; `#` lines are comments.
+    private static func loadRanked(_ resource: String, name: StrengthEstimate.Pattern.Dictionary) throws(CofferError) -> RankedDictionary {
+        var words: [(word: [UInt32], rank: Int)] = []
+        for line in try asciiLines(resource) where !line.isEmpty && line[0] != UInt32(UInt8(ascii: "#")) {
+            words.append((line, words.count + 1))
+        }
+        return RankedDictionary(name: name, words: words)
+    }
+
+    /// Words in frequency tiers, each started by a `## ...` line and alphabetical inside.
+    /// The order within a tier says nothing about frequency, so every word of a tier gets
+    /// the tier's middle rank: the words before the tier plus half the tier.
+    private static func loadTiered(_ resource: String, name: StrengthEstimate.Pattern.Dictionary) throws(CofferError) -> RankedDictionary {
+        let hash = UInt32(UInt8(ascii: "#"))
+        var tiers: [[[UInt32]]] = []
+        for line in try asciiLines(resource) where !line.isEmpty {
+            if line.count >= 2 && line[0] == hash && line[1] == hash {
+                tiers.append([])
+            } else if line[0] != hash {
+                if tiers.isEmpty { tiers.append([]) }
+                tiers[tiers.count - 1].append(line)
+            }
+        }
+        var words: [(word: [UInt32], rank: Int)] = []
+        var before = 0
+        for tier in tiers {
+            let rank = before + (tier.count + 1) / 2
+            for word in tier { words.append((word, rank)) }
+            before += tier.count
+        }
+        return RankedDictionary(name: name, words: words)
+    }
+
+    /// The lines of a bundled ASCII word list, lowercased, as scalar values. Working on
+    /// bytes rather than Strings keeps loading fast (it happens once per process).
+    private static func asciiLines(_ resource: String) throws(CofferError) -> [[UInt32]] {
+        let bytes = try ResourceFile.bundled(resource, extension: "txt")
+        guard !bytes.contains(where: { $0 >= 0x80 }) else {
+            throw .invalidArgument("\(resource).txt must be ASCII")
+        }
+        var lines: [[UInt32]] = []
+        var line: [UInt32] = []
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "\n"):
+                lines.append(line)
+                line.removeAll(keepingCapacity: true)
+            case UInt8(ascii: "\r"):
+                continue
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"):
+                line.append(UInt32(byte) + 0x20)
+            default:
+                line.append(UInt32(byte))
+            }
+        }
+        if !line.isEmpty { lines.append(line) }
+        return lines
+    }
+}
+
+/// Lowercases one scalar the way dictionary lookups need: ASCII directly, others by
+/// their Unicode lowercase mapping when that is a single scalar.
+@inline(__always)
+func lowercaseScalar(_ value: UInt32) -> UInt32 {
+    if value < 0x80 {
+        return (0x41...0x5A).contains(value) ? value + 0x20 : value
+    }
+    guard let scalar = Unicode.Scalar(value) else { return value }
+    let mapping = scalar.properties.lowercaseMapping.unicodeScalars
+    if mapping.count == 1, let lower = mapping.first { return lower.value }
+    return value
+}
+
+func lowercaseScalars(_ text: String) -> [UInt32] {
+    text.unicodeScalars.map { lowercaseScalar($0.value) }
+}

@@ -1,0 +1,301 @@
+import CofferCrypto
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Writes a new version of one file so that, at every instant and after any crash,
+/// the file is either entirely the old version or entirely the new one.
+///
+/// ## Procedure (``write(_:mode:)``)
+/// 1. Open the directory (kept open for the final `fsync`). Failing here changes nothing.
+/// 2. Remove leftover temporary files of crashed writers (`.<basename>.tmp-<16 hex>`).
+/// 3. Create a temporary file in the same directory, `O_CREAT|O_EXCL`, mode 0600; write
+///    all bytes (looping on short writes), `fsync`, `fstat` (the new identity), `close`.
+/// 4. Backup (`replace` with `keepBackup`): hard-link the current file to a temporary
+///    name; hard-link the previous `.bak` (if any) to another temporary name so it can
+///    be put back; rename the first over `.bak`.
+/// 5. Commit: rename the temporary file over the path (`create`: hard-link it to the
+///    path, which fails with `EEXIST` instead of overwriting, then unlink it).
+/// 6. Remove the saved previous `.bak`; `fsync` the directory.
+///
+/// Where hard links are not supported (`EPERM`, `ENOTSUP`, `EOPNOTSUPP`, `EMLINK`:
+/// FAT, exFAT, some network file systems), steps 4 and 5 fall back to copies
+/// (step 4) and to a check-then-rename (step 5, `create` only; not atomic against a
+/// concurrent creator, which the lock excludes).
+///
+/// ## Failures
+/// Every failure up to and including the commit rename (steps 1-5) removes the
+/// temporary files, puts the previous `.bak` back if step 4 had replaced it (or
+/// removes a `.bak` that did not exist before), and throws
+/// ``CofferError/io(operation:path:errno:)`` with the failing call's `errno`: the vault
+/// file and its backup are byte-for-byte as they were. (If a clean-up call itself
+/// fails as well, a leftover temporary file is removed by the next write; if putting
+/// the previous `.bak` back fails, `.bak` holds a copy of the current vault file.)
+///
+/// The one failure after the commit is the directory `fsync` (step 6). Then:
+/// - the path already names the NEW file, complete and `fsync`ed; every process that
+///   opens the path reads the new bytes;
+/// - with `keepBackup`, `.bak` holds the previous vault file;
+/// - no temporary file is left;
+/// - but the renames may not survive a power loss: after a crash the path may name
+///   the old file again (never a partial one).
+/// The error thrown is `.io(operation: StoreOperation.syncDirectory, path: <directory>,
+/// errno:)`. A caller that sees it should treat the save as done but not known to be
+/// durable (for example, re-read ``VaultFileStore/currentIdentity()``, and save again
+/// later). `EINVAL`, `ENOTSUP` and `EOPNOTSUPP` from the directory `fsync` mean that
+/// the file system cannot sync directories at all; those are not errors.
+///
+/// ## Crashes
+/// After a crash at any point, the path names the old file or the new one, complete
+/// (never a partial file), and `.bak` names either the previous backup or the file's
+/// version before this save (a crash between steps 4 and 5 leaves `.bak` equal to the
+/// still-current file; the previous backup then survives only as a temporary file,
+/// which the next write removes). Leftover temporary files are removed by the next
+/// write.
+///
+/// Callers hold the store's exclusive lock: step 2 assumes that no other writer of
+/// this path is running.
+struct AtomicWriter: Sendable {
+    enum Mode: Sendable {
+        /// Never overwrite: an existing file -> ``CofferError/fileExists(_:)``.
+        case create
+        /// Rename over the path; with `keepBackup`, the current file becomes `backupPath`.
+        case replace(keepBackup: Bool)
+    }
+
+    let io: FileIO
+    let path: String
+    let directory: String
+    let baseName: String
+    let backupPath: String
+
+    /// The prefix of every temporary file of this path; 16 lowercase hex digits follow.
+    var temporaryPrefix: String { "." + baseName + ".tmp-" }
+
+    /// Whether `name` (in `directory`) is one of this path's temporary files.
+    func isTemporaryName(_ name: String) -> Bool {
+        guard name.hasPrefix(temporaryPrefix) else { return false }
+        let suffix = name.utf8.dropFirst(temporaryPrefix.utf8.count)
+        return suffix.count == 16 && suffix.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+
+    func write(_ bytes: [UInt8], mode: Mode) throws(CofferError) -> FileIdentity {
+        guard bytes.count <= VaultFileStore.maximumFileSize else { throw .invalidArgument("file larger than 1 GiB") }
+
+        // 1. The directory descriptor, for the final fsync; opened first so that a
+        //    directory we cannot open fails before anything changes.
+        let openedDirectory = io.retryingInterrupts { io.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0) }
+        if openedDirectory.failed {
+            if openedDirectory.errno == ENOENT || openedDirectory.errno == ENOTDIR { throw .fileNotFound(directory) }
+            throw .io(operation: StoreOperation.openDirectory, path: directory, errno: openedDirectory.errno)
+        }
+        let directoryFD = Int32(truncatingIfNeeded: openedDirectory.value)
+        defer { io.closeQuietly(directoryFD) }
+
+        // 2. Leftovers of crashed writers.
+        removeStaleTemporaries()
+
+        // 3. The new file, complete and on disk before anything is renamed.
+        let (temporary, identity) = try writeTemporary(bytes)
+
+        // 4-5. Backup and commit; everything is undone on failure.
+        var pending = Rollback(io: io, backupPath: backupPath)
+        pending.temporaries.append(temporary)
+        do throws(CofferError) {
+            switch mode {
+            case .replace(let keepBackup):
+                if keepBackup { try installBackup(&pending) }
+                let renamed = io.retryingInterrupts { io.rename(temporary, path) }
+                if renamed.failed { throw .io(operation: StoreOperation.commit, path: path, errno: renamed.errno) }
+                pending.temporaries.removeAll { $0 == temporary }
+            case .create:
+                try commitExclusively(temporary)
+                pending.temporaries.removeAll { $0 == temporary }
+            }
+        } catch {
+            pending.undo()
+            throw error
+        }
+        // Committed. The saved previous backup is no longer needed.
+        pending.discard()
+
+        // 6. Make the renames durable.
+        let synced = io.retryingInterrupts { io.fsync(directoryFD) }
+        if synced.failed && !Self.directorySyncUnsupported(synced.errno) {
+            // See "Failures" above: the new file is in place, durability is unknown.
+            throw .io(operation: StoreOperation.syncDirectory, path: directory, errno: synced.errno)
+        }
+        return identity
+    }
+
+    static func directorySyncUnsupported(_ code: Int32) -> Bool {
+        code == EINVAL || code == ENOTSUP || code == EOPNOTSUPP
+    }
+
+    static func linksUnsupported(_ code: Int32) -> Bool {
+        code == EPERM || code == ENOTSUP || code == EOPNOTSUPP || code == EMLINK
+    }
+
+    // MARK: - Steps
+
+    /// Best effort: a temporary file that cannot be listed or removed does no harm.
+    func removeStaleTemporaries() {
+        guard let names = io.listDirectory(directory).names else { return }
+        for name in names where isTemporaryName(name) {
+            io.unlinkQuietly(joined(name))
+        }
+    }
+
+    /// A fresh temporary path: `.<basename>.tmp-<16 random hex digits>`.
+    func temporaryPath() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let random = String(generator.next() as UInt64, radix: 16)
+        return joined(temporaryPrefix + String(repeating: "0", count: 16 - random.count) + random)
+    }
+
+    func joined(_ name: String) -> String {
+        directory == "/" ? "/" + name : directory + "/" + name
+    }
+
+    /// Creates a new, empty temporary file (0600, `O_EXCL`); returns its path and descriptor.
+    func createTemporary() throws(CofferError) -> (path: String, fd: Int32) {
+        var attempts = 0
+        while true {
+            let candidate = temporaryPath()
+            let opened = io.retryingInterrupts {
+                io.open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            }
+            if !opened.failed { return (candidate, Int32(truncatingIfNeeded: opened.value)) }
+            attempts += 1
+            // A name collision (64 random bits) is retried; anything else is final.
+            if opened.errno != EEXIST || attempts >= 8 {
+                if opened.errno == ENOENT || opened.errno == ENOTDIR { throw .fileNotFound(directory) }
+                throw .io(operation: StoreOperation.createTemporary, path: candidate, errno: opened.errno)
+            }
+        }
+    }
+
+    /// Step 3: a temporary file holding `bytes`, mode exactly 0600, synced and closed.
+    /// On failure it is removed.
+    func writeTemporary(_ bytes: [UInt8]) throws(CofferError) -> (path: String, identity: FileIdentity) {
+        let (temporary, fd) = try createTemporary()
+        var open = true
+        do throws(CofferError) {
+            // The umask may have removed bits from 0600; the owner needs both.
+            let chmod = io.retryingInterrupts { io.fchmod(fd, 0o600) }
+            if chmod.failed { throw .io(operation: StoreOperation.setPermissions, path: temporary, errno: chmod.errno) }
+            try io.writeAll(fd, bytes, path: temporary)
+            let synced = io.retryingInterrupts { io.fsync(fd) }
+            if synced.failed { throw .io(operation: StoreOperation.syncFile, path: temporary, errno: synced.errno) }
+            let (status, statErrno) = io.fstat(fd)
+            guard let status else { throw .io(operation: StoreOperation.stat, path: temporary, errno: statErrno) }
+            open = false
+            // Never retried: after close returns, even with EINTR, the descriptor is gone.
+            let closed = io.close(fd)
+            if closed.failed { throw .io(operation: StoreOperation.close, path: temporary, errno: closed.errno) }
+            return (temporary, status.identity)
+        } catch {
+            if open { io.closeQuietly(fd) }
+            io.unlinkQuietly(temporary)
+            throw error
+        }
+    }
+
+    /// A temporary file with the same bytes as `source`: a hard link, or a copy where
+    /// hard links are unsupported. `nil` when `source` does not exist.
+    func temporaryCopy(of source: String, operation: String) throws(CofferError) -> String? {
+        var attempts = 0
+        while true {
+            let candidate = temporaryPath()
+            let linked = io.retryingInterrupts { io.link(source, candidate) }
+            if !linked.failed { return candidate }
+            if linked.errno == ENOENT { return nil }
+            if Self.linksUnsupported(linked.errno) {
+                let snapshot: FileSnapshot
+                do throws(CofferError) {
+                    snapshot = try io.readWholeFile(source)
+                } catch .fileNotFound {
+                    return nil
+                }
+                return try writeTemporary(snapshot.bytes).path
+            }
+            attempts += 1
+            if linked.errno != EEXIST || attempts >= 8 {
+                throw .io(operation: operation, path: source, errno: linked.errno)
+            }
+        }
+    }
+
+    /// Step 4: the current file becomes `.bak`; the previous `.bak` is kept aside in
+    /// `pending` so that a failed commit can put it back.
+    func installBackup(_ pending: inout Rollback) throws(CofferError) {
+        guard let current = try temporaryCopy(of: path, operation: StoreOperation.linkBackup) else {
+            // Nothing to back up: the file vanished. The commit creates it afresh.
+            return
+        }
+        pending.temporaries.append(current)
+        if let previous = try temporaryCopy(of: backupPath, operation: StoreOperation.linkBackup) {
+            pending.temporaries.append(previous)
+            pending.previousBackup = previous
+        }
+        let renamed = io.retryingInterrupts { io.rename(current, backupPath) }
+        if renamed.failed { throw .io(operation: StoreOperation.renameBackup, path: backupPath, errno: renamed.errno) }
+        pending.temporaries.removeAll { $0 == current }
+        pending.backupReplaced = true
+    }
+
+    /// Step 5 for `create`: link the temporary file to the path, which never
+    /// overwrites, then remove the temporary name.
+    func commitExclusively(_ temporary: String) throws(CofferError) {
+        let linked = io.retryingInterrupts { io.link(temporary, path) }
+        if linked.failed {
+            if linked.errno == EEXIST { throw .fileExists(path) }
+            guard Self.linksUnsupported(linked.errno) else {
+                throw .io(operation: StoreOperation.linkNew, path: path, errno: linked.errno)
+            }
+            // No hard links here: check, then rename. The lock excludes other creators.
+            if try io.statIfExists(path) != nil { throw .fileExists(path) }
+            let renamed = io.retryingInterrupts { io.rename(temporary, path) }
+            if renamed.failed { throw .io(operation: StoreOperation.commit, path: path, errno: renamed.errno) }
+            return
+        }
+        // The file is in place under both names; the temporary one goes.
+        io.unlinkQuietly(temporary)
+    }
+}
+
+extension AtomicWriter {
+    /// What ``AtomicWriter/write(_:mode:)`` must undo if it fails before the commit.
+    struct Rollback {
+        let io: FileIO
+        let backupPath: String
+        /// Temporary files to remove.
+        var temporaries: [String] = []
+        /// The previous `.bak`, saved under a temporary name, to put back.
+        var previousBackup: String?
+        /// Whether `.bak` was already replaced by the current file.
+        var backupReplaced = false
+
+        /// Puts `.bak` back as it was and removes the temporary files.
+        mutating func undo() {
+            if backupReplaced {
+                if let previousBackup {
+                    let restored = io.retryingInterrupts { io.rename(previousBackup, backupPath) }
+                    if !restored.failed { temporaries.removeAll { $0 == previousBackup } }
+                } else {
+                    // There was no backup before this write.
+                    io.unlinkQuietly(backupPath)
+                }
+            }
+            discard()
+        }
+
+        /// Removes the temporary files.
+        mutating func discard() {
+            for temporary in temporaries { io.unlinkQuietly(temporary) }
+            temporaries.removeAll()
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import CofferCrypto
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An exclusive advisory lock on a sidecar file (`<vault>.lock`).
+///
+/// `flock` locks belong to an open file description, so every acquisition opens the
+/// lock file afresh: two threads or tasks of one process exclude each other exactly
+/// like two processes do. The consequence is that the lock is not re-entrant:
+/// taking it again while holding it times out.
+///
+/// The lock file is created (mode 0600) when missing and never deleted: deleting it
+/// would let two writers lock two different files under the same name.
+struct FileLock: Sendable {
+    let io: FileIO
+    /// The sidecar lock file.
+    let lockPath: String
+    /// What `lockTimeout` names: the vault file the lock protects.
+    let protectedPath: String
+    /// Its directory, named by `fileNotFound` when missing.
+    let directory: String
+
+    /// How often a held lock is tried again.
+    static let pollInterval: Duration = .milliseconds(10)
+
+    /// Runs `body` while holding the lock; gives up with ``CofferError/lockTimeout(_:)``
+    /// after `timeout` (a zero or negative timeout tries once). The lock is released
+    /// when `body` returns or throws.
+    ///
+    /// This blocks the calling thread while it waits (polling every
+    /// ``pollInterval``); call it off the main thread.
+    func withExclusiveLock<R>(timeout: Duration, _ body: () throws(CofferError) -> R) throws(CofferError) -> R {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+
+        let opened = io.retryingInterrupts {
+            io.open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        }
+        if opened.failed {
+            if opened.errno == ENOENT || opened.errno == ENOTDIR { throw .fileNotFound(directory) }
+            throw .io(operation: StoreOperation.openLock, path: lockPath, errno: opened.errno)
+        }
+        let fd = Int32(truncatingIfNeeded: opened.value)
+        // Closing the descriptor releases the lock; no explicit LOCK_UN is needed,
+        // and none could fail in a way that leaves the lock held.
+        defer { io.closeQuietly(fd) }
+
+        while true {
+            let locked = io.flock(fd, LOCK_EX | LOCK_NB)
+            if !locked.failed { break }
+            if locked.errno == EINTR { continue }
+            guard locked.errno == EWOULDBLOCK || locked.errno == EAGAIN else {
+                throw .io(operation: StoreOperation.lock, path: lockPath, errno: locked.errno)
+            }
+            let now = clock.now
+            if now >= deadline { throw .lockTimeout(protectedPath) }
+            Self.pause(min(Self.pollInterval, now.duration(to: deadline)))
+        }
+        return try body()
+    }
+
+    /// Sleeps the calling thread (not a file operation, so not part of the seam).
+    static func pause(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        guard seconds > 0 || attoseconds > 0 else { return }
+        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) != 0 && errno == EINTR {
+            request = remaining
+        }
+    }
+}

@@ -1,0 +1,202 @@
+import CofferCrypto
+import CofferFormat
+import CofferStore
+import CofferVault
+import CofferOTP
+internal import CSodium
+import Foundation
+
+/// Coffer's own JSON export: every field of every item, in a fixed layout (README,
+/// "Moving in and out", documents it), so that export → import → export gives the same bytes.
+///
+/// Layout: two-space indentation, keys in a fixed order, every key always present
+/// (`null` or `[]` when empty), dates as `YYYY-MM-DDTHH:MM:SS.mmmZ`, items sorted by
+/// name and account (then by their own bytes, so the order never depends on item ids).
+/// A secret that is not valid UTF-8 is written as `{"base64": "…"}`; attachments always are.
+enum CofferJSONExporter {
+    static let formatName = "coffer-export"
+    static let version = 1
+
+    static func export(_ tx: VaultTransaction) throws(CofferError) -> SecureBytes {
+        var entries: [(key: ExportOrder.Key, bytes: TransferBuffer)] = []
+        for item in try tx.items() {
+            let secrets = try tx.secrets(for: item.id)
+            let out = TransferBuffer(capacity: 1024)
+            try write(item.attributes, secrets, to: out)
+            entries.append((ExportOrder.key(item.attributes), out))
+        }
+        entries.sort { ExportOrder.less($0.key, $0.bytes, $1.key, $1.bytes) }
+        let out = TransferBuffer(capacity: entries.reduce(256) { $0 + $1.bytes.count + 8 })
+        defer { out.removeAll() }
+        out.append("{\n  \"format\": \"\(formatName)\",\n  \"version\": \(version),\n  \"items\": [")
+        for (index, entry) in entries.enumerated() {
+            out.append(index == 0 ? "\n" : ",\n")
+            out.append(entry.bytes.bytes)
+            entry.bytes.removeAll()
+        }
+        out.append(entries.isEmpty ? "]\n}\n" : "\n  ]\n}\n")
+        return try out.secureBytes()
+    }
+
+    private static func write(_ a: ItemAttributes, _ s: ItemSecrets, to out: TransferBuffer) throws(CofferError) {
+        let indent = "\n      "
+        out.append("    {")
+        func member(_ name: String, first: Bool = false) {
+            out.append((first ? "" : ",") + indent + "\"" + name + "\": ")
+        }
+        member("kind", first: true); JSONOut.string(a.kind.rawValue, out)
+        member("label"); JSONOut.optional(a.label, out)
+        member("service"); JSONOut.optional(a.service, out)
+        member("account"); JSONOut.optional(a.account, out)
+        member("server"); JSONOut.optional(a.server, out)
+        member("protocol"); JSONOut.optional(a.protocol, out)
+        member("port"); out.append(a.port.map { String($0) } ?? "null")
+        member("path"); JSONOut.optional(a.path, out)
+        member("comment"); JSONOut.optional(a.comment, out)
+        member("urls"); JSONOut.strings(a.urls, out)
+        member("tags"); JSONOut.strings(a.tags, out)
+        member("favorite"); out.append(a.isFavorite ? "true" : "false")
+        member("fields")
+        try JSONOut.objects(a.fields, indent: indent, out) { field in
+            out.append("{\"name\": "); JSONOut.string(field.name, out)
+            out.append(", \"value\": "); JSONOut.string(field.value, out)
+            out.append("}")
+        }
+        member("created"); JSONOut.string(TransferDate.format(a.created), out)
+        member("modified"); JSONOut.string(TransferDate.format(a.modified), out)
+        member("password"); try JSONOut.secret(s.password, out)
+        member("notes"); try JSONOut.secret(s.notes, out)
+        member("secretFields")
+        try JSONOut.objects(s.fields, indent: indent, out) { (field) throws(CofferError) in
+            out.append("{\"name\": "); JSONOut.string(field.name, out)
+            out.append(", \"value\": "); try JSONOut.secret(field.value, out)
+            out.append("}")
+        }
+        member("passwordHistory")
+        try JSONOut.objects(s.passwordHistory, indent: indent, out) { (entry) throws(CofferError) in
+            out.append("{\"password\": "); try JSONOut.secret(entry.password, out)
+            out.append(", \"replaced\": "); JSONOut.string(TransferDate.format(entry.replaced), out)
+            out.append("}")
+        }
+        member("attachments")
+        try JSONOut.objects(s.attachments, indent: indent, out) { (attachment) throws(CofferError) in
+            out.append("{\"name\": "); JSONOut.string(attachment.name, out)
+            out.append(", \"data\": "); try JSONOut.base64(attachment.data, out)
+            out.append("}")
+        }
+        out.append("\n    }")
+    }
+}
+
+/// The order of exported items: by name and account as ``DisplayOrder`` compares them
+/// (code points after NFC; `String`'s `<` is not a strict weak order), then by the
+/// item's own bytes, so that an export does not depend on item ids.
+enum ExportOrder {
+    typealias Key = (name: [UInt8], account: [UInt8])
+
+    static func key(_ a: ItemAttributes) -> Key {
+        (Array(DisplayOrder.comparableBytes(a.label ?? a.service ?? a.server ?? "")),
+         Array(DisplayOrder.comparableBytes(a.account ?? "")))
+    }
+
+    static func less(_ ka: Key, _ a: TransferBuffer, _ kb: Key, _ b: TransferBuffer) -> Bool {
+        if ka.name != kb.name { return ka.name.lexicographicallyPrecedes(kb.name) }
+        if ka.account != kb.account { return ka.account.lexicographicallyPrecedes(kb.account) }
+        let common = min(a.count, b.count)
+        let order = common == 0 ? 0 : memcmp(a.pointer, b.pointer, common)
+        return order != 0 ? order < 0 : a.count < b.count
+    }
+}
+
+/// JSON text into a ``TransferBuffer``, secrets straight from guarded memory.
+enum JSONOut {
+    static func string(_ text: String, _ out: TransferBuffer) {
+        var copy = text
+        copy.withUTF8 { escaped(UnsafeRawBufferPointer($0), out) }
+    }
+
+    static func optional(_ text: String?, _ out: TransferBuffer) {
+        if let text { string(text, out) } else { out.append("null") }
+    }
+
+    static func strings(_ list: [String], _ out: TransferBuffer) {
+        out.append("[")
+        for (index, text) in list.enumerated() {
+            if index > 0 { out.append(", ") }
+            string(text, out)
+        }
+        out.append("]")
+    }
+
+    /// An array with one object per line.
+    static func objects<T>(_ list: [T], indent: String, _ out: TransferBuffer,
+                           _ body: (T) throws(CofferError) -> Void) throws(CofferError) {
+        guard !list.isEmpty else { out.append("[]"); return }
+        out.append("[")
+        for (index, element) in list.enumerated() {
+            out.append((index == 0 ? "" : ",") + indent + "  ")
+            try body(element)
+        }
+        out.append(indent + "]")
+    }
+
+    /// A secret as a JSON string, or `{"base64": "…"}` when it is not valid UTF-8; `null` when absent.
+    static func secret(_ value: SecureBytes?, _ out: TransferBuffer) throws(CofferError) {
+        guard let value else { out.append("null"); return }
+        if value.withUnsafeBytes(isUTF8) {
+            value.withUnsafeBytes { escaped($0, out) }
+        } else {
+            out.append("{\"base64\": ")
+            try base64(value, out)
+            out.append("}")
+        }
+    }
+
+    /// Standard base64 (with padding) in quotes, encoded by libsodium into the buffer.
+    static func base64(_ value: SecureBytes, _ out: TransferBuffer) throws(CofferError) {
+        let variant = Int32(sodium_base64_VARIANT_ORIGINAL)
+        let length = sodium_base64_encoded_len(value.count, variant)
+        let scratch = TransferBuffer(capacity: length)
+        defer { scratch.removeAll() }
+        for _ in 0..<length { scratch.append(0) }
+        value.withBytePointer { pointer, count in
+            _ = sodium_bin2base64(UnsafeMutableRawPointer(scratch.pointer).assumingMemoryBound(to: CChar.self), length,
+                                  pointer, count, variant)
+        }
+        out.append("\"")
+        out.append(UnsafeRawBufferPointer(start: scratch.pointer, count: max(0, length - 1)))   // without the NUL
+        out.append("\"")
+    }
+
+    /// Checks UTF-8 without making a `String` (which would copy a secret out of reach).
+    static func isUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var iterator = bytes.makeIterator()
+        var decoder = UTF8()
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue: continue
+            case .emptyInput: return true
+            case .error: return false
+            }
+        }
+    }
+
+    /// UTF-8 bytes as a quoted JSON string.
+    static func escaped(_ bytes: UnsafeRawBufferPointer, _ out: TransferBuffer) {
+        let hex = Array("0123456789abcdef".utf8)
+        out.append(UInt8(ascii: "\""))
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\")); out.append(byte)
+            case 0x0A: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "n"))
+            case 0x0D: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "r"))
+            case 0x09: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
+            case 0x00..<0x20, 0x7F:
+                out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "u")); out.append(UInt8(ascii: "0")); out.append(UInt8(ascii: "0"))
+                out.append(hex[Int(byte >> 4)]); out.append(hex[Int(byte & 0x0F)])
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+}

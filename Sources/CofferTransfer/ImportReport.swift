@@ -1,0 +1,74 @@
+import CofferCrypto
+import CofferFormat
+import CofferStore
+import CofferVault
+import CofferOTP
+/// What an import did: how many items it added, which it skipped and why, which it
+/// could not read and why, and (for CSV) which columns it understood.
+///
+/// Locations name the line of the file (and, for XML and JSON, the element or array
+/// index), e.g. `"line 12"` or `"line 140, entry in group Work/Email"`. No report field
+/// ever carries a secret.
+///
+/// ```swift
+/// let report = try vault.importItems(fromFile: "passwords.csv", format: .browserCSV)
+/// print("imported \(report.imported), skipped \(report.skippedDuplicates.count) duplicates")
+/// for problem in report.unreadable { print("\(problem.location): \(problem.reason)") }
+/// for column in report.recognisedColumns ?? [] { print(column.column, "->", column.field) }
+/// ```
+public struct ImportReport: Sendable, Hashable, Codable {
+    /// An item that was left out, and why.
+    public struct Skipped: Sendable, Hashable, Codable {
+        /// The item's title (or service, server) as the file names it.
+        public var label: String
+        public var location: String
+        public var reason: String
+    }
+
+    /// A part of the file that could not become an item, and why.
+    public struct Unreadable: Sendable, Hashable, Codable {
+        public var location: String
+        public var reason: String
+    }
+
+    /// Something imported with a change or a loss worth knowing (e.g. an attachment left out).
+    public struct Warning: Sendable, Hashable, Codable {
+        public var location: String
+        public var message: String
+    }
+
+    /// A CSV header column and the Coffer field it went to (`label`, `urls`, `account`,
+    /// `password`, `notes`, `otp`, `tags`, … ; `field:NAME` for a custom field,
+    /// `secret-field:NAME` for a secret one, `ignored` for a column deliberately dropped).
+    public struct Column: Sendable, Hashable, Codable {
+        public var column: String
+        public var field: String
+    }
+
+    public var format: ImportFormat
+    /// True when nothing was saved (a dry run).
+    public var dryRun: Bool
+    /// Items added to the vault.
+    public var imported: Int
+    /// Items whose unique key (service and account; server, protocol, port, path and
+    /// account; for notes, the title and text) was already in the vault or earlier in the file.
+    public var skippedDuplicates: [Skipped]
+    /// Items left out on purpose: KeePassXC's Recycle Bin, Bitwarden's trash.
+    public var skipped: [Skipped]
+    /// Entries or rows that could not become items.
+    public var unreadable: [Unreadable]
+    public var warnings: [Warning]
+    /// For CSV formats: each header column and what it became; nil for other formats.
+    public var recognisedColumns: [Column]?
+
+    init(format: ImportFormat, dryRun: Bool) {
+        self.format = format
+        self.dryRun = dryRun
+        imported = 0
+        skippedDuplicates = []
+        skipped = []
+        unreadable = []
+        warnings = []
+        recognisedColumns = nil
+    }
+}

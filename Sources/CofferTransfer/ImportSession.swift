@@ -1,0 +1,216 @@
+import CofferCrypto
+import CofferFormat
+import CofferStore
+import CofferVault
+import CofferOTP
+import Foundation
+
+/// One item read from an import file, not yet added to the vault.
+struct ImportCandidate {
+    var attributes: ItemAttributes
+    var secrets: ItemSecrets
+    /// Where it came from, e.g. "line 12".
+    let location: String
+    /// Changes or losses to report with it.
+    var warnings: [String] = []
+}
+
+/// Receives what an importer reads, adds each item to the import's transaction as it
+/// comes (so only one item's secrets are in guarded memory at a time) and keeps the report.
+final class ImportSession {
+    private let tx: VaultTransaction
+    private let historyLimit: Int
+    private(set) var report: ImportReport
+    /// Unique keys added by this import, and where: to name the earlier row of an in-file duplicate.
+    private var seen: [UniquenessKey: String] = [:]
+    /// Secure notes by title, built once: a query per imported note would make big imports quadratic.
+    private var notesByTitle: [String: [ItemID]]?
+
+    init(tx: VaultTransaction, format: ImportFormat, dryRun: Bool, historyLimit: Int) {
+        self.tx = tx
+        self.historyLimit = max(0, historyLimit)
+        report = ImportReport(format: format, dryRun: dryRun)
+    }
+
+    /// Adds one item, or records why it was skipped or could not be added.
+    func add(_ candidate: ImportCandidate) throws(CofferError) {
+        var candidate = candidate
+        for message in candidate.warnings { warn(candidate.location, message) }
+        let name = Self.name(of: candidate.attributes)
+        if candidate.secrets.passwordHistory.count > historyLimit {
+            let dropped = candidate.secrets.passwordHistory.count - historyLimit
+            candidate.secrets.passwordHistory.removeSubrange(historyLimit...)
+            warn(candidate.location, "kept the \(historyLimit) newest earlier passwords of \(name); \(dropped) older ones were left out (the vault's history limit)")
+        }
+        if candidate.attributes.kind == .secureNote, try isDuplicateNote(candidate) {
+            skipDuplicate(name, candidate.location, "a note with the same title and text already exists")
+            return
+        }
+        let key = candidate.attributes.uniquenessKey
+        if let key, let earlier = seen[key] {
+            skipDuplicate(name, candidate.location, "same \(Self.describe(key)) as the item at \(earlier) of this file")
+            return
+        }
+        do throws(CofferError) {
+            let item = try tx.add(candidate.attributes, secrets: candidate.secrets)
+            if item.kind == .secureNote { notesByTitle?[item.label ?? "", default: []].append(item.id) }
+        } catch .duplicateItem {
+            let what = key.map(Self.describe) ?? "unique key"
+            skipDuplicate(name, candidate.location, "an item with the same \(what) is already in the vault")
+            return
+        } catch .invalidArgument(let why) {
+            unreadable(candidate.location, why)
+            return
+        }
+        if let key { seen[key] = candidate.location }
+        report.imported += 1
+    }
+
+    func unreadable(_ location: String, _ reason: String) {
+        report.unreadable.append(ImportReport.Unreadable(location: location, reason: reason))
+    }
+
+    func skip(_ label: String, _ location: String, _ reason: String) {
+        report.skipped.append(ImportReport.Skipped(label: label, location: location, reason: reason))
+    }
+
+    func warn(_ location: String, _ message: String) {
+        report.warnings.append(ImportReport.Warning(location: location, message: message))
+    }
+
+    func recognised(_ columns: [ImportReport.Column]) {
+        report.recognisedColumns = columns
+    }
+
+    private func skipDuplicate(_ label: String, _ location: String, _ reason: String) {
+        report.skippedDuplicates.append(ImportReport.Skipped(label: label, location: location, reason: reason))
+    }
+
+    /// Notes have no unique key in the vault; for imports, a note with the same title
+    /// and text counts as the same note, so importing a file twice adds nothing.
+    private func isDuplicateNote(_ candidate: ImportCandidate) throws(CofferError) -> Bool {
+        if notesByTitle == nil {
+            var index: [String: [ItemID]] = [:]
+            for item in try tx.items(matching: ItemQuery(kind: .secureNote)) { index[item.label ?? "", default: []].append(item.id) }
+            notesByTitle = index
+        }
+        // Only notes with the same title are decrypted.
+        for id in notesByTitle?[candidate.attributes.label ?? ""] ?? [] {
+            if try tx.secrets(for: id).notes == candidate.secrets.notes { return true }
+        }
+        return false
+    }
+
+    /// The name an item is reported by: never a secret.
+    static func name(of attributes: ItemAttributes) -> String {
+        attributes.label ?? attributes.service ?? attributes.server ?? "untitled"
+    }
+
+    private static func describe(_ key: UniquenessKey) -> String {
+        switch key {
+        case .generic(let service, let account):
+            return "service \"\(service)\" and account \"\(account)\""
+        case .internet(let server, let scheme, let port, let path, let account):
+            var target = server
+            if !scheme.isEmpty { target = scheme + "://" + target }
+            if port != 0 { target += ":\(port)" }
+            target += path
+            return "server \(target) and account \"\(account)\""
+        }
+    }
+}
+
+/// Mappings every importer shares.
+enum ImportMapping {
+    /// A URL's parts, for an internet password.
+    struct Address {
+        let host: String
+        let scheme: String?
+        let port: UInt16?
+        let path: String?
+    }
+
+    /// The host, scheme, port and path of `text`: a URL with a scheme and host
+    /// (`https://example.com:8443/login`), or a bare host with an optional port and path
+    /// (`example.com/login`, `192.168.1.1`), which gets no scheme. Nil when there is no host.
+    static func address(_ text: String) -> Address? {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty, !trimmed.contains(" ") else { return nil }
+        let hasScheme = trimmed.contains("://")
+        if !hasScheme {
+            // A bare host needs a dot (or is localhost) and no characters a host cannot have.
+            let hostPart = trimmed.split(separator: "/", maxSplits: 1).first.map(String.init) ?? trimmed
+            let hostOnly = hostPart.split(separator: ":").first.map(String.init) ?? hostPart
+            guard hostOnly.contains(".") || hostOnly.lowercased() == "localhost",
+                  hostOnly.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == "_" }) else { return nil }
+        }
+        guard let components = URLComponents(string: hasScheme ? trimmed : "//" + trimmed),
+              let host = components.host, !host.isEmpty else { return nil }
+        var port: UInt16?
+        if let number = components.port {
+            guard let value = UInt16(exactly: number) else { return nil }
+            port = value
+        }
+        let path = components.path
+        return Address(host: host.lowercased(), scheme: hasScheme ? components.scheme?.lowercased() : nil, port: port,
+                       path: path.isEmpty || path == "/" ? nil : path)
+    }
+
+    /// Attributes of a login: an internet password for the first URL with a host, else a
+    /// generic password whose service is the title (or the first URL's text).
+    /// Nil when there is nothing to name the item by.
+    static func login(title: String?, username: String?, urls: [String]) -> ItemAttributes? {
+        var attributes: ItemAttributes
+        if let address = urls.lazy.compactMap(address).first {
+            attributes = ItemAttributes(kind: .internetPassword, account: username, server: address.host,
+                                        protocol: address.scheme, port: address.port, path: address.path)
+        } else if let service = title ?? urls.first {
+            attributes = ItemAttributes(kind: .genericPassword, service: service, account: username)
+        } else {
+            return nil
+        }
+        attributes.label = title
+        attributes.urls = unique(urls)
+        return attributes
+    }
+
+    /// The `otp` secret field for a one-time password as an export holds it: an
+    /// `otpauth://` URI is kept as it is; a bare base32 secret becomes a URI naming the
+    /// item's title and account. A value that is neither is kept unchanged, with a warning.
+    static func otpField(_ value: SecureBytes, issuer: String?, account: String?) throws(CofferError) -> (SecretField, String?) {
+        do throws(CofferError) {
+            let parsed = try TOTP(parsing: value)
+            // Compared byte by byte: a bare secret's first characters must not become a String.
+            let isURI = value.withUnsafeBytes { bytes in
+                let text = bytes.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+                return text.count >= 8 && zip(text.prefix(8), "otpauth:".utf8).allSatisfy { $0 | 0x20 == $1 }
+            }
+            if isURI { return (SecretField(name: TOTP.fieldName, value: value), nil) }
+            let named = try TOTP(secret: parsed.secret, algorithm: parsed.algorithm, digits: parsed.digits,
+                                 period: parsed.period, issuer: issuer, account: account)
+            return (SecretField(name: TOTP.fieldName, value: try named.uri()), nil)
+        } catch .invalidArgument(let why) {
+            return (SecretField(name: TOTP.fieldName, value: value),
+                    "the one-time password was kept as it is but Coffer cannot compute its codes: \(why)")
+        }
+    }
+
+    /// Tags from text separated by commas or semicolons.
+    static func tags(_ text: String?) -> [String] {
+        guard let text else { return [] }
+        return unique(text.split(whereSeparator: { $0 == "," || $0 == ";" })
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+    }
+
+    /// `list` without repeats, in order.
+    static func unique(_ list: [String]) -> [String] {
+        var seen = Set<String>()
+        return list.filter { seen.insert($0).inserted }
+    }
+
+    /// Nil for an empty or all-blank string.
+    static func nonBlank(_ text: String?) -> String? {
+        guard let text, !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { return nil }
+        return text
+    }
+}

@@ -1,0 +1,103 @@
+import CofferCrypto
+import CofferFormat
+import CofferStore
+import CofferVault
+import CofferOTP
+/// Moving in and out: importing other password managers' exports, exporting Coffer's items.
+///
+/// Where plaintext passes through ordinary memory (an import file is plaintext
+/// anyway, but the library keeps its own copies short-lived and wiped):
+/// - CSV and JSON are parsed in place from guarded memory; each secret is copied once,
+///   straight into ``SecureBytes`` (through a zeroed buffer when it has escapes).
+///   Titles, user names, URLs and other non-secret values become `String`s.
+/// - KeePassXC XML goes through `XMLParser` (libxml2), which hands text over as
+///   `String`s and keeps internal buffers Coffer cannot wipe; Coffer's own copies are
+///   zeroed after use.
+/// - Exports are built in a zeroed-on-growth buffer and returned as ``SecureBytes``.
+extension Vault {
+    /// Import files larger than this are refused (256 MiB).
+    public static let maximumImportSize = 256 << 20
+
+    /// Imports the items of another password manager's export (or Coffer's own JSON)
+    /// in one transaction: if the file turns out to be malformed halfway, nothing is imported.
+    ///
+    /// Items whose unique key is already in the vault (or earlier in the file) are
+    /// skipped and reported, not updated; entries that cannot become items are reported
+    /// as unreadable. With `dryRun`, the file is read and checked against the vault but
+    /// nothing is saved.
+    ///
+    /// Throws ``CofferError/malformedImport(_:)`` naming the format and line (e.g. `"CSV line 12:
+    /// a quoted field is never closed"`) for a file that cannot be parsed, and
+    /// ``CofferError/invalidArgument(_:)`` for one that is valid but unusable (an
+    /// encrypted Bitwarden export, a file over ``maximumImportSize``).
+    ///
+    /// ```swift
+    /// let file = try SecureBytes(copying: Array(csvText.utf8))
+    /// let report = try vault.importItems(from: file, format: .browserCSV)
+    /// print(report.imported, report.skippedDuplicates.count, report.unreadable.count)
+    /// ```
+    public func importItems(from data: SecureBytes, format: ImportFormat, dryRun: Bool = false) throws(CofferError) -> ImportReport {
+        guard data.count <= Self.maximumImportSize else {
+            throw .invalidArgument("the import file is larger than \(Self.maximumImportSize >> 20) MiB")
+        }
+        let limit = options.passwordHistoryLimit
+        let body = { (tx: VaultTransaction) throws(CofferError) -> ImportReport in
+            let session = ImportSession(tx: tx, format: format, dryRun: dryRun, historyLimit: limit)
+            try data.withUnsafeBytes { (bytes) throws(CofferError) in
+                switch format {
+                case .keepassxcXML: try KeePassXCXMLImporter.read(bytes, into: session)
+                case .keepassxcCSV: try KeePassXCCSVImporter.read(bytes, into: session)
+                case .bitwardenJSON: try BitwardenJSONImporter.read(bytes, into: session)
+                case .browserCSV: try BrowserCSVImporter.read(bytes, into: session)
+                case .cofferJSON: try CofferJSONImporter.read(bytes, into: session)
+                }
+            }
+            return session.report
+        }
+        // A dry run stages the items in a read-only view that is never saved.
+        return dryRun ? try read(body) : try write(body)
+    }
+
+    /// Reads the file at `path` into guarded memory and imports it; see
+    /// ``importItems(from:format:dryRun:)``. A missing file is ``CofferError/fileNotFound(_:)``.
+    ///
+    /// ```swift
+    /// let report = try vault.importItems(fromFile: "keepass.xml", format: .keepassxcXML)
+    /// for skipped in report.skippedDuplicates { print(skipped.label, skipped.reason) }
+    /// ```
+    public func importItems(fromFile path: String, format: ImportFormat, dryRun: Bool = false) throws(CofferError) -> ImportReport {
+        let data = try SecretFile.contents(of: path, limit: Self.maximumImportSize, kind: "import file", name: path)
+        return try importItems(from: data, format: format, dryRun: dryRun)
+    }
+
+    /// Every item, decrypted, in `format`, as plaintext in guarded memory. Handle the
+    /// result as the secret it is: whoever reads it reads every password.
+    ///
+    /// The JSON export holds every field, in a documented, stable layout; importing it
+    /// with ``ImportFormat/cofferJSON`` into an empty vault and exporting again gives the
+    /// same bytes. Item ids and revisions are not exported.
+    ///
+    /// ```swift
+    /// let export = try vault.exportItems(format: .json)
+    /// let copy = try Vault.create(at: "copy.coffer", password: password)
+    /// try copy.importItems(from: export, format: .cofferJSON)
+    /// ```
+    public func exportItems(format: ExportFormat) throws(CofferError) -> SecureBytes {
+        try read { (tx) throws(CofferError) -> SecureBytes in
+            switch format {
+            case .json: return try CofferJSONExporter.export(tx)
+            case .csv: return try CSVExporter.export(tx)
+            }
+        }
+    }
+
+    /// Exports to a new file with mode 0600; an existing file is never overwritten
+    /// (``CofferError/fileExists(_:)``).
+    ///
+    /// ```swift
+    /// try vault.exportItems(format: .json, toFile: "/media/usb/coffer-export.json")
+    /// ```
+    public func exportItems(format: ExportFormat, toFile path: String) throws(CofferError) {
+        try SecretFile.writeNew(try exportItems(format: format), to: path, kind: "export file")
+    }
+}

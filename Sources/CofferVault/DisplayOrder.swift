@@ -1,0 +1,167 @@
+import CofferCrypto
+import CofferFormat
+import CofferStore
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The order of listed items: by label (else service, else server), then account,
+/// then id. Texts compare by Unicode code points after canonical composition (NFC), so
+/// canonically equivalent spellings sort together; for ASCII that is byte order.
+///
+/// Not `String`'s `<`: it is not a strict weak order (Swift 6.3 finds "e\u{301}" and
+/// "\u{e9}a" neither equal nor ordered either way), which makes a sort's result
+/// depend on the input order.
+package enum DisplayOrder {
+    /// Sorts `items` into display order.
+    ///
+    /// Keys are compared as UTF-8 bytes in one buffer: sorting structs of strings with a
+    /// closure retains and releases every string at every comparison, which dominated
+    /// listing a large vault.
+    static func sort(_ items: inout [Item]) {
+        guard items.count > 1 else { return }
+        var keys = SortKeys(capacity: items.count)
+        // By index, through `attributes`: iterating items, or reading them through
+        // dynamic member lookup, copies every item (reference counting each string).
+        for index in items.indices {
+            let start = keys.text.count
+            if let key = primaryKey(items[index].attributes) { keys.appendText(key) }
+            let middle = keys.text.count
+            if let account = items[index].attributes.account { keys.appendText(account) }
+            keys.append(start, middle, id: items[index].id)
+        }
+        permute(&items, to: keys.order())
+    }
+
+    /// Sorts overview field lists (SPEC.md §7.2) into the order their items take,
+    /// reading the keys from the bytes: a listing then decodes items straight into
+    /// place. Returns false, leaving `entries` as they were, when a list is not in the
+    /// usual shape; the caller then sorts the decoded items.
+    static func sort<Entry>(overviews entries: inout [Entry], id: (Entry) -> ItemID, list: (Entry) -> [UInt8]) -> Bool {
+        guard entries.count > 1 else { return true }
+        var keys = SortKeys(capacity: entries.count)
+        for index in entries.indices {
+            let readable = list(entries[index]).withUnsafeBytes { raw -> Bool in
+                guard let fields = OverviewFields(raw) else { return false }
+                let start = keys.text.count
+                if let key = fields.label ?? fields.service ?? fields.server { keys.appendText(UnsafeRawBufferPointer(rebasing: raw[key])) }
+                let middle = keys.text.count
+                if let account = fields.account { keys.appendText(UnsafeRawBufferPointer(rebasing: raw[account])) }
+                keys.append(start, middle, id: id(entries[index]))
+                return true
+            }
+            guard readable else { return false }
+        }
+        permute(&entries, to: keys.order())
+        return true
+    }
+
+    /// `text` as the bytes this order compares: UTF-8 of its NFC form (ASCII as it is).
+    /// Byte order of these is code point order.
+    package static func comparableBytes(_ text: String) -> String.UTF8View {
+        text.utf8.allSatisfy { $0 < 0x80 } ? text.utf8 : text.precomposedStringWithCanonicalMapping.utf8
+    }
+
+    /// Every item's primary key and account, back to back in one buffer, in NFC.
+    private struct SortKeys {
+        var text: [UInt8] = []
+        /// Per item: where its primary key starts, where it ends (= where its account starts), where the account ends.
+        var bounds: [(Int, Int, Int)] = []
+        var ids: [ItemID] = []
+
+        init(capacity: Int) {
+            bounds.reserveCapacity(capacity)
+            ids.reserveCapacity(capacity)
+        }
+
+        mutating func appendText(_ string: String) {
+            text.append(contentsOf: DisplayOrder.comparableBytes(string))
+        }
+
+        /// Checked UTF-8 (an overview's text field).
+        mutating func appendText(_ utf8: UnsafeRawBufferPointer) {
+            if utf8.allSatisfy({ $0 < 0x80 }) {
+                text.append(contentsOf: utf8)
+            } else {
+                appendText(String(decoding: utf8, as: UTF8.self))
+            }
+        }
+
+        mutating func append(_ start: Int, _ middle: Int, id: ItemID) {
+            bounds.append((start, middle, text.count))
+            ids.append(id)
+        }
+
+        /// Indices in display order: UTF-8 byte order of the NFC keys is code point order.
+        func order() -> [Int] {
+            // Each key's first 8 bytes as a big-endian integer decide most comparisons
+            // without touching the text; equal prefixes fall back to the full keys.
+            var keyed: [(prefix: UInt64, index: Int)] = []
+            keyed.reserveCapacity(ids.count)
+            text.withUnsafeBufferPointer { text in
+                for (index, bound) in bounds.enumerated() {
+                    var prefix: UInt64 = 0
+                    for offset in 0..<8 {
+                        let byte = bound.0 + offset < bound.1 ? UInt64(text[bound.0 + offset]) : 0
+                        prefix = prefix << 8 | byte
+                    }
+                    keyed.append((prefix, index))
+                }
+            }
+            text.withUnsafeBufferPointer { text in
+                bounds.withUnsafeBufferPointer { bounds in
+                    ids.withUnsafeBufferPointer { ids in
+                        let base = text.baseAddress
+                        func compare(_ a: Range<Int>, _ b: Range<Int>) -> Int {
+                            let common = min(a.count, b.count)
+                            let order = common == 0 ? 0 : (base.map { memcmp($0 + a.lowerBound, $0 + b.lowerBound, common) } ?? 0)
+                            if order != 0 { return order < 0 ? -1 : 1 }
+                            return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
+                        }
+                        keyed.sort { a, b in
+                            if a.prefix != b.prefix { return a.prefix < b.prefix }
+                            let (i, j) = (a.index, b.index)
+                            let (ia, im, ie) = bounds[i], (ja, jm, je) = bounds[j]
+                            let byPrimary = compare(ia..<im, ja..<jm)
+                            if byPrimary != 0 { return byPrimary < 0 }
+                            let byAccount = compare(im..<ie, jm..<je)
+                            if byAccount != 0 { return byAccount < 0 }
+                            return ids[i] < ids[j]
+                        }
+                    }
+                }
+            }
+            return keyed.map(\.index)
+        }
+    }
+
+    /// Puts `items[order[k]]` at `k` for every `k`, in place, by following cycles:
+    /// no second array of a large vault's items, and no reference counting.
+    private static func permute<T>(_ items: inout [T], to order: [Int]) {
+        var placed = [Bool](repeating: false, count: order.count)
+        items.withUnsafeMutableBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            for start in order.indices where !placed[start] {
+                let first = (base + start).move()
+                var slot = start
+                while true {
+                    placed[slot] = true
+                    let source = order[slot]
+                    if source == start {
+                        (base + slot).initialize(to: first)
+                        break
+                    }
+                    (base + slot).moveInitialize(from: base + source, count: 1)
+                    slot = source
+                }
+            }
+        }
+    }
+
+    private static func primaryKey(_ attributes: ItemAttributes) -> String? {
+        attributes.label ?? attributes.service ?? attributes.server
+    }
+}

@@ -1,0 +1,146 @@
+import CofferCrypto
+import CofferFormat
+import CofferStore
+/// Item operations. Each change below is saved at once, atomically; use
+/// ``Vault/transaction(_:)`` to save several together.
+extension Vault {
+    /// Items matching `query` (attributes only; no secret is decrypted), ordered by label
+    /// (else service, else server), then account, then id; texts compare by Unicode code
+    /// points after canonical composition (NFC), so equivalent spellings sort together.
+    ///
+    /// ```swift
+    /// let logins = try vault.items(matching: ItemQuery(kind: .internetPassword, limit: 50))
+    /// ```
+    public func items(matching query: ItemQuery = .all) throws(CofferError) -> [Item] {
+        try read { (tx) throws(CofferError) in try tx.items(matching: query) }
+    }
+
+    /// The first item matching `query`, or nil.
+    ///
+    /// ```swift
+    /// if let item = try vault.firstItem(matching: ItemQuery(service: "github.com", account: "octocat")) { … }
+    /// ```
+    public func firstItem(matching query: ItemQuery) throws(CofferError) -> Item? {
+        try read { (tx) throws(CofferError) in try tx.firstItem(matching: query) }
+    }
+
+    /// The item with `id`; throws ``CofferError/itemNotFound``.
+    public func item(_ id: ItemID) throws(CofferError) -> Item {
+        try read { (tx) throws(CofferError) in try tx.item(id) }
+    }
+
+    /// Decrypts one item's secrets.
+    ///
+    /// ```swift
+    /// let secrets = try vault.secrets(for: item.id)
+    /// secrets.password?.withUnsafeBytes { bytes in /* use */ }
+    /// ```
+    public func secrets(for id: ItemID) throws(CofferError) -> ItemSecrets {
+        try read { (tx) throws(CofferError) in try tx.secrets(for: id) }
+    }
+
+    /// Adds an item; throws ``CofferError/duplicateItem`` if its unique key is taken.
+    ///
+    /// ```swift
+    /// try vault.add(.genericPassword(service: "github.com", account: "octocat"),
+    ///               secrets: ItemSecrets(password: try SecureBytes(copying: "hunter2")))
+    /// ```
+    @discardableResult
+    public func add(_ attributes: ItemAttributes, secrets: ItemSecrets = ItemSecrets()) throws(CofferError) -> Item {
+        try write { (tx) throws(CofferError) in try tx.add(attributes, secrets: secrets) }
+    }
+
+    /// Adds the item, or updates the one with the same unique key.
+    ///
+    /// ```swift
+    /// try vault.upsert(.genericPassword(service: "api", account: "ci"), secrets: ItemSecrets(password: token))
+    /// ```
+    @discardableResult
+    public func upsert(_ attributes: ItemAttributes, secrets: ItemSecrets = ItemSecrets()) throws(CofferError) -> Item {
+        try write { (tx) throws(CofferError) in try tx.upsert(attributes, secrets: secrets) }
+    }
+
+    /// Replaces an item's attributes and/or secrets (`nil` keeps them).
+    ///
+    /// ```swift
+    /// try vault.update(item.id, secrets: ItemSecrets(password: newPassword))
+    /// ```
+    @discardableResult
+    public func update(_ id: ItemID, attributes: ItemAttributes? = nil, secrets: ItemSecrets? = nil) throws(CofferError) -> Item {
+        try write { (tx) throws(CofferError) in try tx.update(id, attributes: attributes, secrets: secrets) }
+    }
+
+    /// Changes an item in place and saves it.
+    ///
+    /// ```swift
+    /// try vault.update(item.id) { attributes, secrets in attributes.isFavorite = true }
+    /// ```
+    @discardableResult
+    public func update(_ id: ItemID, _ body: (inout ItemAttributes, inout ItemSecrets) throws -> Void) throws -> Item {
+        try transaction { tx in try tx.update(id, body) }
+    }
+
+    /// Deletes an item; throws ``CofferError/itemNotFound`` if there is none.
+    ///
+    /// ```swift
+    /// try vault.delete(item.id)
+    /// ```
+    public func delete(_ id: ItemID) throws(CofferError) {
+        try write { (tx) throws(CofferError) in try tx.delete(id) }
+    }
+
+    /// The password of the first item matching `query`; throws ``CofferError/itemNotFound``.
+    ///
+    /// ```swift
+    /// let password = try vault.password(matching: ItemQuery(service: "github.com", account: "octocat"))
+    /// ```
+    public func password(matching query: ItemQuery) throws(CofferError) -> SecureBytes {
+        try read { (tx) throws(CofferError) in
+            guard let item = try tx.firstItem(matching: query), let password = try tx.secrets(for: item.id).password else {
+                throw .itemNotFound
+            }
+            return password
+        }
+    }
+}
+
+/// Key slots.
+extension Vault {
+    /// Replaces the password slot. Entries are not re-encrypted; only one slot is rewritten.
+    ///
+    /// ```swift
+    /// try vault.changePassword(to: try SecureBytes(copying: "a new long passphrase"))
+    /// ```
+    public func changePassword(to newPassword: SecureBytes, keyFile: KeyFile? = nil) throws(CofferError) {
+        try write { (tx) throws(CofferError) in try tx.changePassword(to: newPassword, keyFile: keyFile) }
+    }
+
+    /// Adds a key slot, e.g. a key file or a raw key from a platform keystore.
+    ///
+    /// ```swift
+    /// try vault.addKeySlot(.rawKey(deviceKey))
+    /// try vault.addKeySlot(.keyFile(try KeyFile(contentsOf: "/media/usb/vault.key")))
+    /// ```
+    public func addKeySlot(_ credential: VaultCredential) throws(CofferError) {
+        try write { (tx) throws(CofferError) in try tx.addKeySlot(credential) }
+    }
+
+    /// Removes the slot(s) that `credential` opens; the last slot cannot be removed.
+    ///
+    /// ```swift
+    /// try vault.removeKeySlot(.rawKey(deviceKey))
+    /// ```
+    public func removeKeySlot(_ credential: VaultCredential) throws(CofferError) {
+        try write { (tx) throws(CofferError) in try tx.removeKeySlot(credential) }
+    }
+
+    /// Removes the slot at `index` in ``slots`` without its key (a lost device key, an
+    /// expired session key). Anyone who can open the vault can do this.
+    ///
+    /// ```swift
+    /// if let stale = vault.slots.lastIndex(of: .rawKey) { try vault.removeKeySlot(at: stale) }
+    /// ```
+    public func removeKeySlot(at index: Int) throws(CofferError) {
+        try write { (tx) throws(CofferError) in try tx.removeKeySlot(at: index) }
+    }
+}

@@ -1,0 +1,27 @@
+import CofferCrypto
+import CofferFormat
+import CofferStore
+/// What can be read from a vault file without any password.
+///
+/// ```swift
+/// let info = try Vault.info(at: path)
+/// print(info.formatVersion, info.entryCount, info.slots.map(\.kind))
+/// ```
+public struct VaultInfo: Sendable, Hashable, Codable {
+    public let formatVersion: Int
+    /// The vault's random id, hex.
+    public let vaultID: String
+    /// Incremented by every save.
+    public let generation: UInt64
+    public let slots: [SlotInfo]
+    /// The number of entries the (not yet authenticated) manifest lists.
+    public let entryCount: Int
+    public let fileSize: Int
+
+    /// One key slot as listed in the header.
+    public struct SlotInfo: Sendable, Hashable, Codable {
+        public let kind: KeySlotKind
+        /// Argon2id parameters, for password and key-file slots.
+        public let kdf: Argon2idParameters?
+    }
+}

@@ -1,0 +1,29 @@
+import CofferCrypto
+import CofferFormat
+import CofferStore
+/// How a vault is created and saved.
+///
+/// ```swift
+/// var options = VaultOptions()
+/// options.kdf = try .calibrated(targetSeconds: 0.5)
+/// options.lockTimeout = .seconds(2)
+/// let vault = try Vault.create(at: path, password: password, options: options)
+/// ```
+public struct VaultOptions: Sendable {
+    /// Argon2id parameters for new password and key-file slots. Default: 256 MiB, 3 iterations, 1 lane.
+    public var kdf: Argon2idParameters
+    /// Keep the previous file as `<path>.bak` on every save. Default: true.
+    public var keepsBackup: Bool
+    /// How long a save waits for another process's write lock. Default: 10 seconds.
+    public var lockTimeout: Duration
+    /// How many earlier passwords an item keeps. Default: 10.
+    public var passwordHistoryLimit: Int
+
+    public init(kdf: Argon2idParameters = .default, keepsBackup: Bool = true,
+                lockTimeout: Duration = .seconds(10), passwordHistoryLimit: Int = 10) {
+        self.kdf = kdf
+        self.keepsBackup = keepsBackup
+        self.lockTimeout = lockTimeout
+        self.passwordHistoryLimit = passwordHistoryLimit
+    }
+}

@@ -1,0 +1,313 @@
+import CofferCrypto
+import CofferFormat
+import CofferStore
+import Foundation
+
+/// The changes of one ``Vault/transaction(_:)``: read and write items and key slots;
+/// everything is saved together when the transaction's body returns.
+///
+/// Do not keep a transaction after its body returns; its methods then throw
+/// ``CofferError/invalidArgument(_:)``.
+///
+/// ```swift
+/// try vault.transaction { tx in
+///     let a = try tx.add(.genericPassword(service: "bank", account: "alice"), secrets: ItemSecrets())
+///     try tx.delete(oldItem.id)
+/// }
+/// ```
+public final class VaultTransaction {
+    private unowned let vault: Vault
+    private let keys: VaultKeys
+    /// The vault when the transaction began. Never changed: reads see `changes` over
+    /// it, so a write does not copy a large vault's dictionaries.
+    private var base: VaultSnapshot
+    private(set) var changes = Changeset()
+    /// Unique keys taken (an id) or freed (nil) by `changes`, over the base's index.
+    private var keyChanges: [UniquenessKey: ItemID?] = [:]
+    private var isOpen = true
+
+    init(vault: Vault, keys: VaultKeys, base: VaultSnapshot) {
+        self.vault = vault
+        self.keys = keys
+        self.base = base
+        changes.basedOn = base.identity
+    }
+
+    func close() { isOpen = false }
+
+    /// Ends the transaction and lets go of the base, so the vault can apply the
+    /// changes to its snapshot in place.
+    func finish() -> Changeset {
+        isOpen = false
+        base.forgetAttributes()
+        return changes
+    }
+
+    // MARK: The base with this transaction's changes
+
+    private var header: VaultHeader { changes.header ?? base.header }
+    private var vaultID: [UInt8] { base.vaultID }
+
+    private func currentRecord(_ id: ItemID) -> EntryRecord? {
+        switch changes.entries[id] {
+        case .put(let record, _)?: return record
+        case .delete?: return nil
+        case nil: return base.record(id)
+        }
+    }
+
+    private func currentAttributes(_ id: ItemID) throws(CofferError) -> ItemAttributes? {
+        switch changes.entries[id] {
+        case .put(_, let attributes)?: return attributes
+        case .delete?: return nil
+        case nil: return try base.attributes(id)
+        }
+    }
+
+    private func owner(of key: UniquenessKey) -> ItemID? {
+        if let changed = keyChanges[key] { return changed }
+        return base.owner(of: key)
+    }
+
+    /// Records a change and the unique keys it frees and takes; a key held by another
+    /// item throws ``CofferError/duplicateItem`` and records nothing.
+    private func change(_ id: ItemID, _ change: Changeset.Change) throws(CofferError) {
+        var freed: UniquenessKey?
+        if let oldKey = try currentAttributes(id)?.uniquenessKey, owner(of: oldKey) == id { freed = oldKey }
+        var taken: UniquenessKey?
+        if case .put(_, let newAttributes) = change, let key = newAttributes.uniquenessKey {
+            if let holder = owner(of: key), holder != id, key != freed { throw .duplicateItem }
+            taken = key
+        }
+        if let freed { keyChanges[freed] = .some(nil) }
+        if let taken { keyChanges[taken] = .some(id) }
+        changes.record(id, change)
+    }
+
+    private func ensureOpen() throws(CofferError) {
+        guard isOpen else { throw .invalidArgument("the transaction has ended") }
+    }
+
+    // MARK: Reading
+
+    /// Items matching `query`, ordered by label (else service, else server), then account,
+    /// then id; texts compare by Unicode code points after canonical composition (NFC).
+    /// Decrypts no secret.
+    public func items(matching query: ItemQuery = .all) throws(CofferError) -> [Item] {
+        try ensureOpen()
+        // Overviews whose bytes rule the item out are never decoded; the rest are
+        // decoded on all cores, then checked against the query as attributes.
+        let unchanged = changes.entries.isEmpty   // (its `order` is empty exactly then too)
+        let entries = Array(base.entries.values)
+        // Reading every overview's fields is most of a narrow query's time on a large
+        // vault: the verdicts are worked out on all cores (none needed for every item).
+        let verdicts: [Bool?]? = query.selectsEverything ? nil : try ParallelWork.map(count: entries.count) {
+            (index) throws(CofferError) -> Bool? in query.matches(overview: entries[index].overview)
+        }
+        var candidates: [(id: ItemID, revision: UInt64, list: [UInt8])] = []
+        // True while the bytes alone have decided every candidate: no check on attributes needed.
+        var decided = true
+        for (index, entry) in entries.enumerated() {
+            let verdict: Bool? = verdicts.map { $0[index] } ?? true
+            guard verdict != false, unchanged || changes.entries[entry.record.id] == nil else { continue }
+            if verdict == nil { decided = false }
+            candidates.append((entry.record.id, entry.record.revision, entry.overview))
+        }
+        // Without pending changes the candidates are ordered first, from their bytes,
+        // and decoded straight into place: no sort of decoded items.
+        let ordered = unchanged && DisplayOrder.sort(overviews: &candidates, id: \.id, list: \.list)
+        if ordered, decided, let limit = query.limit, limit >= 0, candidates.count > limit {
+            candidates.removeSubrange(limit...)   // the rest would be decoded only to be dropped
+        }
+        var found = try ParallelWork.map(count: candidates.count) { [candidates] (index) throws(CofferError) -> Item in
+            Item(id: candidates[index].id, revision: candidates[index].revision,
+                 attributes: try EntryCodec.decodeOverview(candidates[index].list))
+        }
+        candidates = []
+        if !decided { found.removeAll { !query.matches($0.attributes) } }
+        for id in changes.order {
+            if case .put(let record, let attributes)? = changes.entries[id], query.matches(attributes) {
+                found.append(Item(id: id, revision: record.revision, attributes: attributes))
+            }
+        }
+        if !ordered { DisplayOrder.sort(&found) }
+        if let limit = query.limit, limit >= 0, found.count > limit { found.removeSubrange(limit...) }
+        return found
+    }
+
+    /// The first item matching `query`, or nil.
+    public func firstItem(matching query: ItemQuery) throws(CofferError) -> Item? {
+        var limited = query
+        limited.limit = nil
+        return try items(matching: limited).first
+    }
+
+    /// The item with `id`; throws ``CofferError/itemNotFound``.
+    public func item(_ id: ItemID) throws(CofferError) -> Item {
+        try ensureOpen()
+        guard let attributes = try currentAttributes(id), let record = currentRecord(id) else { throw .itemNotFound }
+        return Item(id: id, revision: record.revision, attributes: attributes)
+    }
+
+    /// Decrypts the secret part of one item.
+    public func secrets(for id: ItemID) throws(CofferError) -> ItemSecrets {
+        try ensureOpen()
+        guard let record = currentRecord(id) else { throw .itemNotFound }
+        return try record.openSecrets(vaultID: vaultID, keys: keys)
+    }
+
+    // MARK: Writing items
+
+    /// Adds a new item. Throws ``CofferError/duplicateItem`` if its unique key is taken.
+    @discardableResult
+    public func add(_ attributes: ItemAttributes, secrets: ItemSecrets = ItemSecrets()) throws(CofferError) -> Item {
+        try ensureOpen()
+        try attributes.validate()
+        if let key = attributes.uniquenessKey, owner(of: key) != nil { throw .duplicateItem }
+        var id = try ItemID(validated: vault.entropy.bytes(FormatV1.entryIDLength))
+        while currentRecord(id) != nil { id = try ItemID(validated: vault.entropy.bytes(FormatV1.entryIDLength)) }
+        return try stage(id: id, revision: 1, attributes: attributes, secrets: secrets)
+    }
+
+    /// Adds the item, or replaces the attributes and secrets of the item with the same unique key
+    /// (keeping its creation date and recording a changed password in its history).
+    @discardableResult
+    public func upsert(_ attributes: ItemAttributes, secrets: ItemSecrets = ItemSecrets()) throws(CofferError) -> Item {
+        try ensureOpen()
+        try attributes.validate()
+        guard let key = attributes.uniquenessKey, let existing = owner(of: key) else {
+            return try add(attributes, secrets: secrets)
+        }
+        return try update(existing, attributes: attributes, secrets: secrets)
+    }
+
+    /// Replaces an item's attributes and/or secrets; `nil` keeps the current ones.
+    /// A changed password goes into the password history.
+    @discardableResult
+    public func update(_ id: ItemID, attributes: ItemAttributes? = nil, secrets: ItemSecrets? = nil) throws(CofferError) -> Item {
+        try ensureOpen()
+        guard let old = try currentAttributes(id), let record = currentRecord(id) else { throw .itemNotFound }
+        var newAttributes = attributes ?? old
+        try newAttributes.validate()
+        newAttributes.created = old.created
+        newAttributes.modified = Date().roundedToMilliseconds
+        if attributes != nil, newAttributes.preservedFields.isEmpty { newAttributes.preservedFields = old.preservedFields }
+        let oldSecrets = try record.openSecrets(vaultID: vaultID, keys: keys)
+        var newSecrets = secrets ?? oldSecrets
+        if secrets != nil {
+            if newSecrets.preservedFields.isEmpty { newSecrets.preservedFields = oldSecrets.preservedFields }
+            recordHistory(old: oldSecrets, into: &newSecrets)
+        }
+        return try stage(id: id, revision: record.revision + 1, attributes: newAttributes, secrets: newSecrets)
+    }
+
+    /// Changes an item in place.
+    ///
+    /// ```swift
+    /// try tx.update(item.id) { attributes, secrets in
+    ///     attributes.tags.append("rotated")
+    ///     secrets.password = newPassword
+    /// }
+    /// ```
+    @discardableResult
+    public func update(_ id: ItemID, _ body: (inout ItemAttributes, inout ItemSecrets) throws -> Void) throws -> Item {
+        try ensureOpen()
+        guard let old = try currentAttributes(id), let record = currentRecord(id) else { throw CofferError.itemNotFound }
+        var attributes = old
+        let oldSecrets = try record.openSecrets(vaultID: vaultID, keys: keys)
+        var secrets = oldSecrets
+        try body(&attributes, &secrets)
+        try attributes.validate()
+        attributes.created = old.created
+        attributes.modified = Date().roundedToMilliseconds
+        recordHistory(old: oldSecrets, into: &secrets)
+        return try stage(id: id, revision: record.revision + 1, attributes: attributes, secrets: secrets)
+    }
+
+    /// Deletes an item; throws ``CofferError/itemNotFound`` if there is none.
+    public func delete(_ id: ItemID) throws(CofferError) {
+        try ensureOpen()
+        guard currentRecord(id) != nil else { throw .itemNotFound }
+        try change(id, .delete)
+    }
+
+    private func stage(id: ItemID, revision: UInt64, attributes: ItemAttributes, secrets: ItemSecrets) throws(CofferError) -> Item {
+        let record = try EntryRecord.seal(id: id, revision: revision, attributes: attributes, secrets: secrets,
+                                          vaultID: vaultID, keys: keys, entropy: vault.entropy)
+        try change(id, .put(record, attributes))
+        return Item(id: id, revision: revision, attributes: attributes)
+    }
+
+    private func recordHistory(old: ItemSecrets, into new: inout ItemSecrets) {
+        guard let previous = old.password, new.password != previous else { return }
+        // Keep history the caller edited explicitly; otherwise carry the old one forward.
+        if new.passwordHistory == old.passwordHistory || new.passwordHistory.isEmpty {
+            new.passwordHistory = [PasswordHistoryEntry(password: previous, replaced: Date())] + old.passwordHistory
+        }
+        let limit = max(0, vault.options.passwordHistoryLimit)
+        if new.passwordHistory.count > limit { new.passwordHistory.removeSubrange(limit...) }
+    }
+
+    // MARK: Key slots
+
+    /// Adds a key slot for `credential`. Password and key-file slots use the KDF
+    /// parameters of the vault's existing slots (or the options' when it has none).
+    public func addKeySlot(_ credential: VaultCredential) throws(CofferError) {
+        try ensureOpen()
+        var header = self.header
+        guard header.slots.count < FormatV1.maxSlots else { throw .slotUnavailable("a vault has at most \(FormatV1.maxSlots) key slots") }
+        let kdf = header.slots.compactMap(\.kdf).first ?? vault.options.kdf
+        header.slots.append(try Keyslot.make(for: credential.slotKey, vaultKey: keys.vaultKey, vaultID: header.vaultID,
+                                             kdf: kdf, entropy: vault.entropy))
+        setHeader(header)
+    }
+
+    /// Removes every slot that `credential` opens. The last slot cannot be removed.
+    public func removeKeySlot(_ credential: VaultCredential) throws(CofferError) {
+        try ensureOpen()
+        var header = self.header
+        let key = credential.slotKey
+        var kept: [Keyslot] = []
+        for slot in header.slots {
+            if try slot.unwrap(with: key, vaultID: header.vaultID) == nil { kept.append(slot) }
+        }
+        guard kept.count < header.slots.count else { throw key.wrongKeyError }
+        guard !kept.isEmpty else { throw .slotUnavailable("cannot remove the last key slot") }
+        header.slots = kept
+        setHeader(header)
+    }
+
+    /// Removes the slot at `index` (as in ``Vault/slots``) without needing its key:
+    /// for a key that was lost, e.g. a device key or an expired session key.
+    /// The last slot cannot be removed.
+    public func removeKeySlot(at index: Int) throws(CofferError) {
+        try ensureOpen()
+        var header = self.header
+        guard header.slots.indices.contains(index) else { throw .invalidArgument("no key slot \(index)") }
+        guard header.slots.count > 1 else { throw .slotUnavailable("cannot remove the last key slot") }
+        header.slots.remove(at: index)
+        setHeader(header)
+    }
+
+    /// Replaces the password slot(s) with one for `newPassword`. Entries are not re-encrypted.
+    /// With `keyFile`, replaces the password-and-key-file slot(s) instead.
+    public func changePassword(to newPassword: SecureBytes, keyFile: KeyFile? = nil) throws(CofferError) {
+        try ensureOpen()
+        let kind: KeySlotKind = keyFile == nil ? .password : .passwordAndKeyFile
+        var header = self.header
+        guard let first = header.slots.firstIndex(where: { $0.kind == kind }) else {
+            throw .slotUnavailable("the vault has no \(kind) slot")
+        }
+        let credential: VaultCredential = keyFile.map { .passwordAndKeyFile(newPassword, $0) } ?? .password(newPassword)
+        let kdf = header.slots[first].kdf ?? vault.options.kdf
+        let slot = try Keyslot.make(for: credential.slotKey, vaultKey: keys.vaultKey, vaultID: header.vaultID,
+                                    kdf: kdf, entropy: vault.entropy)
+        header.slots[first] = slot
+        header.slots = header.slots.enumerated().filter { $0.offset == first || $0.element.kind != kind }.map(\.element)
+        setHeader(header)
+    }
+
+    private func setHeader(_ header: VaultHeader) {
+        changes.header = header
+    }
+}
