@@ -16,7 +16,7 @@ extension Argon2idParameters {
         let password = try SecureBytes(copying: "calibration")
         let salt = try SecureRandom.bytes(16)
         let probe = Argon2idParameters(memoryKiB: memoryKiB, iterations: 1, lanes: 1)
-        try Keyslot.checkBounds(probe, slot: "calibration")
+        try KeySlotRecord.checkBounds(probe, slot: "calibration")
         let clock = ContinuousClock()
         let elapsed = try clock.measure { () throws(CofferError) in
             _ = try Argon2id.derive(password: password, salt: salt, parameters: probe)

@@ -66,18 +66,18 @@ public final class Vault: @unchecked Sendable {
         let vaultKey = try entropy.secureBytes(FormatV1.keyLength)
         let keys = try VaultKeys(vaultKey: vaultKey)
         let vaultID = try entropy.bytes(FormatV1.vaultIDLength)
-        var slots: [Keyslot] = []
+        var slots: [KeySlotRecord] = []
         for credential in credentials {
-            slots.append(try Keyslot.make(for: credential.slotKey, vaultKey: vaultKey, vaultID: vaultID,
+            slots.append(try KeySlotRecord.make(for: credential.slotKey, vaultKey: vaultKey, vaultID: vaultID,
                                           kdf: options.kdf, entropy: entropy))
         }
         let header = VaultHeader(vaultID: vaultID, slots: slots, extensions: [])
-        let bytes = try VaultFileCodec.encode(header: header, generation: 1, records: [], keys: keys)
+        let bytes = try VaultFile.encode(header: header, generation: 1, records: [], keys: keys)
         // Under the write lock, so this never races another writer's temp-file cleanup.
         let identity = try store.withExclusiveLock(timeout: options.lockTimeout) { () throws(CofferError) in
             try store.create(bytes)
         }
-        let codec = try VaultFileCodec.parse(bytes)
+        let codec = try VaultFile.parse(bytes)
         let snapshot = try VaultSnapshot(codec: codec, keys: keys, identity: identity)
         return Vault(path: path, options: options, store: store, entropy: entropy, keys: keys, snapshot: snapshot)
     }
@@ -101,7 +101,7 @@ public final class Vault: @unchecked Sendable {
                      entropy: EntropySource, store: VaultFileStore? = nil) throws(CofferError) -> Vault {
         let store = store ?? VaultFileStore(path: path)
         let file = try store.read()
-        let codec = try VaultFileCodec.parse(file.bytes)
+        let codec = try VaultFile.parse(file.bytes)
         let keys = try codec.unlockAndVerify(with: credential.slotKey)
         let snapshot = try VaultSnapshot(codec: codec, keys: keys, identity: file.identity)
         return Vault(path: path, options: options, store: store, entropy: entropy, keys: keys, snapshot: snapshot)
@@ -113,13 +113,13 @@ public final class Vault: @unchecked Sendable {
     /// 64 KiB), so this is cheap at any size; nothing is authenticated yet, and the rest
     /// of the file is checked by ``open(at:credential:options:)``.
     public static func info(at path: String) throws(CofferError) -> VaultInfo {
-        let file = try VaultFileStore(path: path).readPrefix(VaultFileCodec.summaryPrefixLength)
-        let summary = try VaultFileCodec.parseSummary(file.bytes)
+        let file = try VaultFileStore(path: path).readPrefix(VaultFile.summaryPrefixLength)
+        let summary = try VaultFile.parseSummary(file.bytes)
         return VaultInfo(
             formatVersion: Int(FormatV1.version),
             vaultID: ItemID(validated: summary.header.vaultID).hex,
             generation: summary.generation,
-            slots: summary.header.slots.map { VaultInfo.SlotInfo(kind: $0.kind, kdf: $0.kdf) },
+            slots: summary.header.slots.map { VaultInfo.KeySlotInfo(kind: $0.kind, kdf: $0.kdf) },
             entryCount: summary.entryCount,
             fileSize: Int(file.identity.size))
     }
@@ -169,7 +169,7 @@ public final class Vault: @unchecked Sendable {
     public func unlock(with credential: VaultCredential) throws(CofferError) {
         try withLock { () throws(CofferError) in
             let file = try store.read()
-            let codec = try VaultFileCodec.parse(file.bytes)
+            let codec = try VaultFile.parse(file.bytes)
             let newKeys = try codec.unlockAndVerify(with: credential.slotKey)
             snapshot = try VaultSnapshot(codec: codec, keys: newKeys, identity: file.identity)
             keys = newKeys
@@ -272,7 +272,7 @@ public final class Vault: @unchecked Sendable {
                 // The transaction checked its changes against this very snapshot: encode the
                 // file from both, and change the snapshot (in place: no copy of a large vault)
                 // only once the file is saved.
-                let bytes = try VaultFileCodec.encode(header: changes.header ?? snapshot.header,
+                let bytes = try VaultFile.encode(header: changes.header ?? snapshot.header,
                                                       generation: snapshot.generation + 1,
                                                       records: snapshot.records(applying: changes), keys: keys)
                 try save(bytes) { identity in
@@ -286,7 +286,7 @@ public final class Vault: @unchecked Sendable {
             }
             try changes.apply(to: &next)
             next.generation += 1
-            let bytes = try VaultFileCodec.encode(header: next.header, generation: next.generation,
+            let bytes = try VaultFile.encode(header: next.header, generation: next.generation,
                                                   records: next.allRecords, keys: keys)
             try save(bytes) { identity in
                 next.identity = identity
@@ -310,7 +310,7 @@ public final class Vault: @unchecked Sendable {
     /// Reads, parses and verifies the file with the keys we hold.
     private func readVerified(keys: VaultKeys) throws(CofferError) -> VaultSnapshot {
         let file = try store.read()
-        let codec = try VaultFileCodec.parse(file.bytes)
+        let codec = try VaultFile.parse(file.bytes)
         guard codec.header.vaultID == snapshot.vaultID else {
             throw .conflict("the file at \(path) now holds a different vault")
         }

@@ -13,13 +13,18 @@ public struct VaultInfo: Sendable, Hashable, Codable {
     public let vaultID: String
     /// Incremented by every save.
     public let generation: UInt64
-    public let slots: [SlotInfo]
+    public let slots: [KeySlotInfo]
     /// The number of entries the (not yet authenticated) manifest lists.
     public let entryCount: Int
     public let fileSize: Int
 
     /// One key slot as listed in the header.
-    public struct SlotInfo: Sendable, Hashable, Codable {
+    /// Earlier name of ``KeySlotInfo``.
+    @available(*, deprecated, renamed: "KeySlotInfo")
+    public typealias SlotInfo = KeySlotInfo
+
+    /// One key slot as `info` reports it: what opens it and how hard it is to guess.
+    public struct KeySlotInfo: Sendable, Hashable, Codable {
         public let kind: KeySlotKind
         /// Argon2id parameters, for password and key-file slots.
         public let kdf: Argon2idParameters?

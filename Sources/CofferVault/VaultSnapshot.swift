@@ -20,7 +20,7 @@ package struct VaultSnapshot: Sendable {
 
     /// Decrypts every overview of a verified file, on all cores. Overviews of records
     /// that are byte for byte those of `previous` are reused instead of decrypted again.
-    package init(codec: VaultFileCodec, keys: VaultKeys, identity: FileIdentity, reusing previous: VaultSnapshot? = nil) throws(CofferError) {
+    package init(codec: VaultFile, keys: VaultKeys, identity: FileIdentity, reusing previous: VaultSnapshot? = nil) throws(CofferError) {
         header = codec.header
         generation = codec.manifest.generation
         self.identity = identity

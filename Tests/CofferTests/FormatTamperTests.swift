@@ -272,12 +272,12 @@ struct FormatTamperTests {
             (4 * 1024 * 1024 + 1, 1, 1), (.max, 1, 1), (7, 1, 1), (0, 1, 1), (64, 0, 1), (64, 65, 1), (64, 1, 0), (64, 1, 65), (8, 1, 2),
         ]
         for (m, t, p) in refused {
-            #expect(throws: CofferError.self) { try Keyslot(type: 1, body: slot(m, t, p), index: 0) }
-            #expect(try Self.errorClass { () throws(CofferError) in _ = try Keyslot(type: 1, body: slot(m, t, p), index: 0) } == .kdfOutOfBounds, "m=\(m) t=\(t) p=\(p)")
+            #expect(throws: CofferError.self) { try KeySlotRecord(type: 1, body: slot(m, t, p), index: 0) }
+            #expect(try Self.errorClass { () throws(CofferError) in _ = try KeySlotRecord(type: 1, body: slot(m, t, p), index: 0) } == .kdfOutOfBounds, "m=\(m) t=\(t) p=\(p)")
         }
         let accepted: [(UInt32, UInt32, UInt32)] = [(8, 1, 1), (4 * 1024 * 1024, 64, 64), (16, 1, 2), (512, 64, 64)]
         for (m, t, p) in accepted {
-            let parsed = try Keyslot(type: 2, body: slot(m, t, p), index: 0)
+            let parsed = try KeySlotRecord(type: 2, body: slot(m, t, p), index: 0)
             #expect(parsed.kdf == Argon2idParameters(memoryKiB: m, iterations: t, lanes: p))
         }
 
@@ -293,9 +293,9 @@ struct FormatTamperTests {
     func headerRoundTrip() throws {
         let header = VaultHeader(
             vaultID: Array(0..<16),
-            slots: [try Keyslot(type: 4, body: [UInt8](repeating: 3, count: 88), index: 0),
-                    try Keyslot(type: 0xFE, body: [], index: 1),
-                    try Keyslot(type: 0x10, body: [UInt8](repeating: 9, count: 4096), index: 2)],
+            slots: [try KeySlotRecord(type: 4, body: [UInt8](repeating: 3, count: 88), index: 0),
+                    try KeySlotRecord(type: 0xFE, body: [], index: 1),
+                    try KeySlotRecord(type: 0x10, body: [UInt8](repeating: 9, count: 4096), index: 2)],
             extensions: [HeaderExtension(type: 0x7FFF, value: [1, 2, 3]), HeaderExtension(type: 0x0001, value: [])])
         let body = header.encodeBody()
         let parsed = try body.withBytes { (r) throws(CofferError) in try VaultHeader.parse(r) }

@@ -246,7 +246,7 @@ struct VectorFile: Sendable {
 /// overview and every secret part, in file order.
 enum FormatReader {
     struct Opened {
-        let codec: VaultFileCodec
+        let codec: VaultFile
         let keys: VaultKeys
         let items: [(id: ItemID, revision: UInt64, attributes: ItemAttributes, secrets: ItemSecrets)]
 
@@ -254,7 +254,7 @@ enum FormatReader {
     }
 
     static func open(_ bytes: [UInt8], key: SlotKey) throws(CofferError) -> Opened {
-        let codec = try VaultFileCodec.parse(bytes)
+        let codec = try VaultFile.parse(bytes)
         let keys = try codec.unlock(with: key)
         try codec.verify(keys: keys)
         var items: [(id: ItemID, revision: UInt64, attributes: ItemAttributes, secrets: ItemSecrets)] = []
@@ -484,7 +484,7 @@ final class FormatVaultBuilder {
         let vaultID = try entropy.bytes(FormatV1.vaultIDLength)
         header = VaultHeader(vaultID: vaultID, slots: [], extensions: [])
         for (key, kdf) in slots {
-            header.slots.append(try Keyslot.make(for: key, vaultKey: vaultKey, vaultID: vaultID, kdf: kdf, entropy: entropy))
+            header.slots.append(try KeySlotRecord.make(for: key, vaultKey: vaultKey, vaultID: vaultID, kdf: kdf, entropy: entropy))
         }
     }
 
@@ -494,7 +494,7 @@ final class FormatVaultBuilder {
         keys = other.keys
         header = VaultHeader(vaultID: vaultID, slots: [], extensions: [])
         for (key, kdf) in slots {
-            header.slots.append(try Keyslot.make(for: key, vaultKey: keys.vaultKey, vaultID: vaultID, kdf: kdf, entropy: entropy))
+            header.slots.append(try KeySlotRecord.make(for: key, vaultKey: keys.vaultKey, vaultID: vaultID, kdf: kdf, entropy: entropy))
         }
     }
 
@@ -527,7 +527,7 @@ final class FormatVaultBuilder {
     var expectedEntries: [VectorEntry] { expected.keys.sorted().compactMap { expected[$0] } }
 
     func bytes() throws -> [UInt8] {
-        try VaultFileCodec.encode(header: header, generation: generation, records: Array(records.values), keys: keys)
+        try VaultFile.encode(header: header, generation: generation, records: Array(records.values), keys: keys)
     }
 }
 
@@ -570,7 +570,7 @@ enum WorkedExample {
         let header = opened.codec.header
         let slot = header.slots[0]
         let keys = opened.keys
-        let kek = try Keyslot.keyEncryptionKey(for: key, kdf: nil, salt: slot.salt)
+        let kek = try KeySlotRecord.keyEncryptionKey(for: key, kdf: nil, salt: slot.salt)
         let record = RawRecord(raw.records[0])
         let id = ItemID(validated: record.id)
         let overviewAD = EntryRecord.associatedData(vaultID: header.vaultID, id: id, revision: record.revision, part: .overview)
@@ -589,7 +589,7 @@ enum WorkedExample {
             ("vault id", header.vaultID),
             ("slot salt", slot.salt),
             ("slot KEK", kek.testBytes),
-            ("slot AD", Keyslot.associatedData(vaultID: header.vaultID, type: slot.kind.code, params: slot.salt)),
+            ("slot AD", KeySlotRecord.associatedData(vaultID: header.vaultID, type: slot.kind.code, params: slot.salt)),
             ("slot nonce", slot.nonce),
             ("vault key", keys.vaultKey.testBytes),
             ("header key", keys.headerKey.testBytes),

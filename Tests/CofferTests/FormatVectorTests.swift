@@ -50,7 +50,7 @@ struct FormatVectorTests {
         #expect(opened.codec.manifest.generation == vector.generation, "\(name): generation")
 
         // Decoding then encoding reproduces the file byte for byte.
-        let encoded = try VaultFileCodec.encode(header: opened.codec.header, generation: opened.codec.manifest.generation,
+        let encoded = try VaultFile.encode(header: opened.codec.header, generation: opened.codec.manifest.generation,
                                                 records: opened.codec.records, keys: opened.keys)
         #expect(encoded == vector.bytes, "\(name): decode/encode round trip differs")
 

@@ -17,7 +17,7 @@ import Coffer
 /// decoded structure that does not re-encode to the same bytes) is reported as a
 /// violation: the fuzz binaries abort on it, the tests record it.
 ///
-/// - ``vault(_:)``: the vault decoder: `VaultFileCodec.parse`, `unlock` with the credentials
+/// - ``vault(_:)``: the vault decoder: `VaultFile.parse`, `unlock` with the credentials
 ///   the test vectors use (only when the slots' Argon2id costs at most 64 KiB, 3 passes and
 ///   4 lanes, so the fuzzer does not spend its time in the KDF), `verify`, every overview and
 ///   secret part, and the byte-for-byte re-encoding of an opened file. Each input runs a
@@ -85,9 +85,9 @@ enum FuzzEntryPoints {
     /// one input run the KDF once.
     private static func examine(_ bytes: [UInt8], _ report: inout Report, _ unlocked: inout [[UInt8]: (Int, VaultKeys?)],
                                 restampMACs: Bool) {
-        let codec: VaultFileCodec
+        let codec: VaultFile
         do {
-            codec = try VaultFileCodec.parse(bytes)
+            codec = try VaultFile.parse(bytes)
         } catch {
             report.errors.append(error)
             return
@@ -145,7 +145,7 @@ enum FuzzEntryPoints {
             report.reach(.opened)
             // SPEC.md §11: decoding a file and encoding it again reproduces it byte for byte.
             do {
-                let again = try VaultFileCodec.encode(header: codec.header, generation: codec.manifest.generation,
+                let again = try VaultFile.encode(header: codec.header, generation: codec.manifest.generation,
                                                       records: codec.records, keys: keys)
                 if again != bytes { report.violation("an opened vault does not re-encode byte for byte") }
             } catch {
@@ -180,7 +180,7 @@ enum FuzzEntryPoints {
     }
 
     /// The parsed file with its record digests, header MAC and manifest MAC recomputed.
-    static func withMACs(_ codec: VaultFileCodec, keys: VaultKeys) throws -> [UInt8] {
+    static func withMACs(_ codec: VaultFile, keys: VaultKeys) throws -> [UInt8] {
         var out = codec.bytes
         let manifestBody = codec.headerEnd + 2 * FormatV1.digestLength + 4
         for (index, record) in codec.records.enumerated() where index < codec.manifest.entries.count {
@@ -315,7 +315,7 @@ enum FuzzEntryPoints {
             }
 
         case .preamble:
-            try data.withBytes { (raw) throws(CofferError) in try VaultFileCodec.checkPreamble(raw) }
+            try data.withBytes { (raw) throws(CofferError) in try VaultFile.checkPreamble(raw) }
             if data.count < 10 || !data.starts(with: FormatV1.magic) { report.violation("bad preamble accepted") }
 
         case .importKeePassXCXML, .importKeePassXCCSV, .importBitwardenJSON, .importBrowserCSV, .importCofferJSON:
@@ -350,7 +350,7 @@ enum FuzzEntryPoints {
             vaultSeeds.append((stem, bytes))
             input(.preamble, stem, Array(bytes.prefix(10)))
             guard String(decoding: contents[0..<split], as: UTF8.self).contains("expect: success"),
-                  let codec = try? VaultFileCodec.parse(bytes) else { continue }
+                  let codec = try? VaultFile.parse(bytes) else { continue }
             input(.header, stem, Array(bytes[FormatV1.preambleLength..<codec.headerEnd]))
             let manifestBody = codec.headerEnd + 2 * FormatV1.digestLength + 4
             input(.manifest, stem, Array(bytes[manifestBody..<codec.manifestEnd]))

@@ -232,7 +232,7 @@ enum VectorCatalog {
         try add("success-history-v1", .success, v1, password: "old password",
                 "generation 1 of a vault that success-history-v2 saves again", success: history)
         guard let v1Bank = history.records[bankID] else { throw VectorFileError(description: "no bank record") }
-        history.header.slots[0] = try Keyslot.make(for: try passwordKey("new password"), vaultKey: history.keys.vaultKey,
+        history.header.slots[0] = try KeySlotRecord.make(for: try passwordKey("new password"), vaultKey: history.keys.vaultKey,
                                                    vaultID: history.vaultID, kdf: tinyKDF, entropy: history.entropy)
         var bank2 = bank
         bank2.label = "Bank (joint)"
@@ -283,7 +283,7 @@ enum VectorCatalog {
         var forwardHeader = try VaultHeader.parse(bytes: forwardRaw.headerBody)
         var unknownBody = forwardHeader.slots[1].body
         unknownBody[0] ^= 0x01
-        forwardHeader.slots[1] = try Keyslot(type: forwardHeader.slots[1].kind.code, body: unknownBody, index: 1)
+        forwardHeader.slots[1] = try KeySlotRecord(type: forwardHeader.slots[1].kind.code, body: unknownBody, index: 1)
         forwardRaw.headerBody = forwardHeader.encodeBody()
         forwardRaw.checksum = .compute
         try add("header-mac-unknown-slot-changed", .headerFailure, try forwardRaw.assemble(keys: nil), password: password,
@@ -463,7 +463,7 @@ enum VectorCatalog {
 
     static func forwardCompatibleVault() throws -> FormatVaultBuilder {
         let b = try FormatVaultBuilder(entropy: entropy("forward-compatible"), slots: [(try passwordKey(), tinyKDF)])
-        b.header.slots.append(try Keyslot(type: 0x7F, body: Array("a slot type from a future Coffer".utf8), index: 1))
+        b.header.slots.append(try KeySlotRecord(type: 0x7F, body: Array("a slot type from a future Coffer".utf8), index: 1))
         b.header.extensions = [HeaderExtension(type: 0x0042, value: Array("a non-critical extension".utf8))]
         var (a, secrets) = try github()
         a.preservedFields = [PreservedField(tag: 0x0010, value: [0x01, 0x02, 0x03]),

@@ -54,28 +54,28 @@ package enum BenchmarkSupport {
         /// `rawKey` must open one of the file's raw-key slots.
         package init(path: String, rawKey: SecureBytes) throws(CofferError) {
             bytes = try VaultFileStore(path: path).read().bytes
-            keys = try VaultFileCodec.parse(bytes).unlock(with: .rawKey(rawKey))
+            keys = try VaultFile.parse(bytes).unlock(with: .rawKey(rawKey))
         }
 
-        package var entryCount: Int { (try? VaultFileCodec.parse(bytes).records.count) ?? 0 }
+        package var entryCount: Int { (try? VaultFile.parse(bytes).records.count) ?? 0 }
 
         /// Steps 1–9 of SPEC.md §10: structure, no key.
-        package func parse() throws(CofferError) { _ = try VaultFileCodec.parse(bytes) }
+        package func parse() throws(CofferError) { _ = try VaultFile.parse(bytes) }
 
         /// Steps 11–14: header and manifest MACs, every record's digest.
-        package func verify() throws(CofferError) { try VaultFileCodec.parse(bytes).verify(keys: keys) }
+        package func verify() throws(CofferError) { try VaultFile.parse(bytes).verify(keys: keys) }
 
         /// Decrypting and decoding every overview, as an open does; returns how many.
         package func decodeOverviews() throws(CofferError) -> Int {
-            let codec = try VaultFileCodec.parse(bytes)
+            let codec = try VaultFile.parse(bytes)
             let snapshot = try VaultSnapshot(codec: codec, keys: keys, identity: FileIdentity(device: 0, inode: 0, size: 0, modifiedNanoseconds: 0))
             return snapshot.entries.count
         }
 
         /// Encoding the whole file again, as a save does (no write).
         package func encode() throws(CofferError) -> Int {
-            let codec = try VaultFileCodec.parse(bytes)
-            return try VaultFileCodec.encode(header: codec.header, generation: codec.manifest.generation + 1,
+            let codec = try VaultFile.parse(bytes)
+            return try VaultFile.encode(header: codec.header, generation: codec.manifest.generation + 1,
                                              records: codec.records, keys: keys).count
         }
     }

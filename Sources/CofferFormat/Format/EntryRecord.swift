@@ -9,7 +9,7 @@ package struct EntryRecord: Sendable {
     /// The record body exactly as on disk, from the entry id to the end of the secret ciphertext.
     package let body: ArraySlice<UInt8>
     /// BLAKE2b-256 of `body`: computed when sealed; for a record read from a file, the
-    /// manifest's claim, which ``VaultFileCodec/verify(keys:)`` checks before any use.
+    /// manifest's claim, which ``VaultFile/verify(keys:)`` checks before any use.
     package let digest: Digest256
     private let overviewNonce: Range<Int>
     private let overviewCiphertext: Range<Int>

@@ -2,10 +2,10 @@ import CofferCrypto
 /// The header body: vault id, key slots and extensions (SPEC.md §3).
 package struct VaultHeader: Sendable, Equatable {
     package var vaultID: [UInt8]
-    package var slots: [Keyslot]
+    package var slots: [KeySlotRecord]
     package var extensions: [HeaderExtension]
 
-    package init(vaultID: [UInt8], slots: [Keyslot], extensions: [HeaderExtension]) {
+    package init(vaultID: [UInt8], slots: [KeySlotRecord], extensions: [HeaderExtension]) {
         self.vaultID = vaultID
         self.slots = slots
         self.extensions = extensions
@@ -19,13 +19,13 @@ package struct VaultHeader: Sendable, Equatable {
         guard slotCount >= 1, slotCount <= FormatV1.maxSlots else {
             throw .malformed("header: \(slotCount) key slots, expected 1 to \(FormatV1.maxSlots)")
         }
-        var slots: [Keyslot] = []
+        var slots: [KeySlotRecord] = []
         for index in 0..<slotCount {
             let type = try reader.u8("key slot \(index) type")
             let length = Int(try reader.u16("key slot \(index) length"))
             guard length <= FormatV1.maxSlotBodyLength else { throw .malformed("key slot \(index): \(length) bytes is too long") }
             let body = try reader.bytes(length, "key slot \(index)")
-            slots.append(try Keyslot(type: type, body: body, index: index))
+            slots.append(try KeySlotRecord(type: type, body: body, index: index))
         }
         let extensionCount = Int(try reader.u16("header extension count"))
         guard extensionCount <= FormatV1.maxExtensions else { throw .malformed("header: \(extensionCount) extensions is too many") }

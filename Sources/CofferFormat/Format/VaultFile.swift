@@ -4,7 +4,7 @@ import CofferCrypto
 /// `parse` checks structure, bounds and the header checksum without any key;
 /// `unlock` opens a key slot; `verify` checks the header MAC, the manifest MAC and
 /// every record against the manifest. `encode` writes a file from its parts.
-package struct VaultFileCodec: Sendable {
+package struct VaultFile: Sendable {
     package let header: VaultHeader
     package let manifest: Manifest
     package let records: [EntryRecord]
@@ -77,8 +77,8 @@ package struct VaultFileCodec: Sendable {
         }
     }
 
-    package static func parse(_ bytes: [UInt8]) throws(CofferError) -> VaultFileCodec {
-        try bytes.withBytes { (raw) throws(CofferError) -> VaultFileCodec in
+    package static func parse(_ bytes: [UInt8]) throws(CofferError) -> VaultFile {
+        try bytes.withBytes { (raw) throws(CofferError) -> VaultFile in
             var (header, headerEnd, headerMAC, manifestLength, reader) = try parseHead(raw)
             let manifestRange = try reader.range(manifestLength, "manifest")
             let manifestEnd = manifestRange.upperBound
@@ -103,7 +103,7 @@ package struct VaultFileCodec: Sendable {
                 // The manifest's digest is taken as a claim here and checked in `verify`.
                 records.append(try EntryRecord(body: bytes[range], index: index, digest: manifest.entries[index].recordDigest))
             }
-            return VaultFileCodec(header: header, manifest: manifest, records: records, bytes: bytes,
+            return VaultFile(header: header, manifest: manifest, records: records, bytes: bytes,
                                   headerEnd: headerEnd, headerMAC: headerMAC, manifestEnd: manifestEnd, manifestMAC: manifestMAC)
         }
     }

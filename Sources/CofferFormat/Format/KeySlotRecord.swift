@@ -3,7 +3,7 @@ import CofferCrypto
 /// file, both, or a raw key (SPEC.md §4).
 ///
 /// The body is kept byte for byte, so slots of unknown types survive a save.
-package struct Keyslot: Sendable, Equatable {
+package struct KeySlotRecord: Sendable, Equatable {
     package let kind: KeySlotKind
     /// The encoded body, exactly as on disk.
     let body: [UInt8]
@@ -69,7 +69,7 @@ package struct Keyslot: Sendable, Equatable {
 
     /// Creates a slot wrapping `vaultKey` for `key`.
     package static func make(for key: SlotKey, vaultKey: SecureBytes, vaultID: [UInt8], kdf: Argon2idParameters,
-                     entropy: EntropySource) throws(CofferError) -> Keyslot {
+                     entropy: EntropySource) throws(CofferError) -> KeySlotRecord {
         let kind = key.slotKind
         let salt = try entropy.bytes(FormatV1.saltLength)
         var params = ByteWriter()
@@ -88,7 +88,7 @@ package struct Keyslot: Sendable, Equatable {
         var body = params
         body.bytes(nonce)
         body.bytes(wrapped)
-        return try Keyslot(type: kind.code, body: body.bytes, index: 0)
+        return try KeySlotRecord(type: kind.code, body: body.bytes, index: 0)
     }
 
     /// The vault key, or nil when this slot does not open with `key`.
