@@ -5,7 +5,7 @@ import PackageDescription
 // its own does not compile. Internals shared between layers use `package` access.
 //
 //   CSodium, CArgon2, COpenSSLCrypto        system libraries (libcrypto only for TOTP's HMAC)
-//   CCofferSystem                           prctl, which Swift cannot call (variadic)
+//   CCofferSystem                           prctl and posix_spawn with closefrom, which Swift cannot call
 //     -> CofferCrypto     guarded memory, wiping buffer, AEAD, Argon2id, BLAKE2b, HMAC, CofferError
 //     -> CofferFormat     Model/ (items, slots) + Format/ (bytes in, bytes out; no I/O)
 //     -> CofferStore      files, locks, atomic save, secret files: the one I/O seam
@@ -67,6 +67,7 @@ let package = Package(
             name: "CofferCLI",
             dependencies: [
                 "Coffer",
+                "CCofferSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/CofferCLI"

@@ -1,5 +1,12 @@
+#define _GNU_SOURCE
 #include "coffer_system.h"
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/types.h>
+
+extern char **environ;
 #if defined(__linux__)
 #include <sys/prctl.h>
 #endif
@@ -21,4 +28,44 @@ int coffer_get_dumpable(void) {
     errno = ENOSYS;
     return -1;
 #endif
+}
+
+static int redirect(posix_spawn_file_actions_t *actions, int fd, int target, int flags) {
+    if (fd >= 0) return posix_spawn_file_actions_adddup2(actions, fd, target);
+    return posix_spawn_file_actions_addopen(actions, target, "/dev/null", flags, 0);
+}
+
+int coffer_spawn(const char *path, char *const argv[], int in_fd, int out_fd, int err_fd,
+                 int new_session, int *pid_out) {
+    posix_spawn_file_actions_t actions;
+    posix_spawnattr_t attributes;
+    int status = posix_spawn_file_actions_init(&actions);
+    if (status != 0) return status;
+    status = posix_spawnattr_init(&attributes);
+    if (status != 0) { posix_spawn_file_actions_destroy(&actions); return status; }
+    if (status == 0) status = redirect(&actions, in_fd, 0, O_RDONLY);
+    if (status == 0) status = redirect(&actions, out_fd, 1, O_WRONLY);
+    if (status == 0) status = redirect(&actions, err_fd, 2, O_WRONLY);
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+    /* A daemonising child (xclip, xsel, wl-copy) must not inherit any descriptor of ours. */
+    if (status == 0) status = posix_spawn_file_actions_addclosefrom_np(&actions, 3);
+#endif
+    sigset_t all, none;
+    sigfillset(&all);
+    sigemptyset(&none);
+    short flags = POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK;
+#ifdef POSIX_SPAWN_SETSID
+    if (new_session) flags |= POSIX_SPAWN_SETSID;
+#else
+    (void)new_session;
+#endif
+    if (status == 0) status = posix_spawnattr_setsigdefault(&attributes, &all);
+    if (status == 0) status = posix_spawnattr_setsigmask(&attributes, &none);
+    if (status == 0) status = posix_spawnattr_setflags(&attributes, flags);
+    pid_t pid = 0;
+    if (status == 0) status = posix_spawn(&pid, path, &actions, &attributes, argv, environ);
+    posix_spawnattr_destroy(&attributes);
+    posix_spawn_file_actions_destroy(&actions);
+    if (status == 0) *pid_out = (int)pid;
+    return status;
 }

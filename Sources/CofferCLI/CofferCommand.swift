@@ -38,7 +38,7 @@ struct CofferCommand: ParsableCommand {
             ListCommand.self, SearchCommand.self, EditCommand.self, RemoveCommand.self,
             PasswdCommand.self, KeyfileCommand.self, CheckCommand.self,
             GenerateCommand.self, PassphraseCommand.self, EstimateCommand.self,
-            ImportCommand.self, ExportCommand.self, TOTPCommand.self,
+            ImportCommand.self, ExportCommand.self, TOTPCommand.self, ClipboardClearCommand.self,
         ]
     )
 }
