@@ -15,6 +15,8 @@ import PackageDescription
 //     -> Coffer           the product: re-exports the layers above, so `import Coffer` is enough
 //     -> CofferTerminal   signal-safe secret prompts             (Coffer; public API only)
 //     -> coffer (CofferCLI), Examples/, CofferDemo              (public API only)
+//   `make` builds with --explicit-target-dependency-import-check error, so an import of an
+//   undeclared target (an upward one above all) is a build error even in an incremental build.
 //   Tests/, Benchmarks/ and Fuzz/ may reach `package` internals; the product has no hooks for them.
 let package = Package(
     name: "Coffer",
@@ -48,7 +50,7 @@ let package = Package(
         ),
         .target(name: "CofferCrypto", dependencies: ["CSodium", "CArgon2", "COpenSSLCrypto"]),
         .target(name: "CofferFormat", dependencies: ["CofferCrypto", "CSodium"]),
-        .target(name: "CofferStore", dependencies: ["CofferCrypto"]),
+        .target(name: "CofferStore", dependencies: ["CofferCrypto", "CofferFormat"]),
         .target(name: "CofferVault", dependencies: ["CofferCrypto", "CofferFormat", "CofferStore", "CSodium"]),
         .target(name: "CofferOTP", dependencies: ["CofferCrypto", "CofferFormat"]),
         .target(
