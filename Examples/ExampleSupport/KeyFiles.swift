@@ -37,13 +37,13 @@ public enum StandInKeystore {
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_mode & 0o077 == 0 else {
-            throw CofferError.invalidArgument("\(path) must be readable by its owner only (mode 0600)")
+            throw CofferError.invalidKey("\(path) must be readable by its owner only (mode 0600)")
         }
-        guard info.st_size == keyLength else { throw CofferError.invalidArgument("\(path) does not hold a 32-byte key") }
+        guard info.st_size == keyLength else { throw CofferError.invalidKey("\(path) does not hold a 32-byte key") }
         // Straight into guarded memory: the key never sits in an ordinary array.
         return try SecureBytes(count: keyLength) { (raw) throws(CofferError) in
             guard read(fd, raw.baseAddress, raw.count) == keyLength else {
-                throw CofferError.invalidArgument("\(path) does not hold a 32-byte key")
+                throw CofferError.invalidKey("\(path) does not hold a 32-byte key")
             }
         }
     }

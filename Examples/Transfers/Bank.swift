@@ -128,7 +128,7 @@ final class Bank {
     static func account(of username: String, in tx: VaultTransaction) throws -> (id: ItemID, cents: Int)? {
         guard let item = try tx.firstItem(matching: ItemQuery(service: "balance", account: username)) else { return nil }
         guard let text = try tx.secrets(for: item.id).notes?.unsafeStringCopy(), let cents = Int(text) else {
-            throw CofferError.invalidArgument("the balance of \(username) is not a number")
+            throw CofferError.invalidItem("the balance of \(username) is not a number")
         }
         return (item.id, cents)
     }

@@ -37,7 +37,7 @@ public struct Argon2idParameters: Sendable, Hashable, Codable, CustomStringConve
     /// implementation on the machines we measured (see BENCHMARKS.md).
     public static let `default` = Argon2idParameters(memoryKiB: 256 * 1024, iterations: 3, lanes: 1)
 
-    /// Throws ``CofferError/kdfParametersOutOfBounds(_:)`` if libargon2 would refuse them.
+    /// Throws ``CofferError/Kind/kdfParametersOutOfBounds`` if libargon2 would refuse them.
     public func validate() throws(CofferError) {
         guard lanes >= 1, lanes <= coffer_argon2_max_lanes() else {
             throw .kdfParametersOutOfBounds("lanes must be 1 to \(coffer_argon2_max_lanes())")
@@ -86,7 +86,7 @@ package enum Argon2id {
             && UInt64(parameters.memoryKiB) * 1024 >= UInt64(crypto_pwhash_argon2id_memlimit_min())
         switch implementation {
         case .libsodium:
-            guard sodiumCan else { throw .invalidArgument("libsodium computes only single-lane Argon2id with a 16-byte salt") }
+            guard sodiumCan else { throw .kdfParametersOutOfBounds("libsodium computes only single-lane Argon2id with a 16-byte salt") }
             return try viaSodium(password: password, salt: salt, parameters: parameters, outputLength: outputLength)
         case .automatic where sodiumCan:
             return try viaSodium(password: password, salt: salt, parameters: parameters, outputLength: outputLength)

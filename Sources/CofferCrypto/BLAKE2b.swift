@@ -19,7 +19,7 @@ package enum BLAKE2b {
             return crypto_generichash(base.assumingMemoryBound(to: UInt8.self), out.count,
                                buffer.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(buffer.count), nil, 0)
         }
-        guard status == 0 else { throw .invalidArgument("BLAKE2b failed") }
+        guard status == 0 else { throw .cryptoFailure("BLAKE2b failed") }
         return digest
     }
 
@@ -35,7 +35,7 @@ package enum BLAKE2b {
             let status = key.withBytePointer { k, kLength in
                 crypto_generichash(out, length, input, UInt64(input.count), k, kLength)
             }
-            guard status == 0 else { throw .invalidArgument("BLAKE2b failed") }
+            guard status == 0 else { throw .cryptoFailure("BLAKE2b failed") }
         }
     }
 
@@ -53,7 +53,7 @@ package enum BLAKE2b {
             return crypto_generichash(&out, outputLength, bytes.baseAddress, UInt64(bytes.count), nil, 0)
         }
         let status = data.withContiguousStorageIfAvailable(run) ?? Array(data).withUnsafeBufferPointer(run)
-        guard status == 0 else { throw .invalidArgument("BLAKE2b failed") }
+        guard status == 0 else { throw .cryptoFailure("BLAKE2b failed") }
         return out
     }
 
@@ -78,7 +78,7 @@ extension BLAKE2b {
         }
         return try SecureBytes(count: 32) { (out: UnsafeMutablePointer<UInt8>, length: Int) throws(CofferError) in
             let status = input.withBytePointer { p, n in crypto_generichash(out, length, p, UInt64(n), nil, 0) }
-            guard status == 0 else { throw .invalidArgument("BLAKE2b failed") }
+            guard status == 0 else { throw .cryptoFailure("BLAKE2b failed") }
         }
     }
 }

@@ -1,74 +1,248 @@
-/// Every error Coffer throws. Callers can switch on it exhaustively.
+#if canImport(Foundation)
+import Foundation
+#endif
+
+/// Every error Coffer throws.
 ///
-/// No case ever carries a secret: associated values name structures, paths and
-/// parameters, never passwords, keys or item contents.
+/// It lives in CofferCrypto, the bottom layer, because public crypto API (e.g.
+/// `SecureBytes(copying:)`) throws it; the crypto layer throws it directly, as a separate
+/// `CryptoError` would only add a one-to-one conversion. The layers above throw their own
+/// `package` errors (`FormatError`, `StoreError`) and convert them in one place each.
+///
+/// Switch on ``kind``: the kinds are stable and exhaustive. The human text (``detail``,
+/// ``description``) is for people and may change between releases; it never takes part
+/// in equality, so two errors of the same kind with different wording are equal.
+/// Structured values ride along where they exist (``path``, ``errno``, ``tamperedPart``,
+/// ``version``). Only ``tamperedPart`` is structure that callers act on, so it is the one
+/// value besides the kind that `==` and `hash(into:)` compare: `.tampered(.header)` is
+/// not `.tampered(.manifest)`.
+///
+/// No error ever carries a secret: details name structures, paths and parameters, never
+/// passwords, keys or item contents.
+///
+/// Each kind has a static member, so the familiar patterns work:
 ///
 /// ```swift
 /// do {
 ///     let vault = try Vault.open(at: url, password: password)
 /// } catch CofferError.wrongPassword {
 ///     print("Try again")
-/// } catch CofferError.tampered(let part) {
-///     print("The vault was modified: \(part)")
+/// } catch let error as CofferError where error.kind == .tampered {
+///     print("The vault was modified: \(error.tamperedPart.map(String.init(describing:)) ?? "?")")
 /// }
 /// ```
-public enum CofferError: Error, Sendable, Equatable, Hashable {
-    // MARK: Reading a vault file
-    /// The bytes do not start with Coffer's magic: this is not a Coffer vault.
-    case notACofferFile
-    /// The file is a Coffer vault of a version this library does not read.
-    case unsupportedVersion(UInt16)
-    /// The file ends before the structure named here is complete.
-    case truncated(String)
-    /// A structure is not encoded as SPEC.md requires; the value names it.
-    case malformed(String)
-    /// No password slot opens with this password.
-    case wrongPassword
-    /// No key-file slot opens with this key file (alone or with the password given).
-    case wrongKeyFile
-    /// No raw-key slot opens with this raw key.
-    case wrongRawKey
-    /// Authentication failed: the named part was modified or corrupted.
-    case tampered(TamperedPart)
-    /// Key-derivation parameters are outside the bounds in SPEC.md.
-    case kdfParametersOutOfBounds(String)
-    /// A file to import is not in the format named; the value names the line or element.
-    case malformedImport(String)
+public struct CofferError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong, as something a caller can switch on.
+    public enum Kind: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+        // MARK: Reading a vault file
+        /// The bytes do not start with Coffer's magic: this is not a Coffer vault.
+        case notACofferFile
+        /// The file is a Coffer vault of a version this library does not read (``CofferError/version``).
+        case unsupportedVersion
+        /// The file ends before a structure is complete; the detail names it.
+        case truncated
+        /// A structure is not encoded as SPEC.md requires; the detail names it.
+        case malformed
+        /// No password slot opens with this password.
+        case wrongPassword
+        /// No key-file slot opens with this key file (alone or with the password given).
+        case wrongKeyFile
+        /// No raw-key slot opens with this raw key.
+        case wrongRawKey
+        /// Authentication failed: ``CofferError/tamperedPart`` was modified or corrupted.
+        case tampered
+        /// Key-derivation parameters are outside the bounds in SPEC.md §9: one kind whether
+        /// they come from the caller (creating a slot, calibrating) or from a file being read.
+        /// (SPEC.md names this kind, so it keeps its name.)
+        case kdfParametersOutOfBounds
 
-    // MARK: Arguments and items
-    /// An argument is not valid; the value says which and why.
-    case invalidArgument(String)
-    /// No item matches the query.
-    case itemNotFound
-    /// An item with the same unique key already exists.
-    case duplicateItem
-    /// The vault is locked: its keys were wiped. Open it again.
-    case vaultLocked
-    /// The vault cannot do this because of its key slots, e.g. removing the last slot.
-    case slotUnavailable(String)
+        // MARK: Import
+        /// A file to import is not in the format named; the detail names the line or element.
+        case malformedImport
+        /// A file to import is in a form Coffer does not read, e.g. an encrypted Bitwarden export.
+        case unsupportedImport
 
-    // MARK: Files
-    /// Creating a vault: a file already exists at this path.
-    case fileExists(String)
-    /// The vault file, key file or folder does not exist.
-    case fileNotFound(String)
-    /// Another process holds the vault's write lock past the timeout.
-    case lockTimeout(String)
-    /// The file changed on disk since it was opened and the changes touch the same items.
-    case conflict(String)
-    /// A system call failed; `errno` is the C error number.
-    case io(operation: String, path: String, errno: Int32)
+        // MARK: Arguments
+        /// A generator policy no password or passphrase can satisfy (length, classes,
+        /// exclusions, separator, word count, or a policy the word list cannot serve).
+        case invalidGeneratorPolicy
+        /// A word list (or bundled dictionary) is unusable: empty or duplicate words,
+        /// bad characters, not UTF-8, too few words.
+        case invalidWordList
+        /// A one-time password is unusable: an otpauth URI, base32 secret or TOTP parameter.
+        case invalidOneTimePassword
+        /// An item is not valid: a missing service, server or title, attributes or
+        /// secrets too large, dates out of range.
+        case invalidItem
+        /// A key is unusable: a raw key that is not 32 bytes, an empty key file.
+        case invalidKey
+        /// The transaction has ended; start a new one.
+        case transactionEnded
+        /// No key slot has this index.
+        case noSuchKeySlot
+        /// A stored value is not of the type asked for (``ServiceKeychain``-style access).
+        case valueTypeMismatch
+        /// A low-level argument is outside its documented domain (a negative count, a
+        /// range, a buffer or output length): a programming error, not bad input.
+        case invalidArgument
 
-    // MARK: Crypto layer
-    /// An AEAD open failed: wrong key, nonce, associated data or modified ciphertext.
-    case authenticationFailed
-    /// Guarded memory (`sodium_malloc`) or libsodium initialisation is unavailable.
-    case secureMemoryUnavailable
-    /// The key-derivation function failed; the value is the library's message.
-    case kdfFailed(String)
+        // MARK: Items and slots
+        /// No item matches the query.
+        case itemNotFound
+        /// An item with the same unique key already exists.
+        case duplicateItem
+        /// The vault is locked: its keys were wiped. Open it again.
+        case vaultLocked
+        /// The vault cannot do this because of its key slots, e.g. removing the last slot.
+        case slotUnavailable
+
+        // MARK: Files
+        /// Creating: a file already exists at ``CofferError/path``.
+        case fileExists
+        /// The vault file, key file or folder at ``CofferError/path`` does not exist.
+        case fileNotFound
+        /// The path names something other than a regular file (a folder, a device, a FIFO).
+        case notARegularFile
+        /// A file is larger than Coffer reads or writes for its purpose.
+        case fileTooLarge
+        /// Another process holds the vault's write lock past the timeout.
+        case lockTimeout
+        /// The file changed on disk since it was opened and the changes touch the same items.
+        case conflict
+        /// A system call failed; ``CofferError/errno`` is the C error number.
+        case io
+
+        // MARK: Crypto layer
+        /// An AEAD open failed: wrong key, nonce, associated data or modified ciphertext.
+        case authenticationFailed
+        /// An AEAD seal failed (libsodium refused to encrypt).
+        case sealFailed
+        /// A cryptographic primitive (libsodium, libcrypto) returned an error.
+        case cryptoFailure
+        /// Guarded memory (`sodium_malloc`) or libsodium initialisation is unavailable.
+        case secureMemoryUnavailable
+        /// The key-derivation function failed; the detail is the library's message.
+        case kdfFailed
+
+        public var description: String { rawValue }
+    }
+
+    /// What went wrong; stable, and what `==` compares.
+    public let kind: Kind
+    /// Secret-free human detail (which structure, argument or line); not part of equality.
+    public let detail: String?
+    /// The file the error is about, when there is one.
+    public let path: String?
+    /// The C error number of a failed system call (``Kind/io``).
+    public let errno: Int32?
+    /// The part whose authentication failed (``Kind/tampered``); part of equality.
+    public let tamperedPart: TamperedPart?
+    /// The format version found (``Kind/unsupportedVersion``).
+    public let version: UInt16?
+
+    /// An error of `kind`. `detail` must not contain a secret.
+    public init(_ kind: Kind, detail: String? = nil, path: String? = nil, errno: Int32? = nil,
+                tamperedPart: TamperedPart? = nil, version: UInt16? = nil) {
+        self.kind = kind
+        self.detail = detail
+        self.path = path
+        self.errno = errno
+        self.tamperedPart = tamperedPart
+        self.version = version
+    }
+
+    /// Same kind (and, for ``Kind/tampered``, same part); the detail is ignored.
+    public static func == (lhs: CofferError, rhs: CofferError) -> Bool {
+        lhs.kind == rhs.kind && lhs.tamperedPart == rhs.tamperedPart
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(kind)
+        hasher.combine(tamperedPart)
+    }
+
+    /// Lets `catch CofferError.wrongPassword` match in an untyped `catch` (where the
+    /// error is `any Error`); typed catches use `==`.
+    public static func ~= (pattern: CofferError, value: any Error) -> Bool {
+        guard let error = value as? CofferError else { return false }
+        return pattern == error
+    }
 }
 
-/// The part of a vault whose authentication failed, for ``CofferError/tampered(_:)``.
+// MARK: Static members, so `throw .wrongPassword` and `catch CofferError.wrongPassword` read well.
+// A kind with a detail has both a value (for matching) and a function (for throwing).
+extension CofferError {
+    public static let notACofferFile = CofferError(.notACofferFile)
+    public static let unsupportedVersion = CofferError(.unsupportedVersion)
+    public static func unsupportedVersion(_ version: UInt16) -> CofferError { CofferError(.unsupportedVersion, version: version) }
+    public static let truncated = CofferError(.truncated)
+    public static func truncated(_ structure: String) -> CofferError { CofferError(.truncated, detail: structure) }
+    public static let malformed = CofferError(.malformed)
+    public static func malformed(_ structure: String) -> CofferError { CofferError(.malformed, detail: structure) }
+    public static let wrongPassword = CofferError(.wrongPassword)
+    public static let wrongKeyFile = CofferError(.wrongKeyFile)
+    public static let wrongRawKey = CofferError(.wrongRawKey)
+    public static func tampered(_ part: TamperedPart) -> CofferError { CofferError(.tampered, tamperedPart: part) }
+    public static let kdfParametersOutOfBounds = CofferError(.kdfParametersOutOfBounds)
+    public static func kdfParametersOutOfBounds(_ why: String) -> CofferError { CofferError(.kdfParametersOutOfBounds, detail: why) }
+
+    public static let malformedImport = CofferError(.malformedImport)
+    public static func malformedImport(_ what: String) -> CofferError { CofferError(.malformedImport, detail: what) }
+    public static let unsupportedImport = CofferError(.unsupportedImport)
+    public static func unsupportedImport(_ why: String) -> CofferError { CofferError(.unsupportedImport, detail: why) }
+
+    public static let invalidGeneratorPolicy = CofferError(.invalidGeneratorPolicy)
+    public static func invalidGeneratorPolicy(_ why: String) -> CofferError { CofferError(.invalidGeneratorPolicy, detail: why) }
+    public static let invalidWordList = CofferError(.invalidWordList)
+    public static func invalidWordList(_ why: String) -> CofferError { CofferError(.invalidWordList, detail: why) }
+    public static let invalidOneTimePassword = CofferError(.invalidOneTimePassword)
+    public static func invalidOneTimePassword(_ why: String) -> CofferError { CofferError(.invalidOneTimePassword, detail: why) }
+    public static let invalidItem = CofferError(.invalidItem)
+    public static func invalidItem(_ why: String) -> CofferError { CofferError(.invalidItem, detail: why) }
+    public static let invalidKey = CofferError(.invalidKey)
+    public static func invalidKey(_ why: String) -> CofferError { CofferError(.invalidKey, detail: why) }
+    public static let transactionEnded = CofferError(.transactionEnded, detail: "the transaction has ended")
+    public static let noSuchKeySlot = CofferError(.noSuchKeySlot)
+    public static func noSuchKeySlot(_ index: Int) -> CofferError { CofferError(.noSuchKeySlot, detail: "no key slot \(index)") }
+    public static let valueTypeMismatch = CofferError(.valueTypeMismatch)
+    public static func valueTypeMismatch(_ why: String) -> CofferError { CofferError(.valueTypeMismatch, detail: why) }
+    public static let invalidArgument = CofferError(.invalidArgument)
+    public static func invalidArgument(_ why: String) -> CofferError { CofferError(.invalidArgument, detail: why) }
+
+    public static let itemNotFound = CofferError(.itemNotFound)
+    public static let duplicateItem = CofferError(.duplicateItem)
+    public static let vaultLocked = CofferError(.vaultLocked)
+    public static let slotUnavailable = CofferError(.slotUnavailable)
+    public static func slotUnavailable(_ why: String) -> CofferError { CofferError(.slotUnavailable, detail: why) }
+
+    public static let fileExists = CofferError(.fileExists)
+    public static func fileExists(_ path: String) -> CofferError { CofferError(.fileExists, path: path) }
+    public static let fileNotFound = CofferError(.fileNotFound)
+    public static func fileNotFound(_ path: String) -> CofferError { CofferError(.fileNotFound, path: path) }
+    public static let notARegularFile = CofferError(.notARegularFile)
+    public static func notARegularFile(_ why: String, path: String) -> CofferError { CofferError(.notARegularFile, detail: why, path: path) }
+    public static let fileTooLarge = CofferError(.fileTooLarge)
+    public static func fileTooLarge(_ why: String, path: String? = nil) -> CofferError { CofferError(.fileTooLarge, detail: why, path: path) }
+    public static let lockTimeout = CofferError(.lockTimeout)
+    public static func lockTimeout(_ path: String) -> CofferError { CofferError(.lockTimeout, path: path) }
+    public static let conflict = CofferError(.conflict)
+    public static func conflict(_ why: String) -> CofferError { CofferError(.conflict, detail: why) }
+    public static let io = CofferError(.io)
+    /// A failed system call: `operation` is a short human phrase ("fsync directory").
+    public static func io(operation: String, path: String, errno: Int32) -> CofferError {
+        CofferError(.io, detail: operation, path: path, errno: errno)
+    }
+
+    public static let authenticationFailed = CofferError(.authenticationFailed)
+    public static let sealFailed = CofferError(.sealFailed)
+    public static let cryptoFailure = CofferError(.cryptoFailure)
+    public static func cryptoFailure(_ what: String) -> CofferError { CofferError(.cryptoFailure, detail: what) }
+    public static let secureMemoryUnavailable = CofferError(.secureMemoryUnavailable)
+    public static let kdfFailed = CofferError(.kdfFailed)
+    public static func kdfFailed(_ why: String) -> CofferError { CofferError(.kdfFailed, detail: why) }
+}
+
+/// The part of a vault whose authentication failed, for ``CofferError/tamperedPart``.
 public enum TamperedPart: Sendable, Equatable, Hashable, CustomStringConvertible {
     /// The file header (format fields, vault id, key slots list).
     case header
@@ -86,33 +260,41 @@ public enum TamperedPart: Sendable, Equatable, Hashable, CustomStringConvertible
     }
 }
 
-extension CofferError: CustomStringConvertible {
-    /// A one-line, secret-free message suitable for users.
+extension CofferError {
+    /// A one-line, secret-free message suitable for users. Wording may change; match ``kind``.
     public var description: String {
-        switch self {
+        let what = detail ?? kind.rawValue
+        switch kind {
         case .notACofferFile: return "not a Coffer vault"
-        case .unsupportedVersion(let v): return "unsupported vault format version \(v)"
-        case .truncated(let what): return "file is truncated (\(what))"
-        case .malformed(let what): return "malformed vault (\(what))"
-        case .malformedImport(let what): return "malformed import file (\(what))"
+        case .unsupportedVersion: return "unsupported vault format version \(version.map(String.init) ?? "?")"
+        case .truncated: return "file is truncated (\(what))"
+        case .malformed: return "malformed vault (\(what))"
+        case .malformedImport: return "malformed import file (\(what))"
         case .wrongPassword: return "wrong password"
         case .wrongKeyFile: return "wrong key file"
         case .wrongRawKey: return "wrong raw key"
-        case .tampered(let part): return "vault is corrupted or was tampered with (\(part) failed authentication)"
-        case .kdfParametersOutOfBounds(let why): return "key-derivation parameters out of bounds (\(why))"
-        case .invalidArgument(let why): return "invalid argument: \(why)"
+        case .tampered:
+            return "vault is corrupted or was tampered with (\(tamperedPart.map(String.init(describing:)) ?? "a part") failed authentication)"
+        case .kdfParametersOutOfBounds: return "key-derivation parameters out of bounds (\(what))"
+        case .unsupportedImport, .invalidGeneratorPolicy, .invalidWordList, .invalidOneTimePassword, .invalidItem,
+             .invalidKey, .transactionEnded, .noSuchKeySlot, .valueTypeMismatch, .invalidArgument,
+             .notARegularFile, .fileTooLarge:
+            return "invalid argument: \(what)"
         case .itemNotFound: return "no item matched"
         case .duplicateItem: return "item already exists"
         case .vaultLocked: return "vault is locked"
-        case .slotUnavailable(let why): return "key slot unavailable: \(why)"
-        case .fileExists(let path): return "file exists: \(path)"
-        case .fileNotFound(let path): return "no such file: \(path)"
-        case .lockTimeout(let path): return "timed out waiting for the lock on \(path)"
-        case .conflict(let why): return "vault changed on disk and cannot be merged: \(why)"
-        case .io(let op, let path, let code): return "\(op) failed for \(path): \(Self.errnoText(code))"
+        case .slotUnavailable: return "key slot unavailable: \(what)"
+        case .fileExists: return "file exists: \(path ?? "?")"
+        case .fileNotFound: return "no such file: \(path ?? "?")"
+        case .lockTimeout: return "timed out waiting for the lock on \(path ?? "?")"
+        case .conflict: return "vault changed on disk and cannot be merged: \(what)"
+        case .io:
+            return "\(detail ?? "a system call") failed for \(path ?? "?"): \(errno.map(Self.errnoText) ?? "unknown error")"
         case .authenticationFailed: return "authentication failed"
+        case .sealFailed: return "encryption failed"
+        case .cryptoFailure: return "cryptographic operation failed: \(what)"
         case .secureMemoryUnavailable: return "secure memory is unavailable"
-        case .kdfFailed(let why): return "key derivation failed: \(why)"
+        case .kdfFailed: return "key derivation failed: \(what)"
         }
     }
 
@@ -121,6 +303,13 @@ extension CofferError: CustomStringConvertible {
         return String(cString: text) + " (errno \(code))"
     }
 }
+
+#if canImport(Foundation)
+extension CofferError: LocalizedError {
+    /// The secret-free ``description``.
+    public var errorDescription: String? { description }
+}
+#endif
 
 #if canImport(Glibc)
 import Glibc

@@ -21,7 +21,7 @@ package final class EntropySource: @unchecked Sendable {
     /// Test-only: a reproducible stream. Each request `i` is libsodium's
     /// `randombytes_buf_deterministic` seeded with BLAKE2b-256(key: seed, message: i).
     static func deterministic(seed: [UInt8]) throws(CofferError) -> EntropySource {
-        guard seed.count == 32 else { throw .invalidArgument("seed must be 32 bytes") }
+        guard seed.count == 32 else { throw .invalidKey("seed must be 32 bytes") }
         return EntropySource(seed: try SecureBytes(copying: seed))
     }
     #endif

@@ -23,7 +23,7 @@ package enum HMAC {
     /// OpenSSL copies it into its own context and cleanses that before returning.
     /// The caller owns (and wipes) the returned MAC.
     package static func authenticate(_ algorithm: Hash, key: SecureBytes, message: [UInt8]) throws(CofferError) -> [UInt8] {
-        guard let digest = algorithm.evpDigest else { throw .invalidArgument("\(algorithm) is not available in libcrypto") }
+        guard let digest = algorithm.evpDigest else { throw .cryptoFailure("\(algorithm) is not available in libcrypto") }
         guard key.count <= Int(Int32.max) else { throw .invalidArgument("the HMAC key is too long") }
         var mac = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
@@ -37,7 +37,7 @@ package enum HMAC {
         }
         guard ok, Int(length) == algorithm.macLength else {
             SecureBytes.wipe(&mac)
-            throw .invalidArgument("libcrypto could not compute HMAC-\(algorithm)")
+            throw .cryptoFailure("libcrypto could not compute HMAC-\(algorithm)")
         }
         mac.removeSubrange(Int(length)...)
         return mac

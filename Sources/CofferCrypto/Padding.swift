@@ -13,7 +13,7 @@ package enum Padding {
             }
             var paddedLength = 0
             let status = sodium_pad(&paddedLength, out, secret.count, blockSize, length)
-            guard status == 0, paddedLength == padded else { throw .invalidArgument("padding failed") }
+            guard status == 0, paddedLength == padded else { throw .cryptoFailure("padding failed") }
         }
     }
 
@@ -39,7 +39,7 @@ extension Padding {
         var out = bytes + [UInt8](repeating: 0, count: padded - bytes.count)
         var paddedLength = 0
         let status = sodium_pad(&paddedLength, &out, bytes.count, blockSize, out.count)
-        guard status == 0, paddedLength == padded else { throw .invalidArgument("padding failed") }
+        guard status == 0, paddedLength == padded else { throw .cryptoFailure("padding failed") }
         return out
     }
 
@@ -60,6 +60,6 @@ extension Padding {
         guard let base = buffer.baseAddress else { throw .invalidArgument("empty padding buffer") }
         var paddedLength = 0
         let status = sodium_pad(&paddedLength, base.assumingMemoryBound(to: UInt8.self), unpaddedLength, blockSize, buffer.count)
-        guard status == 0, paddedLength == buffer.count else { throw .invalidArgument("padding failed") }
+        guard status == 0, paddedLength == buffer.count else { throw .cryptoFailure("padding failed") }
     }
 }

@@ -29,7 +29,7 @@ public final class SecureBytes: @unchecked Sendable {
     ///
     /// ```swift
     /// let key = try SecureBytes(count: 32) { buffer in
-    ///     guard read(fd, buffer.baseAddress, 32) == 32 else { throw CofferError.invalidArgument("short key file") }
+    ///     guard read(fd, buffer.baseAddress, 32) == 32 else { throw CofferError.invalidKey("short key file") }
     /// }
     /// ```
     public convenience init(count: Int, fill: (UnsafeMutableRawBufferPointer) throws(CofferError) -> Void) throws(CofferError) {

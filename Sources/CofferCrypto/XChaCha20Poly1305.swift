@@ -19,7 +19,7 @@ package enum XChaCha20Poly1305 {
                 plaintext.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(plaintext.count),
                 associatedData, UInt64(associatedData.count), nil, nonce, k)
         }
-        guard status == 0, Int(outLength) == out.count else { throw .authenticationFailed }
+        guard status == 0, Int(outLength) == out.count else { throw .sealFailed }
         return out
     }
 
@@ -56,7 +56,7 @@ package enum XChaCha20Poly1305 {
 
     private static func check(key: SecureBytes, nonce: [UInt8]) throws(CofferError) {
         try Sodium.ensureInitialized()
-        guard key.count == keyLength else { throw .invalidArgument("XChaCha20-Poly1305 key must be 32 bytes") }
+        guard key.count == keyLength else { throw .invalidKey("XChaCha20-Poly1305 key must be 32 bytes") }
         guard nonce.count == nonceLength else { throw .invalidArgument("XChaCha20-Poly1305 nonce must be 24 bytes") }
     }
 }
@@ -68,7 +68,7 @@ extension XChaCha20Poly1305 {
         _ ciphertext: UnsafeRawBufferPointer, key: SecureBytes, nonce: UnsafeRawBufferPointer, associatedData: UnsafeRawBufferPointer
     ) throws(CofferError) -> [UInt8] {
         try Sodium.ensureInitialized()
-        guard key.count == keyLength, nonce.count == nonceLength else { throw .invalidArgument("bad key or nonce length") }
+        guard key.count == keyLength, nonce.count == nonceLength else { throw .invalidKey("bad key or nonce length") }
         guard ciphertext.count >= tagLength, let cBase = ciphertext.baseAddress, let nBase = nonce.baseAddress else {
             throw .authenticationFailed
         }

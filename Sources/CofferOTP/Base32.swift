@@ -8,7 +8,7 @@ import CofferFormat
 enum Base32 {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567".utf8)
 
-    /// Decodes `text` into guarded memory. Throws ``CofferError/invalidArgument(_:)``
+    /// Decodes `text` into guarded memory. Throws ``CofferError/Kind/invalidOneTimePassword``
     /// for a character outside the alphabet, padding in the middle, or impossible length.
     static func decode(_ text: UnsafeRawBufferPointer) throws(CofferError) -> SecureBytes {
         var out: [UInt8] = []
@@ -28,13 +28,13 @@ enum Base32 {
             default:
                 break
             }
-            guard !sawPadding else { throw .invalidArgument("base32 secret has characters after its '=' padding") }
+            guard !sawPadding else { throw .invalidOneTimePassword("base32 secret has characters after its '=' padding") }
             let value: UInt8
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = byte - UInt8(ascii: "A")
             case UInt8(ascii: "a")...UInt8(ascii: "z"): value = byte - UInt8(ascii: "a")
             case UInt8(ascii: "2")...UInt8(ascii: "7"): value = byte - UInt8(ascii: "2") + 26
-            default: throw .invalidArgument("the secret is not base32 (only A-Z and 2-7 are allowed)")
+            default: throw .invalidOneTimePassword("the secret is not base32 (only A-Z and 2-7 are allowed)")
             }
             buffer = (buffer << 5) | UInt64(value)
             bits += 5
@@ -47,9 +47,9 @@ enum Base32 {
         buffer = 0
         // 1, 3 and 6 symbols in a final group cannot encode whole bytes.
         guard [0, 2, 4, 5, 7].contains(symbols % 8) else {
-            throw .invalidArgument("the base32 secret has an impossible length (\(symbols) symbols)")
+            throw .invalidOneTimePassword("the base32 secret has an impossible length (\(symbols) symbols)")
         }
-        guard !out.isEmpty else { throw .invalidArgument("the secret is empty") }
+        guard !out.isEmpty else { throw .invalidOneTimePassword("the secret is empty") }
         return try SecureBytes(copying: out)
     }
 

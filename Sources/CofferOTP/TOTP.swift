@@ -65,7 +65,7 @@ public struct TOTP: Sendable, Equatable {
     /// The account, e.g. `"octocat"`, when the URI names one.
     public let account: String?
 
-    /// A generator from its parts; throws ``CofferError/invalidArgument(_:)`` for an empty
+    /// A generator from its parts; throws ``CofferError/Kind/invalidOneTimePassword`` for an empty
     /// secret, digits outside 6…8 or a period outside 1…86400 seconds.
     ///
     /// ```swift
@@ -73,11 +73,11 @@ public struct TOTP: Sendable, Equatable {
     /// ```
     public init(secret: SecureBytes, algorithm: Algorithm = .sha1, digits: Int = 6, period: Int = 30,
                 issuer: String? = nil, account: String? = nil) throws(CofferError) {
-        guard secret.count > 0 else { throw .invalidArgument("the one-time password secret is empty") }
-        guard secret.count <= 1024 else { throw .invalidArgument("the one-time password secret is longer than 1024 bytes") }
-        guard Self.digitsRange.contains(digits) else { throw .invalidArgument("one-time passwords have 6 to 8 digits, not \(digits)") }
+        guard secret.count > 0 else { throw .invalidOneTimePassword("the one-time password secret is empty") }
+        guard secret.count <= 1024 else { throw .invalidOneTimePassword("the one-time password secret is longer than 1024 bytes") }
+        guard Self.digitsRange.contains(digits) else { throw .invalidOneTimePassword("one-time passwords have 6 to 8 digits, not \(digits)") }
         guard Self.periodRange.contains(period) else {
-            throw .invalidArgument("the one-time password period must be 1 to 86400 seconds, not \(period)")
+            throw .invalidOneTimePassword("the one-time password period must be 1 to 86400 seconds, not \(period)")
         }
         self.secret = secret
         self.algorithm = algorithm
@@ -89,7 +89,7 @@ public struct TOTP: Sendable, Equatable {
 
     /// Parses an `otpauth://totp/…` URI or a bare base32 secret held in guarded memory.
     ///
-    /// Throws ``CofferError/invalidArgument(_:)`` for HOTP or Steam URIs, a missing or
+    /// Throws ``CofferError/Kind/invalidOneTimePassword`` for HOTP or Steam URIs, a missing or
     /// non-base32 secret, or parameters out of range. The secret is percent-decoded and
     /// base32-decoded through wiped buffers straight into guarded memory; issuer and
     /// account become ordinary strings (they are not secret).
@@ -113,7 +113,7 @@ public struct TOTP: Sendable, Equatable {
 
     /// The code for `date`, zero-padded to ``digits`` digits.
     ///
-    /// Throws ``CofferError/invalidArgument(_:)`` for a date before 1970 (RFC 6238 counts
+    /// Throws ``CofferError/Kind/invalidOneTimePassword`` for a date before 1970 (RFC 6238 counts
     /// from the Unix epoch) or if libcrypto cannot compute the HMAC.
     ///
     /// ```swift
@@ -123,7 +123,7 @@ public struct TOTP: Sendable, Equatable {
     public func code(at date: Date) throws(CofferError) -> String {
         let seconds = date.timeIntervalSince1970
         guard seconds.isFinite, seconds >= 0, seconds < 1e15 else {
-            throw .invalidArgument("one-time passwords need a date after 1970")
+            throw .invalidOneTimePassword("one-time passwords need a date after 1970")
         }
         let counter = UInt64(seconds.rounded(.down)) / UInt64(period)
         let message = (0..<8).map { UInt8(truncatingIfNeeded: counter >> (56 - 8 * UInt64($0))) }
@@ -172,7 +172,7 @@ public struct TOTP: Sendable, Equatable {
 
 extension ItemSecrets {
     /// The item's one-time password generator, from its ``TOTP/fieldName`` (`otp`)
-    /// secret field; nil when it has none. Throws ``CofferError/invalidArgument(_:)``
+    /// secret field; nil when it has none. Throws ``CofferError/Kind/invalidOneTimePassword``
     /// when the field holds something that is not a TOTP URI or base32 secret.
     ///
     /// ```swift
@@ -210,19 +210,19 @@ enum TOTPURI {
         while start < end, isSpace(raw[start]) { start += 1 }
         while end > start, isSpace(raw[end - 1]) { end -= 1 }
         let text = UnsafeRawBufferPointer(rebasing: raw[start..<end])
-        guard !text.isEmpty else { throw .invalidArgument("the one-time password is empty") }
-        if hasPrefix(text, "steam://") { throw .invalidArgument("Steam Guard codes are not supported") }
+        guard !text.isEmpty else { throw .invalidOneTimePassword("the one-time password is empty") }
+        if hasPrefix(text, "steam://") { throw .invalidOneTimePassword("Steam Guard codes are not supported") }
         guard hasPrefix(text, "otpauth:") else {
             return try TOTP(secret: try Base32.decode(text))
         }
-        guard hasPrefix(text, "otpauth://") else { throw .invalidArgument("an otpauth URI starts with otpauth://") }
+        guard hasPrefix(text, "otpauth://") else { throw .invalidOneTimePassword("an otpauth URI starts with otpauth://") }
         let afterScheme = 10
         guard let slash = text[afterScheme...].firstIndex(of: UInt8(ascii: "/")) else {
-            throw .invalidArgument("the otpauth URI has no type (otpauth://totp/…)")
+            throw .invalidOneTimePassword("the otpauth URI has no type (otpauth://totp/…)")
         }
         let type = String(decoding: text[afterScheme..<slash], as: UTF8.self).lowercased()
-        if type == "hotp" { throw .invalidArgument("counter-based (HOTP) one-time passwords are not supported; only TOTP") }
-        guard type == "totp" else { throw .invalidArgument("unknown one-time password type (expected totp)") }
+        if type == "hotp" { throw .invalidOneTimePassword("counter-based (HOTP) one-time passwords are not supported; only TOTP") }
+        guard type == "totp" else { throw .invalidOneTimePassword("unknown one-time password type (expected totp)") }
         let question = text[(slash + 1)...].firstIndex(of: UInt8(ascii: "?")) ?? text.count
         let label = try decodedString(UnsafeRawBufferPointer(rebasing: text[(slash + 1)..<question]), what: "label")
         var issuer: String?, account: String?
@@ -256,25 +256,25 @@ enum TOTPURI {
             case "algorithm":
                 let name = try decodedString(rawValue, what: "algorithm")
                 guard let parsed = TOTP.Algorithm(name: name) else {
-                    throw .invalidArgument("unsupported one-time password algorithm \(name) (SHA1, SHA256 or SHA512)")
+                    throw .invalidOneTimePassword("unsupported one-time password algorithm \(name) (SHA1, SHA256 or SHA512)")
                 }
                 algorithm = parsed
             case "digits":
                 let value = try decodedString(rawValue, what: "digits")
-                guard let number = Int(value) else { throw .invalidArgument("the otpauth digits are not a number: \(value)") }
+                guard let number = Int(value) else { throw .invalidOneTimePassword("the otpauth digits are not a number: \(value)") }
                 digits = number
             case "period":
                 let value = try decodedString(rawValue, what: "period")
-                guard let number = Int(value) else { throw .invalidArgument("the otpauth period is not a number: \(value)") }
+                guard let number = Int(value) else { throw .invalidOneTimePassword("the otpauth period is not a number: \(value)") }
                 period = number
             case "encoder":
                 let value = try decodedString(rawValue, what: "encoder")
-                if value.lowercased() == "steam" { throw .invalidArgument("Steam Guard codes are not supported") }
+                if value.lowercased() == "steam" { throw .invalidOneTimePassword("Steam Guard codes are not supported") }
             default:
                 continue   // image, color, lock… : display hints we do not need.
             }
         }
-        guard let secret else { throw .invalidArgument("the otpauth URI has no secret parameter") }
+        guard let secret else { throw .invalidOneTimePassword("the otpauth URI has no secret parameter") }
         return try TOTP(secret: secret, algorithm: algorithm, digits: digits, period: period, issuer: issuer, account: account)
     }
 
@@ -298,7 +298,7 @@ enum TOTPURI {
     private static func decodedString(_ raw: UnsafeRawBufferPointer, what: String) throws(CofferError) -> String {
         let out = TransferBuffer(capacity: raw.count + 1)
         try percentDecode(raw, into: out, what: what)
-        guard let text = out.string() else { throw .invalidArgument("the otpauth \(what) is not valid UTF-8") }
+        guard let text = out.string() else { throw .invalidOneTimePassword("the otpauth \(what) is not valid UTF-8") }
         return text
     }
 
@@ -308,7 +308,7 @@ enum TOTPURI {
             let byte = raw[index]
             if byte == UInt8(ascii: "%") {
                 guard index + 2 < raw.count, let high = hexValue(raw[index + 1]), let low = hexValue(raw[index + 2]) else {
-                    throw .invalidArgument("the otpauth \(what) has a bad percent escape")
+                    throw .invalidOneTimePassword("the otpauth \(what) has a bad percent escape")
                 }
                 out.append(high << 4 | low)
                 index += 3

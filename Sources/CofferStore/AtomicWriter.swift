@@ -81,15 +81,15 @@ struct AtomicWriter: Sendable {
         return suffix.count == 16 && suffix.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 
-    func write(_ bytes: [UInt8], mode: Mode) throws(CofferError) -> FileIdentity {
-        guard bytes.count <= VaultFileStore.maximumFileSize else { throw .invalidArgument("file larger than 1 GiB") }
+    func write(_ bytes: [UInt8], mode: Mode) throws(StoreError) -> FileIdentity {
+        guard bytes.count <= VaultFileStore.maximumFileSize else { throw .fileTooLarge("file larger than 1 GiB", path: path) }
 
         // 1. The directory descriptor, for the final fsync; opened first so that a
         //    directory we cannot open fails before anything changes.
         let openedDirectory = io.retryingInterrupts { io.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0) }
         if openedDirectory.failed {
             if openedDirectory.errno == ENOENT || openedDirectory.errno == ENOTDIR { throw .fileNotFound(directory) }
-            throw .io(operation: StoreOperation.openDirectory, path: directory, errno: openedDirectory.errno)
+            throw .system(.openDirectory, path: directory, errno: openedDirectory.errno)
         }
         let directoryFD = Int32(truncatingIfNeeded: openedDirectory.value)
         defer { io.closeQuietly(directoryFD) }
@@ -103,12 +103,12 @@ struct AtomicWriter: Sendable {
         // 4-5. Backup and commit; everything is undone on failure.
         var pending = Rollback(io: io, backupPath: backupPath)
         pending.temporaries.append(temporary)
-        do throws(CofferError) {
+        do throws(StoreError) {
             switch mode {
             case .replace(let keepBackup):
                 if keepBackup { try installBackup(&pending) }
                 let renamed = io.retryingInterrupts { io.rename(temporary, path) }
-                if renamed.failed { throw .io(operation: StoreOperation.commit, path: path, errno: renamed.errno) }
+                if renamed.failed { throw .system(.commit, path: path, errno: renamed.errno) }
                 pending.temporaries.removeAll { $0 == temporary }
             case .create:
                 try commitExclusively(temporary)
@@ -125,7 +125,7 @@ struct AtomicWriter: Sendable {
         let synced = io.retryingInterrupts { io.fsync(directoryFD) }
         if synced.failed && !Self.directorySyncUnsupported(synced.errno) {
             // See "Failures" above: the new file is in place, durability is unknown.
-            throw .io(operation: StoreOperation.syncDirectory, path: directory, errno: synced.errno)
+            throw .system(.syncDirectory, path: directory, errno: synced.errno)
         }
         return identity
     }
@@ -160,7 +160,7 @@ struct AtomicWriter: Sendable {
     }
 
     /// Creates a new, empty temporary file (0600, `O_EXCL`); returns its path and descriptor.
-    func createTemporary() throws(CofferError) -> (path: String, fd: Int32) {
+    func createTemporary() throws(StoreError) -> (path: String, fd: Int32) {
         var attempts = 0
         while true {
             let candidate = temporaryPath()
@@ -172,29 +172,29 @@ struct AtomicWriter: Sendable {
             // A name collision (64 random bits) is retried; anything else is final.
             if opened.errno != EEXIST || attempts >= 8 {
                 if opened.errno == ENOENT || opened.errno == ENOTDIR { throw .fileNotFound(directory) }
-                throw .io(operation: StoreOperation.createTemporary, path: candidate, errno: opened.errno)
+                throw .system(.createTemporary, path: candidate, errno: opened.errno)
             }
         }
     }
 
     /// Step 3: a temporary file holding `bytes`, mode exactly 0600, synced and closed.
     /// On failure it is removed.
-    func writeTemporary(_ bytes: [UInt8]) throws(CofferError) -> (path: String, identity: FileIdentity) {
+    func writeTemporary(_ bytes: [UInt8]) throws(StoreError) -> (path: String, identity: FileIdentity) {
         let (temporary, fd) = try createTemporary()
         var open = true
-        do throws(CofferError) {
+        do throws(StoreError) {
             // The umask may have removed bits from 0600; the owner needs both.
             let chmod = io.retryingInterrupts { io.fchmod(fd, 0o600) }
-            if chmod.failed { throw .io(operation: StoreOperation.setPermissions, path: temporary, errno: chmod.errno) }
+            if chmod.failed { throw .system(.setPermissions, path: temporary, errno: chmod.errno) }
             try io.writeAll(fd, bytes, path: temporary)
             let synced = io.retryingInterrupts { io.fsync(fd) }
-            if synced.failed { throw .io(operation: StoreOperation.syncFile, path: temporary, errno: synced.errno) }
+            if synced.failed { throw .system(.syncFile, path: temporary, errno: synced.errno) }
             let (status, statErrno) = io.fstat(fd)
-            guard let status else { throw .io(operation: StoreOperation.stat, path: temporary, errno: statErrno) }
+            guard let status else { throw .system(.stat, path: temporary, errno: statErrno) }
             open = false
             // Never retried: after close returns, even with EINTR, the descriptor is gone.
             let closed = io.close(fd)
-            if closed.failed { throw .io(operation: StoreOperation.close, path: temporary, errno: closed.errno) }
+            if closed.failed { throw .system(.close, path: temporary, errno: closed.errno) }
             return (temporary, status.identity)
         } catch {
             if open { io.closeQuietly(fd) }
@@ -205,7 +205,7 @@ struct AtomicWriter: Sendable {
 
     /// A temporary file with the same bytes as `source`: a hard link, or a copy where
     /// hard links are unsupported. `nil` when `source` does not exist.
-    func temporaryCopy(of source: String, operation: String) throws(CofferError) -> String? {
+    func temporaryCopy(of source: String, operation: StoreOperation) throws(StoreError) -> String? {
         var attempts = 0
         while true {
             let candidate = temporaryPath()
@@ -214,7 +214,7 @@ struct AtomicWriter: Sendable {
             if linked.errno == ENOENT { return nil }
             if Self.linksUnsupported(linked.errno) {
                 let snapshot: FileSnapshot
-                do throws(CofferError) {
+                do throws(StoreError) {
                     snapshot = try io.readWholeFile(source)
                 } catch .fileNotFound {
                     return nil
@@ -223,42 +223,42 @@ struct AtomicWriter: Sendable {
             }
             attempts += 1
             if linked.errno != EEXIST || attempts >= 8 {
-                throw .io(operation: operation, path: source, errno: linked.errno)
+                throw .system(operation, path: source, errno: linked.errno)
             }
         }
     }
 
     /// Step 4: the current file becomes `.bak`; the previous `.bak` is kept aside in
     /// `pending` so that a failed commit can put it back.
-    func installBackup(_ pending: inout Rollback) throws(CofferError) {
-        guard let current = try temporaryCopy(of: path, operation: StoreOperation.linkBackup) else {
+    func installBackup(_ pending: inout Rollback) throws(StoreError) {
+        guard let current = try temporaryCopy(of: path, operation: .linkBackup) else {
             // Nothing to back up: the file vanished. The commit creates it afresh.
             return
         }
         pending.temporaries.append(current)
-        if let previous = try temporaryCopy(of: backupPath, operation: StoreOperation.linkBackup) {
+        if let previous = try temporaryCopy(of: backupPath, operation: .linkBackup) {
             pending.temporaries.append(previous)
             pending.previousBackup = previous
         }
         let renamed = io.retryingInterrupts { io.rename(current, backupPath) }
-        if renamed.failed { throw .io(operation: StoreOperation.renameBackup, path: backupPath, errno: renamed.errno) }
+        if renamed.failed { throw .system(.renameBackup, path: backupPath, errno: renamed.errno) }
         pending.temporaries.removeAll { $0 == current }
         pending.backupReplaced = true
     }
 
     /// Step 5 for `create`: link the temporary file to the path, which never
     /// overwrites, then remove the temporary name.
-    func commitExclusively(_ temporary: String) throws(CofferError) {
+    func commitExclusively(_ temporary: String) throws(StoreError) {
         let linked = io.retryingInterrupts { io.link(temporary, path) }
         if linked.failed {
             if linked.errno == EEXIST { throw .fileExists(path) }
             guard Self.linksUnsupported(linked.errno) else {
-                throw .io(operation: StoreOperation.linkNew, path: path, errno: linked.errno)
+                throw .system(.linkNew, path: path, errno: linked.errno)
             }
             // No hard links here: check, then rename. The lock excludes other creators.
             if try io.statIfExists(path) != nil { throw .fileExists(path) }
             let renamed = io.retryingInterrupts { io.rename(temporary, path) }
-            if renamed.failed { throw .io(operation: StoreOperation.commit, path: path, errno: renamed.errno) }
+            if renamed.failed { throw .system(.commit, path: path, errno: renamed.errno) }
             return
         }
         // The file is in place under both names; the temporary one goes.

@@ -32,7 +32,24 @@ struct FileLock: Sendable {
     ///
     /// This blocks the calling thread while it waits (polling every
     /// ``pollInterval``); call it off the main thread.
+    ///
+    /// `body` throws the caller's error (the vault's), so the lock's own failures are
+    /// converted to ``CofferError`` here.
     func withExclusiveLock<R>(timeout: Duration, _ body: () throws(CofferError) -> R) throws(CofferError) -> R {
+        let fd: Int32
+        do throws(StoreError) {
+            fd = try acquire(timeout: timeout)
+        } catch {
+            throw CofferError(error)
+        }
+        // Closing the descriptor releases the lock; no explicit LOCK_UN is needed,
+        // and none could fail in a way that leaves the lock held.
+        defer { io.closeQuietly(fd) }
+        return try body()
+    }
+
+    /// Opens and locks ``lockPath``; returns the descriptor that holds the lock.
+    private func acquire(timeout: Duration) throws(StoreError) -> Int32 {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: timeout)
 
@@ -41,25 +58,26 @@ struct FileLock: Sendable {
         }
         if opened.failed {
             if opened.errno == ENOENT || opened.errno == ENOTDIR { throw .fileNotFound(directory) }
-            throw .io(operation: StoreOperation.openLock, path: lockPath, errno: opened.errno)
+            throw .system(.openLock, path: lockPath, errno: opened.errno)
         }
         let fd = Int32(truncatingIfNeeded: opened.value)
-        // Closing the descriptor releases the lock; no explicit LOCK_UN is needed,
-        // and none could fail in a way that leaves the lock held.
-        defer { io.closeQuietly(fd) }
 
         while true {
             let locked = io.flock(fd, LOCK_EX | LOCK_NB)
             if !locked.failed { break }
             if locked.errno == EINTR { continue }
             guard locked.errno == EWOULDBLOCK || locked.errno == EAGAIN else {
-                throw .io(operation: StoreOperation.lock, path: lockPath, errno: locked.errno)
+                io.closeQuietly(fd)
+                throw .system(.lock, path: lockPath, errno: locked.errno)
             }
             let now = clock.now
-            if now >= deadline { throw .lockTimeout(protectedPath) }
+            if now >= deadline {
+                io.closeQuietly(fd)
+                throw .lockTimeout(protectedPath)
+            }
             Self.pause(min(Self.pollInterval, now.duration(to: deadline)))
         }
-        return try body()
+        return fd
     }
 
     /// Sleeps the calling thread (not a file operation, so not part of the seam).

@@ -5,27 +5,43 @@ import Glibc
 import Darwin
 #endif
 
-/// The `operation` names the store puts in ``CofferError/io(operation:path:errno:)``.
+/// The system call that failed, in ``StoreError/system(_:path:errno:)``.
 ///
-/// The Vault layer can compare against these, e.g. ``syncDirectory`` means "the new
-/// file is in place but its durability is unknown" (see ``AtomicWriter``).
-package enum StoreOperation {
-    static let openDirectory = "open directory"
-    static let createTemporary = "create temporary file"
-    static let setPermissions = "set permissions"
-    static let write = "write"
-    static let syncFile = "fsync"
-    static let stat = "stat"
-    static let close = "close"
-    static let linkBackup = "link backup"
-    static let renameBackup = "rename backup"
-    static let commit = "rename"
-    static let linkNew = "link new file"
-    package static let syncDirectory = "fsync directory"
-    static let open = "open"
-    static let read = "read"
-    static let openLock = "open lock file"
-    static let lock = "flock"
+/// The Vault layer switches on it, e.g. ``syncDirectory`` means "the new file is in
+/// place but its durability is unknown" (see ``AtomicWriter``).
+package enum StoreOperation: Sendable, Hashable, CustomStringConvertible {
+    case openDirectory, createTemporary, setPermissions, write, syncFile, stat, close
+    case linkBackup, renameBackup, commit, linkNew, syncDirectory, open, read, openLock, lock, unlink
+    /// A step on a ``SecretFile``; `kind` names the file ("key file").
+    case secretFile(SecretFileStep, kind: String)
+
+    package enum SecretFileStep: String, Sendable, Hashable {
+        case open, stat, read, create, write, fsync
+    }
+
+    /// The phrase used in messages ("fsync directory").
+    package var description: String {
+        switch self {
+        case .openDirectory: return "open directory"
+        case .createTemporary: return "create temporary file"
+        case .setPermissions: return "set permissions"
+        case .write: return "write"
+        case .syncFile: return "fsync"
+        case .stat: return "stat"
+        case .close: return "close"
+        case .linkBackup: return "link backup"
+        case .renameBackup: return "rename backup"
+        case .commit: return "rename"
+        case .linkNew: return "link new file"
+        case .syncDirectory: return "fsync directory"
+        case .open: return "open"
+        case .read: return "read"
+        case .openLock: return "open lock file"
+        case .lock: return "flock"
+        case .unlink: return "unlink"
+        case .secretFile(let step, let kind): return "\(step.rawValue) \(kind)"
+        }
+    }
 }
 
 /// Small helpers over the seam: `EINTR` retries, whole-buffer loops, quiet clean-up.
@@ -44,7 +60,7 @@ extension FileIO {
     /// A write that makes no progress (returns 0 for a non-empty buffer) cannot be
     /// retried forever; it is reported as `ENOSPC`, the only reason a regular file
     /// refuses bytes without an error.
-    func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(CofferError) {
+    func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(StoreError) {
         let failure: Int32? = bytes.withUnsafeBytes { buffer -> Int32? in
             var offset = 0
             while offset < buffer.count {
@@ -57,7 +73,7 @@ extension FileIO {
             }
             return nil
         }
-        if let failure { throw .io(operation: StoreOperation.write, path: path, errno: failure) }
+        if let failure { throw .system(.write, path: path, errno: failure) }
     }
 
     /// Closes a descriptor whose close result does not matter (read-only or already failed).
@@ -72,11 +88,11 @@ extension FileIO {
     }
 
     /// `stat` that treats `ENOENT` and `ENOTDIR` as "does not exist".
-    func statIfExists(_ path: String) throws(CofferError) -> FileStatus? {
+    func statIfExists(_ path: String) throws(StoreError) -> FileStatus? {
         let (status, code) = stat(path)
         if let status { return status }
         if code == ENOENT || code == ENOTDIR { return nil }
-        throw .io(operation: StoreOperation.stat, path: path, errno: code)
+        throw .system(.stat, path: path, errno: code)
     }
 
     /// Reads a whole regular file, refusing more than ``VaultFileStore.maximumFileSize`` bytes
@@ -84,22 +100,22 @@ extension FileIO {
     ///
     /// With `limit`, reads only the first `limit` bytes (fewer if the file is shorter);
     /// the identity's `size` still gives the whole file's size.
-    func readWholeFile(_ path: String, limit: Int = .max) throws(CofferError) -> FileSnapshot {
+    func readWholeFile(_ path: String, limit: Int = .max) throws(StoreError) -> FileSnapshot {
         // O_NONBLOCK: opening a FIFO planted at the path must not hang; it has no
         // effect on regular files.
         let opened = retryingInterrupts { open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0) }
         if opened.failed {
             if opened.errno == ENOENT || opened.errno == ENOTDIR { throw .fileNotFound(path) }
-            throw .io(operation: StoreOperation.open, path: path, errno: opened.errno)
+            throw .system(.open, path: path, errno: opened.errno)
         }
         let fd = Int32(truncatingIfNeeded: opened.value)
         defer { closeQuietly(fd) }
 
         let (found, code) = fstat(fd)
-        guard let status = found else { throw .io(operation: StoreOperation.stat, path: path, errno: code) }
-        if status.isDirectory { throw .io(operation: StoreOperation.read, path: path, errno: EISDIR) }
-        if !status.isRegularFile { throw .io(operation: StoreOperation.read, path: path, errno: EINVAL) }
-        if status.size > Int64(VaultFileStore.maximumFileSize) { throw .malformed("file larger than 1 GiB") }
+        guard let status = found else { throw .system(.stat, path: path, errno: code) }
+        if status.isDirectory { throw .system(.read, path: path, errno: EISDIR) }
+        if !status.isRegularFile { throw .system(.read, path: path, errno: EINVAL) }
+        if status.size > Int64(VaultFileStore.maximumFileSize) { throw .vaultTooLarge(path) }
 
         // Read until end of file; the file may differ from what fstat said only if
         // someone writes it in place (Coffer never does), so stay bounded regardless.
@@ -120,23 +136,23 @@ extension FileIO {
             }
             count = filled
         }
-        if let failure { throw .io(operation: StoreOperation.read, path: path, errno: failure) }
+        if let failure { throw .system(.read, path: path, errno: failure) }
         var filled = bytes.count
         // Only when the file grew since fstat: keep reading, in bounded steps.
         while !sawEnd && filled < limit {
             if filled == bytes.count {
-                if bytes.count > VaultFileStore.maximumFileSize { throw .malformed("file larger than 1 GiB") }
+                if bytes.count > VaultFileStore.maximumFileSize { throw .vaultTooLarge(path) }
                 bytes += [UInt8](repeating: 0, count: min(64 * 1024, limit - filled))
             }
             let outcome = bytes.withUnsafeMutableBytes { buffer in
                 let rest = UnsafeMutableRawBufferPointer(rebasing: buffer[filled...])
                 return retryingInterrupts { read(fd, rest) }
             }
-            if outcome.failed { throw .io(operation: StoreOperation.read, path: path, errno: outcome.errno) }
+            if outcome.failed { throw .system(.read, path: path, errno: outcome.errno) }
             if outcome.value == 0 { break }
             filled += min(outcome.value, bytes.count - filled)
         }
-        if filled > VaultFileStore.maximumFileSize { throw .malformed("file larger than 1 GiB") }
+        if filled > VaultFileStore.maximumFileSize { throw .vaultTooLarge(path) }
         bytes.removeSubrange(filled...)
         return FileSnapshot(bytes: bytes, identity: status.identity)
     }

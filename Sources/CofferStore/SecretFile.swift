@@ -11,53 +11,65 @@ import Darwin
 package enum SecretFile {
     /// Reads a whole regular file into guarded memory, refusing files over `limit` bytes.
     /// `kind` names the file in operations ("key file"), `name` in messages.
-    package static func contents(of path: String, limit: Int, kind: String, name: String) throws(CofferError) -> SecureBytes {
+    package static func contents(of path: String, limit: Int, kind: String, name: String) throws(StoreError) -> SecureBytes {
         // O_NONBLOCK: a FIFO planted at the path must not block the open; the fstat
         // below then refuses it. No effect on regular files.
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else {
             let code = errno
-            throw code == ENOENT ? .fileNotFound(path) : .io(operation: "open \(kind)", path: path, errno: code)
+            throw code == ENOENT ? .fileNotFound(path) : .system(.secretFile(.open, kind: kind), path: path, errno: code)
         }
         defer { close(fd) }
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw .io(operation: "stat \(kind)", path: path, errno: errno) }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { throw .invalidArgument("\(name) is not a regular file") }
+        guard fstat(fd, &info) == 0 else { throw .system(.secretFile(.stat, kind: kind), path: path, errno: errno) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw .notARegularFile("\(name) is not a regular file", path: path) }
         let size = Int(info.st_size)
-        guard size <= limit else { throw .invalidArgument("\(name) is larger than \(limit >> 20) MiB") }
-        return try SecureBytes(count: size) { (buffer: UnsafeMutableRawBufferPointer) throws(CofferError) in
-            var offset = 0
-            while offset < size {
-                guard let base = buffer.baseAddress else { return }
-                let n = read(fd, base + offset, size - offset)
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { throw .io(operation: "read \(kind)", path: path, errno: n < 0 ? errno : EIO) }
-                offset += n
+        guard size <= limit else { throw .fileTooLarge("\(name) is larger than \(limit >> 20) MiB", path: path) }
+        var failure: StoreError?
+        let contents: SecureBytes
+        do throws(CofferError) {
+            contents = try SecureBytes(count: size) { (buffer: UnsafeMutableRawBufferPointer) in
+                var offset = 0
+                while offset < size {
+                    guard let base = buffer.baseAddress else { return }
+                    let n = read(fd, base + offset, size - offset)
+                    if n < 0 && errno == EINTR { continue }
+                    guard n > 0 else {
+                        failure = .system(.secretFile(.read, kind: kind), path: path, errno: n < 0 ? errno : EIO)
+                        return
+                    }
+                    offset += n
+                }
             }
+        } catch {
+            throw .crypto(error)
         }
+        // On a failed read, `contents` is released (and wiped) here.
+        if let failure { throw failure }
+        return contents
     }
 
     /// Writes `contents` to a new file with mode 0600 (never over an existing file or
     /// through a symbolic link) and fsyncs it; on failure the file is removed.
-    package static func writeNew(_ contents: SecureBytes, to path: String, kind: String) throws(CofferError) {
+    package static func writeNew(_ contents: SecureBytes, to path: String, kind: String) throws(StoreError) {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else {
             let code = errno
             if code == EEXIST { throw .fileExists(path) }
             if code == ENOENT { throw .fileNotFound(path) }
-            throw .io(operation: "create \(kind)", path: path, errno: code)
+            throw .system(.secretFile(.create, kind: kind), path: path, errno: code)
         }
-        var failure: CofferError?
+        var failure: StoreError?
         contents.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count, let base = raw.baseAddress {
                 let n = write(fd, base + offset, raw.count - offset)
                 if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { failure = .io(operation: "write \(kind)", path: path, errno: n < 0 ? errno : EIO); return }
+                guard n > 0 else { failure = .system(.secretFile(.write, kind: kind), path: path, errno: n < 0 ? errno : EIO); return }
                 offset += n
             }
         }
-        if failure == nil, fsync(fd) != 0 { failure = .io(operation: "fsync \(kind)", path: path, errno: errno) }
+        if failure == nil, fsync(fd) != 0 { failure = .system(.secretFile(.fsync, kind: kind), path: path, errno: errno) }
         close(fd)
         if let failure {
             unlink(path)

@@ -50,17 +50,17 @@ package struct VaultFileStore: Sendable {
 
     /// Reads the whole file. Files over 1 GiB -> `malformed("file larger than 1 GiB")`
     /// before allocating; missing -> `fileNotFound(path)`. Takes no lock.
-    package func read() throws(CofferError) -> FileSnapshot {
+    package func read() throws(StoreError) -> FileSnapshot {
         try io.readWholeFile(path)
     }
 
     /// Reads at most the first `limit` bytes (the identity's `size` is the whole size).
-    package func readPrefix(_ limit: Int) throws(CofferError) -> FileSnapshot {
+    package func readPrefix(_ limit: Int) throws(StoreError) -> FileSnapshot {
         try io.readWholeFile(path, limit: limit)
     }
 
     /// The current identity, or nil if the file does not exist.
-    package func currentIdentity() throws(CofferError) -> FileIdentity? {
+    package func currentIdentity() throws(StoreError) -> FileIdentity? {
         try io.statIfExists(path)?.identity
     }
 
@@ -68,7 +68,7 @@ package struct VaultFileStore: Sendable {
     /// existing file -> `fileExists(path)`; missing folder -> `fileNotFound(folder)`.
     /// Returns the new file's identity.
     @discardableResult
-    package func create(_ bytes: [UInt8]) throws(CofferError) -> FileIdentity {
+    package func create(_ bytes: [UInt8]) throws(StoreError) -> FileIdentity {
         let writer = try makeWriter()
         if try io.statIfExists(path) != nil { throw .fileExists(path) }
         return try writer.write(bytes, mode: .create)
@@ -78,7 +78,7 @@ package struct VaultFileStore: Sendable {
     /// current file becomes `<path>.bak`. Returns the new identity. A missing file ->
     /// `fileNotFound(path)` (use ``create(_:)``). On failure the file and its backup
     /// are unchanged, except after a failed directory fsync: see ``AtomicWriter``.
-    package func replace(with bytes: [UInt8], keepBackup: Bool) throws(CofferError) -> FileIdentity {
+    package func replace(with bytes: [UInt8], keepBackup: Bool) throws(StoreError) -> FileIdentity {
         let writer = try makeWriter()
         if try io.statIfExists(path) == nil { throw .fileNotFound(path) }
         return try writer.write(bytes, mode: .replace(keepBackup: keepBackup))
@@ -97,28 +97,28 @@ package struct VaultFileStore: Sendable {
     /// Deletes the vault file, its backup and leftover temp files (call it under the
     /// lock; the lock file itself is removed by the caller afterwards). A missing vault
     /// file -> `fileNotFound(path)`; nothing else is touched then.
-    package func destroy() throws(CofferError) {
+    package func destroy() throws(StoreError) {
         guard try io.statIfExists(path) != nil else { throw .fileNotFound(path) }
         let writer = try makeWriter()
         writer.removeStaleTemporaries()
         for victim in [path, backupPath] {
             let removed = io.retryingInterrupts { io.unlink(victim) }
             if removed.failed && removed.errno != ENOENT {
-                throw .io(operation: "unlink", path: victim, errno: removed.errno)
+                throw .system(.unlink, path: victim, errno: removed.errno)
             }
         }
     }
 
     @discardableResult
-    package func restoreBackup() throws(CofferError) -> FileIdentity {
+    package func restoreBackup() throws(StoreError) -> FileIdentity {
         let writer = try makeWriter()
         let backup = try io.readWholeFile(backupPath)
         return try writer.write(backup.bytes, mode: .replace(keepBackup: false))
     }
 
-    func makeWriter() throws(CofferError) -> AtomicWriter {
+    func makeWriter() throws(StoreError) -> AtomicWriter {
         guard !baseName.isEmpty, baseName != ".", baseName != ".." else {
-            throw .invalidArgument("vault path must name a file: \(path)")
+            throw .notARegularFile("vault path must name a file: \(path)", path: path)
         }
         return AtomicWriter(io: io, path: path, directory: directory, baseName: baseName, backupPath: backupPath)
     }

@@ -30,7 +30,7 @@ enum BitwardenJSONImporter {
         let root = try json.parse()
         guard root.isObject else { throw json.malformed(at: root.offset, "the file is not a JSON object") }
         if try json.boolean(root["encrypted"], "encrypted") == true || root["passwordProtected"]?.bool == true {
-            throw .invalidArgument("this Bitwarden export is encrypted; export again choosing the unencrypted .json format")
+            throw .unsupportedImport("this Bitwarden export is encrypted; export again choosing the unencrypted .json format")
         }
         guard let items = try json.array(root["items"], "items") else {
             throw json.malformed(at: root.offset, "no \"items\" array: is this a Bitwarden JSON export?")

@@ -58,8 +58,8 @@ final class ImportSession {
             let what = key.map(Self.describe) ?? "unique key"
             skipDuplicate(name, candidate.location, "an item with the same \(what) is already in the vault")
             return
-        } catch .invalidArgument(let why) {
-            unreadable(candidate.location, why)
+        } catch where error.kind == .invalidItem {
+            unreadable(candidate.location, error.detail ?? error.description)
             return
         }
         if let key { seen[key] = candidate.location }
@@ -189,9 +189,9 @@ enum ImportMapping {
             let named = try TOTP(secret: parsed.secret, algorithm: parsed.algorithm, digits: parsed.digits,
                                  period: parsed.period, issuer: issuer, account: account)
             return (SecretField(name: TOTP.fieldName, value: try named.uri()), nil)
-        } catch .invalidArgument(let why) {
+        } catch where error.kind == .invalidOneTimePassword {
             return (SecretField(name: TOTP.fieldName, value: value),
-                    "the one-time password was kept as it is but Coffer cannot compute its codes: \(why)")
+                    "the one-time password was kept as it is but Coffer cannot compute its codes: \(error.detail ?? error.description)")
         }
     }
 

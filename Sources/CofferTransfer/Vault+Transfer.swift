@@ -28,8 +28,9 @@ extension Vault {
     ///
     /// Throws ``CofferError/malformedImport(_:)`` naming the format and line (e.g. `"CSV line 12:
     /// a quoted field is never closed"`) for a file that cannot be parsed, and
-    /// ``CofferError/invalidArgument(_:)`` for one that is valid but unusable (an
-    /// encrypted Bitwarden export, a file over ``maximumImportSize``).
+    /// ``CofferError/Kind/unsupportedImport`` for one that is valid but unusable (an
+    /// encrypted Bitwarden export), ``CofferError/Kind/fileTooLarge`` for a file over
+    /// ``maximumImportSize``.
     ///
     /// ```swift
     /// let file = try SecureBytes(copying: Array(csvText.utf8))
@@ -38,7 +39,7 @@ extension Vault {
     /// ```
     public func importItems(from data: SecureBytes, format: ImportFormat, dryRun: Bool = false) throws(CofferError) -> ImportReport {
         guard data.count <= Self.maximumImportSize else {
-            throw .invalidArgument("the import file is larger than \(Self.maximumImportSize >> 20) MiB")
+            throw .fileTooLarge("the import file is larger than \(Self.maximumImportSize >> 20) MiB")
         }
         let limit = options.passwordHistoryLimit
         let body = { (tx: VaultTransaction) throws(CofferError) -> ImportReport in
@@ -66,7 +67,7 @@ extension Vault {
     /// for skipped in report.skippedDuplicates { print(skipped.label, skipped.reason) }
     /// ```
     public func importItems(fromFile path: String, format: ImportFormat, dryRun: Bool = false) throws(CofferError) -> ImportReport {
-        let data = try SecretFile.contents(of: path, limit: Self.maximumImportSize, kind: "import file", name: path)
+        let data = try storeCall { () throws(StoreError) in try SecretFile.contents(of: path, limit: Self.maximumImportSize, kind: "import file", name: path) }
         return try importItems(from: data, format: format, dryRun: dryRun)
     }
 
@@ -98,6 +99,7 @@ extension Vault {
     /// try vault.exportItems(format: .json, toFile: "/media/usb/coffer-export.json")
     /// ```
     public func exportItems(format: ExportFormat, toFile path: String) throws(CofferError) {
-        try SecretFile.writeNew(try exportItems(format: format), to: path, kind: "export file")
+        let contents = try exportItems(format: format)
+        try storeCall { () throws(StoreError) in try SecretFile.writeNew(contents, to: path, kind: "export file") }
     }
 }

@@ -12,7 +12,7 @@ extension Argon2idParameters {
     /// let kdf = try Argon2idParameters.calibrated(targetSeconds: 1.0)
     /// ```
     public static func calibrated(targetSeconds: Double, memoryKiB: UInt32 = 256 * 1024) throws(CofferError) -> Argon2idParameters {
-        guard targetSeconds > 0, targetSeconds <= 60 else { throw .invalidArgument("target must be 0 to 60 seconds") }
+        guard targetSeconds > 0, targetSeconds <= 60 else { throw .kdfParametersOutOfBounds("target must be 0 to 60 seconds") }
         let password = try SecureBytes(copying: "calibration")
         let salt = try SecureRandom.bytes(16)
         let probe = Argon2idParameters(memoryKiB: memoryKiB, iterations: 1, lanes: 1)

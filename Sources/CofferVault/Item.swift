@@ -50,11 +50,11 @@ extension ItemAttributes {
     func validate() throws(CofferError) {
         switch kind {
         case .genericPassword:
-            guard let service, !service.isEmpty else { throw .invalidArgument("a generic password needs a service") }
+            guard let service, !service.isEmpty else { throw .invalidItem("a generic password needs a service") }
         case .internetPassword:
-            guard let server, !server.isEmpty else { throw .invalidArgument("an internet password needs a server") }
+            guard let server, !server.isEmpty else { throw .invalidItem("an internet password needs a server") }
         case .secureNote:
-            guard let label, !label.isEmpty else { throw .invalidArgument("a secure note needs a title") }
+            guard let label, !label.isEmpty else { throw .invalidItem("a secure note needs a title") }
         }
     }
 }

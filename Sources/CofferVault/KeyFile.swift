@@ -19,21 +19,21 @@ public struct KeyFile: Sendable {
 
     /// Reads a key file. Its contents go straight into guarded memory.
     public init(contentsOf path: String) throws(CofferError) {
-        let contents = try SecretFile.contents(of: path, limit: Self.maximumSize, kind: "key file", name: "key file \(path)")
-        guard contents.count > 0 else { throw .invalidArgument("key file \(path) is empty") }
+        let contents = try storeCall { () throws(StoreError) in try SecretFile.contents(of: path, limit: Self.maximumSize, kind: "key file", name: "key file \(path)") }
+        guard contents.count > 0 else { throw .invalidKey("key file \(path) is empty") }
         material = try contents.withUnsafeBytes { (raw) throws(CofferError) in try SlotKey.keyFileMaterial(contents: raw) }
     }
 
     /// A key file from bytes the caller already holds.
     public init(contents: SecureBytes) throws(CofferError) {
-        guard contents.count > 0 else { throw .invalidArgument("key file contents are empty") }
+        guard contents.count > 0 else { throw .invalidKey("key file contents are empty") }
         material = try contents.withUnsafeBytes { (raw) throws(CofferError) in try SlotKey.keyFileMaterial(contents: raw) }
     }
 
     /// Writes 64 random bytes to a new file (mode 0600; never overwrites) and returns it.
     public static func generate(at path: String) throws(CofferError) -> KeyFile {
         let contents = try SecureBytes.random(count: 64)
-        try SecretFile.writeNew(contents, to: path, kind: "key file")
+        try storeCall { () throws(StoreError) in try SecretFile.writeNew(contents, to: path, kind: "key file") }
         return try KeyFile(contents: contents)
     }
 }

@@ -31,7 +31,7 @@ public struct ServiceKeychain: Sendable {
     /// The secret for `key` as a `String`, or nil. The `String` is a copy that cannot be wiped.
     public func get(_ key: String) throws(CofferError) -> String? {
         guard let secret = try getSecure(key) else { return nil }
-        guard let text = secret.unsafeStringCopy() else { throw .invalidArgument("the secret for \(key) is not UTF-8 text") }
+        guard let text = secret.unsafeStringCopy() else { throw .valueTypeMismatch("the secret for \(key) is not UTF-8 text") }
         return text
     }
 
@@ -57,7 +57,7 @@ public struct ServiceKeychain: Sendable {
         do {
             json = Array(try JSONEncoder().encode(value))
         } catch {
-            throw .invalidArgument("cannot encode the value for \(key) as JSON")
+            throw .valueTypeMismatch("cannot encode the value for \(key) as JSON")
         }
         defer { SecureBytes.wipe(&json) }
         try set(try SecureBytes(copying: json), key: key)
@@ -74,7 +74,7 @@ public struct ServiceKeychain: Sendable {
                 return try JSONDecoder().decode(T.self, from: view)
             }
         } catch {
-            throw .invalidArgument("the value for \(key) is not a \(T.self)")
+            throw .valueTypeMismatch("the value for \(key) is not a \(T.self)")
         }
     }
 

@@ -75,7 +75,7 @@ public final class Vault: @unchecked Sendable {
         let bytes = try VaultFile.encode(header: header, generation: 1, records: [], keys: keys)
         // Under the write lock, so this never races another writer's temp-file cleanup.
         let identity = try store.withExclusiveLock(timeout: options.lockTimeout) { () throws(CofferError) in
-            try store.create(bytes)
+            try storeCall { () throws(StoreError) in try store.create(bytes) }
         }
         let codec = try VaultFile.parse(bytes)
         let snapshot = try VaultSnapshot(codec: codec, keys: keys, identity: identity)
@@ -100,7 +100,7 @@ public final class Vault: @unchecked Sendable {
     static func open(at path: String, credential: VaultCredential, options: VaultOptions,
                      entropy: EntropySource, store: VaultFileStore? = nil) throws(CofferError) -> Vault {
         let store = store ?? VaultFileStore(path: path)
-        let file = try store.read()
+        let file = try storeCall { () throws(StoreError) in try store.read() }
         let codec = try VaultFile.parse(file.bytes)
         let keys = try codec.unlockAndVerify(with: credential.slotKey)
         let snapshot = try VaultSnapshot(codec: codec, keys: keys, identity: file.identity)
@@ -113,7 +113,7 @@ public final class Vault: @unchecked Sendable {
     /// 64 KiB), so this is cheap at any size; nothing is authenticated yet, and the rest
     /// of the file is checked by ``open(at:credential:options:)``.
     public static func info(at path: String) throws(CofferError) -> VaultInfo {
-        let file = try VaultFileStore(path: path).readPrefix(VaultFile.summaryPrefixLength)
+        let file = try storeCall { () throws(StoreError) in try VaultFileStore(path: path).readPrefix(VaultFile.summaryPrefixLength) }
         let summary = try VaultFile.parseSummary(file.bytes)
         return VaultInfo(
             formatVersion: Int(FormatV1.version),
@@ -128,7 +128,7 @@ public final class Vault: @unchecked Sendable {
     public static func restoreBackup(at path: String, lockTimeout: Duration = .seconds(10)) throws(CofferError) {
         let store = VaultFileStore(path: path)
         try store.withExclusiveLock(timeout: lockTimeout) { () throws(CofferError) in
-            _ = try store.restoreBackup()
+            _ = try storeCall { () throws(StoreError) in try store.restoreBackup() }
         }
     }
 
@@ -142,7 +142,7 @@ public final class Vault: @unchecked Sendable {
     public static func destroy(at path: String, lockTimeout: Duration = .seconds(10)) throws(CofferError) {
         let store = VaultFileStore(path: path)
         try store.withExclusiveLock(timeout: lockTimeout) { () throws(CofferError) in
-            try store.destroy()
+            try storeCall { () throws(StoreError) in try store.destroy() }
         }
         // A writer that was waiting for this lock finds no vault and stops with fileNotFound.
         _ = store.io.retryingInterrupts { store.io.unlink(store.lockPath) }
@@ -168,7 +168,7 @@ public final class Vault: @unchecked Sendable {
     /// Unlocks a locked vault again, re-reading the file.
     public func unlock(with credential: VaultCredential) throws(CofferError) {
         try withLock { () throws(CofferError) in
-            let file = try store.read()
+            let file = try storeCall { () throws(StoreError) in try store.read() }
             let codec = try VaultFile.parse(file.bytes)
             let newKeys = try codec.unlockAndVerify(with: credential.slotKey)
             snapshot = try VaultSnapshot(codec: codec, keys: newKeys, identity: file.identity)
@@ -182,7 +182,7 @@ public final class Vault: @unchecked Sendable {
     public func refresh() throws(CofferError) -> Bool {
         try withLock { () throws(CofferError) -> Bool in
             let keys = try requireKeys()
-            guard try store.currentIdentity() != snapshot.identity else { return false }
+            guard try storeCall({ () throws(StoreError) in try store.currentIdentity() }) != snapshot.identity else { return false }
             snapshot = try readVerified(keys: keys)
             return true
         }
@@ -258,7 +258,7 @@ public final class Vault: @unchecked Sendable {
         guard !changes.isEmpty else { return }
         try store.withExclusiveLock(timeout: options.lockTimeout) { () throws(CofferError) in
             var next: VaultSnapshot
-            if try store.currentIdentity() != snapshot.identity {
+            if try storeCall({ () throws(StoreError) in try store.currentIdentity() }) != snapshot.identity {
                 // Another process saved since we read: start from its version.
                 let theirs = try readVerified(keys: keys)
                 do throws(CofferError) {
@@ -297,19 +297,23 @@ public final class Vault: @unchecked Sendable {
 
     /// Replaces the file with `bytes`, then hands `saved` the new file's identity.
     private func save(_ bytes: [UInt8], saved: (FileIdentity) -> Void) throws(CofferError) {
-        do throws(CofferError) {
-            saved(try store.replace(with: bytes, keepBackup: options.keepsBackup))
-        } catch .io(StoreOperation.syncDirectory, let folder, let code) {
-            // The new file is in place (only its durability is unknown): remember it, so
-            // the next save does not mistake our own write for another writer's.
-            if let identity = try store.currentIdentity() { saved(identity) }
-            throw .io(operation: StoreOperation.syncDirectory, path: folder, errno: code)
+        let identity: FileIdentity
+        do throws(StoreError) {
+            identity = try store.replace(with: bytes, keepBackup: options.keepsBackup)
+        } catch {
+            if case .system(.syncDirectory, _, _) = error {
+                // The new file is in place (only its durability is unknown): remember it, so
+                // the next save does not mistake our own write for another writer's.
+                if let identity = try storeCall({ () throws(StoreError) in try store.currentIdentity() }) { saved(identity) }
+            }
+            throw CofferError(error)
         }
+        saved(identity)
     }
 
     /// Reads, parses and verifies the file with the keys we hold.
     private func readVerified(keys: VaultKeys) throws(CofferError) -> VaultSnapshot {
-        let file = try store.read()
+        let file = try storeCall { () throws(StoreError) in try store.read() }
         let codec = try VaultFile.parse(file.bytes)
         guard codec.header.vaultID == snapshot.vaultID else {
             throw .conflict("the file at \(path) now holds a different vault")

@@ -7,7 +7,7 @@ import Foundation
 /// everything is saved together when the transaction's body returns.
 ///
 /// Do not keep a transaction after its body returns; its methods then throw
-/// ``CofferError/invalidArgument(_:)``.
+/// ``CofferError/Kind/transactionEnded``.
 ///
 /// ```swift
 /// try vault.transaction { tx in
@@ -85,7 +85,7 @@ public final class VaultTransaction {
     }
 
     private func ensureOpen() throws(CofferError) {
-        guard isOpen else { throw .invalidArgument("the transaction has ended") }
+        guard isOpen else { throw .transactionEnded }
     }
 
     // MARK: Reading
@@ -283,7 +283,7 @@ public final class VaultTransaction {
     public func removeKeySlot(at index: Int) throws(CofferError) {
         try ensureOpen()
         var header = self.header
-        guard header.slots.indices.contains(index) else { throw .invalidArgument("no key slot \(index)") }
+        guard header.slots.indices.contains(index) else { throw .noSuchKeySlot(index) }
         guard header.slots.count > 1 else { throw .slotUnavailable("cannot remove the last key slot") }
         header.slots.remove(at: index)
         setHeader(header)

@@ -147,7 +147,7 @@ struct CryptoVectorTests {
     @Test("Unpadding rejects bad padding with malformed")
     func paddingRejects() throws {
         let zeros = try SecureBytes(copying: [UInt8](repeating: 0, count: 64))
-        #expect(throws: CofferError.malformed("test: bad padding")) { try Padding.unpad(zeros, blockSize: 64, structure: "test") }
+        #expect(throws: CofferError.malformed) { try Padding.unpad(zeros, blockSize: 64, structure: "test") }
         let odd = try SecureBytes(copying: [UInt8](repeating: 0x80, count: 63))
         #expect(throws: CofferError.self) { try Padding.unpad(odd, blockSize: 64, structure: "test") }
     }

@@ -46,12 +46,16 @@ enum VectorExpectation: String, CaseIterable, Sendable {
 
     /// The class of a reading error; nil for errors that are not a property of the file.
     init?(error: CofferError) {
-        switch error {
+        switch error.kind {
         case .wrongPassword: self = .wrongPassword
         case .wrongKeyFile, .wrongRawKey: self = .wrongKey
-        case .tampered(.header): self = .headerFailure
-        case .tampered(.entry): self = .entryFailure
-        case .tampered(.manifest): self = .manifestFailure
+        case .tampered:
+            switch error.tamperedPart {
+            case .header?: self = .headerFailure
+            case .entry?: self = .entryFailure
+            case .manifest?: self = .manifestFailure
+            case nil: return nil
+            }
         case .truncated: self = .truncated
         case .unsupportedVersion: self = .unsupportedVersion
         case .malformed: self = .malformed

@@ -14,9 +14,9 @@ import Coffer
 struct GeneratorPolicyTests {
     static func bytes(_ secret: SecureBytes) -> [UInt8] { secret.withUnsafeBytes { Array($0) } }
 
-    static func isInvalidArgument(_ error: any Error) -> Bool {
-        if case .invalidArgument = error as? CofferError { return true }
-        return false
+    /// Whether `error` is a ``CofferError`` of `kind`.
+    static func isKind(_ kind: CofferError.Kind) -> (any Error) -> Bool {
+        { ($0 as? CofferError)?.kind == kind }
     }
 
     @Test("The default policy: 20 characters from all 94 printable ASCII characters")
@@ -48,7 +48,7 @@ struct GeneratorPolicyTests {
         #expect(custom.alphabet.groups.map(\.name) == ["lowercase", "digits", "custom"])
     }
 
-    @Test("Impossible policies throw invalidArgument", arguments: [
+    @Test("Impossible policies throw invalidGeneratorPolicy", arguments: [
         PasswordPolicy(length: 3),
         PasswordPolicy(length: 1025),
         PasswordPolicy(includeLowercase: false, includeUppercase: false, includeDigits: false, includeSymbols: false),
@@ -58,8 +58,8 @@ struct GeneratorPolicyTests {
         PasswordPolicy(includeUppercase: false, includeSymbols: false, excludedCharacters: "0123456789", requireEachClass: true),
     ])
     func rejectsImpossible(policy: PasswordPolicy) throws {
-        #expect { try policy.validate() } throws: { Self.isInvalidArgument($0) }
-        #expect { _ = try PasswordGenerator(policy: policy) } throws: { Self.isInvalidArgument($0) }
+        #expect { try policy.validate() } throws: { Self.isKind(.invalidGeneratorPolicy)($0) }
+        #expect { _ = try PasswordGenerator(policy: policy) } throws: { Self.isKind(.invalidGeneratorPolicy)($0) }
     }
 
     @Test("Edge policies that are valid")
@@ -119,7 +119,7 @@ struct GeneratorPolicyTests {
         #expect(string.contains(where: \.isUppercase) && string.contains(where: \.isLowercase)
                 && string.contains(where: \.isNumber))
         #expect(try generator.generate(count: 0).isEmpty)
-        #expect { _ = try generator.generate(count: -1) } throws: { Self.isInvalidArgument($0) }
+        #expect { _ = try generator.generate(count: -1) } throws: { Self.isKind(.invalidArgument)($0) }
     }
 
     @Test("The bulk path rejects a buffer that is not a multiple of the length")
@@ -127,7 +127,7 @@ struct GeneratorPolicyTests {
         let generator = try PasswordGenerator()
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 30, alignment: 1)
         defer { buffer.deallocate() }
-        #expect { _ = try generator.generate(into: buffer) } throws: { Self.isInvalidArgument($0) }
+        #expect { _ = try generator.generate(into: buffer) } throws: { Self.isKind(.invalidArgument)($0) }
     }
 
     @Test("A seeded source is reproducible; the system source is not")

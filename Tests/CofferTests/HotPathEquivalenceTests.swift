@@ -68,13 +68,13 @@ struct HotPathEquivalenceTests {
             let fifo = dir.appendingPathComponent("pipe").path
             #expect(mkfifo(fifo, 0o600) == 0)
             // Without O_NONBLOCK this open would block until a writer came.
-            #expect(throws: CofferError.invalidArgument("key file \(fifo) is not a regular file")) { try KeyFile(contentsOf: fifo) }
-            #expect(throws: CofferError.invalidArgument("\(fifo) is not a regular file")) {
+            #expect(throws: CofferError.notARegularFile) { try KeyFile(contentsOf: fifo) }
+            #expect(throws: StoreError.notARegularFile("\(fifo) is not a regular file", path: fifo)) {
                 try SecretFile.contents(of: fifo, limit: 1 << 20, kind: "import file", name: fifo)
             }
             let empty = dir.appendingPathComponent("empty.key").path
             #expect(FileManager.default.createFile(atPath: empty, contents: Data()))
-            #expect(throws: CofferError.invalidArgument("key file \(empty) is empty")) { try KeyFile(contentsOf: empty) }
+            #expect(throws: CofferError.invalidKey) { try KeyFile(contentsOf: empty) }
             let generated = dir.appendingPathComponent("new.key").path
             _ = try KeyFile.generate(at: generated)
             #expect(try Data(contentsOf: URL(fileURLWithPath: generated)).count == 64)

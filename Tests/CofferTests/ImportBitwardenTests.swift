@@ -59,7 +59,7 @@ struct ImportBitwardenTests {
     @Test("an encrypted export is refused with advice")
     func encrypted() throws {
         try withImportVault { (vault) throws in
-            #expect(throws: CofferError.invalidArgument("this Bitwarden export is encrypted; export again choosing the unencrypted .json format")) {
+            #expect(throws: CofferError.unsupportedImport) {
                 try importText(#"{"encrypted": true, "encKeyValidation_DO_NOT_EDIT": "2.x", "items": []}"#, format: .bitwardenJSON, into: vault)
             }
         }
@@ -75,7 +75,7 @@ struct ImportBitwardenTests {
             ]}
             """
         try withImportVault { (vault) throws in
-            #expect(throws: CofferError.malformedImport("Bitwarden JSON line 4: unexpected character 'p'")) {
+            #expect(throws: CofferError.malformedImport) {
                 try importText(text, format: .bitwardenJSON, into: vault)
             }
             #expect(try vault.items().isEmpty)
@@ -91,7 +91,7 @@ struct ImportBitwardenTests {
             ]}
             """
         try withImportVault { (vault) throws in
-            #expect(throws: CofferError.malformedImport("Bitwarden JSON line 3: revisionDate is not an ISO 8601 date: yesterday")) {
+            #expect(throws: CofferError.malformedImport) {
                 try importText(text, format: .bitwardenJSON, into: vault)
             }
             #expect(try vault.items().isEmpty)

@@ -14,9 +14,9 @@ import Coffer
 struct PassphraseTests {
     static func text(_ secret: SecureBytes) -> String { secret.unsafeStringCopy() ?? "<invalid UTF-8>" }
 
-    static func isInvalidArgument(_ error: any Error) -> Bool {
-        if case .invalidArgument = error as? CofferError { return true }
-        return false
+    /// Whether `error` is a ``CofferError`` of `kind`.
+    static func isKind(_ kind: CofferError.Kind) -> (any Error) -> Bool {
+        { ($0 as? CofferError)?.kind == kind }
     }
 
     /// A file in a fresh temporary folder, removed afterwards.
@@ -129,7 +129,7 @@ struct PassphraseTests {
     ])
     func badWordlists(contents: String) throws {
         try Self.withFile(contents) { path in
-            #expect { _ = try Wordlist(contentsOf: path) } throws: { Self.isInvalidArgument($0) }
+            #expect { _ = try Wordlist(contentsOf: path) } throws: { Self.isKind(.invalidWordList)($0) }
         }
     }
 
@@ -142,8 +142,8 @@ struct PassphraseTests {
             if case .io = error as? CofferError { return true }
             return false
         }
-        #expect { _ = try Wordlist(words: ["a", "a"]) } throws: { Self.isInvalidArgument($0) }
-        #expect { _ = try Wordlist(words: ["a", "tab\tbed"]) } throws: { Self.isInvalidArgument($0) }
+        #expect { _ = try Wordlist(words: ["a", "a"]) } throws: { Self.isKind(.invalidWordList)($0) }
+        #expect { _ = try Wordlist(words: ["a", "tab\tbed"]) } throws: { Self.isKind(.invalidWordList)($0) }
     }
 
     @Test("Policies whose passphrases could be read two ways are rejected")
@@ -165,7 +165,7 @@ struct PassphraseTests {
             (PassphrasePolicy(separator: "", wordCase: .capitalized), try Wordlist(words: ["4ever", "smith"])),
         ]
         for (policy, list) in bad {
-            #expect { _ = try PassphraseGenerator(policy: policy, wordlist: list) } throws: { Self.isInvalidArgument($0) }
+            #expect { _ = try PassphraseGenerator(policy: policy, wordlist: list) } throws: { Self.isKind(.invalidGeneratorPolicy)($0) }
         }
         // The EFF list's hyphenated words are fine with "-": "t" and "drop" are not words.
         #expect(throws: Never.self) { _ = try PassphraseGenerator(policy: PassphrasePolicy(separator: "-"), wordlist: eff) }

@@ -56,8 +56,7 @@ struct ReliabilityFuzzTests {
         Array("<a".utf8) + [0xC0, 0x80] + Array(">t</a>".utf8),
     ])
     func xmlNotUTF8(bytes: [UInt8]) throws {
-        let line = bytes.prefix { $0 != 0xFF && $0 != 0xC0 }.filter { $0 == 0x0A }.count + 1
-        #expect(throws: CofferError.malformedImport("KeePassXC XML line \(line): the file is not UTF-8 text")) {
+        #expect(throws: CofferError.malformedImport) {
             try FuzzEntryPoints.importVault.importItems(from: try SecureBytes(copying: bytes), format: .keepassxcXML, dryRun: true)
         }
     }

@@ -98,13 +98,13 @@ enum StoreWriteFault: String, CaseIterable, Sendable, CustomTestStringConvertibl
     }
 
     /// Checks the thrown error: operation, errno and the path the failing call was about.
-    func check(_ error: CofferError?, _ f: StoreFixture, sourceLocation: SourceLocation = #_sourceLocation) {
-        guard case .io(let operation, let path, let code)? = error else {
-            Issue.record("expected CofferError.io, got \(String(describing: error))", sourceLocation: sourceLocation)
+    func check(_ error: StoreError?, _ f: StoreFixture, sourceLocation: SourceLocation = #_sourceLocation) {
+        guard case .system(let operation, let path, let code)? = error else {
+            Issue.record("expected StoreError.system, got \(String(describing: error))", sourceLocation: sourceLocation)
             return
         }
         let temporaryPath: (String) -> Bool = { $0.hasPrefix(f.directory + "/.vault.coffer.tmp-") }
-        let expected: (operation: String, errno: Int32, path: (String) -> Bool)
+        let expected: (operation: StoreOperation, errno: Int32, path: (String) -> Bool)
         switch self {
         case .openDirectory: expected = (StoreOperation.openDirectory, EACCES, { $0 == f.directory })
         case .createTemporary: expected = (StoreOperation.createTemporary, EACCES, temporaryPath)
@@ -162,7 +162,7 @@ struct StoreFaultTests {
             let f = StoreFixture(url)
             try Self.prepare(f, hadBackup: hadBackup)
             let injector = StoreFaultInjector(fault.rules(f))
-            let error = storeError { try f.store(injector.io).replace(with: Self.v3, keepBackup: true) }
+            let error = storeFailure { try f.store(injector.io).replace(with: Self.v3, keepBackup: true) }
             #expect(injector.injections > 0, "the fault was never injected")
             fault.check(error, f)
             Self.expectUntouched(f, hadBackup: hadBackup)
@@ -181,7 +181,7 @@ struct StoreFaultTests {
             let f = StoreFixture(url)
             try Self.prepare(f, hadBackup: hadBackup)
             let injector = StoreFaultInjector(fault.rules(f))
-            let error = storeError { try f.store(injector.io).replace(with: Self.v3, keepBackup: false) }
+            let error = storeFailure { try f.store(injector.io).replace(with: Self.v3, keepBackup: false) }
             #expect(injector.injections > 0, "the fault was never injected")
             fault.check(error, f)
             Self.expectUntouched(f, hadBackup: hadBackup)
@@ -195,7 +195,7 @@ struct StoreFaultTests {
             let f = StoreFixture(url)
             try Self.prepare(f, hadBackup: true)
             let injector = StoreFaultInjector(fault.rules(f))
-            let error = storeError { try f.store(injector.io).restoreBackup() }
+            let error = storeFailure { try f.store(injector.io).restoreBackup() }
             #expect(injector.injections > 0, "the fault was never injected")
             fault.check(error, f)
             Self.expectUntouched(f, hadBackup: true)
@@ -210,7 +210,7 @@ struct StoreFaultTests {
         try withTemporaryDirectory { url throws in
             let f = StoreFixture(url)
             let injector = StoreFaultInjector(fault.rules(f))
-            let error = storeError { try f.store(injector.io).create(Self.v1) }
+            let error = storeFailure { try f.store(injector.io).create(Self.v1) }
             #expect(injector.injections > 0, "the fault was never injected")
             fault.check(error, f)
             #expect(f.contents(f.path) == nil)
@@ -234,9 +234,9 @@ struct StoreFaultTests {
             let injector = StoreFaultInjector([
                 StoreFaultRule(matches: { if case .fsync(f.directory) = $0 { true } else { false } }, injection: .fail(EIO)),
             ])
-            let error = storeError { try f.store(injector.io).replace(with: Self.v3, keepBackup: keepBackup) }
+            let error = storeFailure { try f.store(injector.io).replace(with: Self.v3, keepBackup: keepBackup) }
             #expect(injector.injections == 1)
-            #expect(error == .io(operation: StoreOperation.syncDirectory, path: f.directory, errno: EIO))
+            #expect(error == .system(.syncDirectory, path: f.directory, errno: EIO))
             #expect(f.contents(f.path) == Self.v3)
             #expect(f.permissions(f.path) == 0o600)
             let expectedBackup = keepBackup ? Self.v2 : (hadBackup ? Self.v1 : nil)
@@ -253,8 +253,8 @@ struct StoreFaultTests {
             let injector = StoreFaultInjector([
                 StoreFaultRule(matches: { if case .fsync(f.directory) = $0 { true } else { false } }, injection: .fail(EIO)),
             ])
-            let error = storeError { try f.store(injector.io).create(Self.v1) }
-            #expect(error == .io(operation: StoreOperation.syncDirectory, path: f.directory, errno: EIO))
+            let error = storeFailure { try f.store(injector.io).create(Self.v1) }
+            #expect(error == .system(.syncDirectory, path: f.directory, errno: EIO))
             #expect(f.contents(f.path) == Self.v1)
             #expect(f.temporaryFiles() == [])
         }
@@ -293,8 +293,8 @@ struct StoreFaultTests {
                 if to == f.backupPath && commitFailed.value { return .failure(EIO) }
                 return live.rename(from, to)
             }
-            let error = storeError { try f.store(io).replace(with: Self.v3, keepBackup: true) }
-            #expect(error == .io(operation: StoreOperation.commit, path: f.path, errno: EIO))
+            let error = storeFailure { try f.store(io).replace(with: Self.v3, keepBackup: true) }
+            #expect(error == .system(.commit, path: f.path, errno: EIO))
             // The vault file is intact; .bak holds a copy of it (documented double-fault state).
             #expect(f.contents(f.path) == Self.v2)
             #expect(f.contents(f.backupPath) == Self.v2)

@@ -27,8 +27,8 @@ struct StoreFileTests {
         #expect(VaultFileStore(path: "/v").directory == "/")
         #expect(VaultFileStore(path: "v").directory == ".")
         #expect(VaultFileStore(path: "v").baseName == "v")
-        #expect(storeError { try VaultFileStore(path: "/a/b/").create([1]) } == .invalidArgument("vault path must name a file: /a/b/"))
-        #expect(storeError { try VaultFileStore(path: "").replace(with: [1], keepBackup: false) } != nil)
+        #expect(storeFailure { try VaultFileStore(path: "/a/b/").create([1]) } == .notARegularFile("vault path must name a file: /a/b/", path: "/a/b/"))
+        #expect(storeFailure { try VaultFileStore(path: "").replace(with: [1], keepBackup: false) } != nil)
     }
 
     @Test("create: exact content, mode 0600, identity matches the file")
@@ -65,7 +65,7 @@ struct StoreFileTests {
             let fixture = StoreFixture(url)
             let original = storeBytes("original")
             fixture.write(original, to: fixture.path)
-            #expect(storeError { try fixture.store().create(storeBytes("other")) } == .fileExists(fixture.path))
+            #expect(storeFailure { try fixture.store().create(storeBytes("other")) } == .fileExists(fixture.path))
             #expect(fixture.contents(fixture.path) == original)
             #expect(fixture.temporaryFiles().isEmpty)
         }
@@ -86,7 +86,7 @@ struct StoreFileTests {
                 }
                 return listDirectory(path)
             }
-            #expect(storeError { try fixture.store(io).create(storeBytes("mine")) } == .fileExists(fixture.path))
+            #expect(storeFailure { try fixture.store(io).create(storeBytes("mine")) } == .fileExists(fixture.path))
             #expect(fixture.contents(fixture.path) == intruder)
             #expect(fixture.temporaryFiles().isEmpty)
         }
@@ -97,7 +97,7 @@ struct StoreFileTests {
         try withTemporaryDirectory { url throws in
             let folder = url.path + "/missing"
             let store = VaultFileStore(path: folder + "/vault.coffer")
-            #expect(storeError { try store.create([1, 2, 3]) } == .fileNotFound(folder))
+            #expect(storeFailure { try store.create([1, 2, 3]) } == .fileNotFound(folder))
             #expect(!FileManager.default.fileExists(atPath: folder))
         }
     }
@@ -134,7 +134,7 @@ struct StoreFileTests {
     func replaceMissing() throws {
         try withTemporaryDirectory { url throws in
             let fixture = StoreFixture(url)
-            #expect(storeError { try fixture.store().replace(with: [1], keepBackup: true) } == .fileNotFound(fixture.path))
+            #expect(storeFailure { try fixture.store().replace(with: [1], keepBackup: true) } == .fileNotFound(fixture.path))
             #expect(fixture.contents(fixture.path) == nil)
         }
     }
@@ -146,7 +146,7 @@ struct StoreFileTests {
             let store = fixture.store()
             let (v1, v2) = (storeBytes("one"), storeBytes("two"))
             try store.create(v1)
-            #expect(storeError { try store.restoreBackup() } == .fileNotFound(fixture.backupPath))
+            #expect(storeFailure { try store.restoreBackup() } == .fileNotFound(fixture.backupPath))
             _ = try store.replace(with: v2, keepBackup: true)
             let restored = try store.restoreBackup()
             #expect(fixture.contents(fixture.path) == v1)
@@ -167,7 +167,7 @@ struct StoreFileTests {
         try withTemporaryDirectory { url throws in
             let fixture = StoreFixture(url)
             let store = fixture.store()
-            #expect(storeError { try store.read() } == .fileNotFound(fixture.path))
+            #expect(storeFailure { try store.read() } == .fileNotFound(fixture.path))
             #expect(try store.currentIdentity() == nil)
             #expect(try VaultFileStore(path: fixture.path + "/inside").currentIdentity() == nil)
 
@@ -181,7 +181,7 @@ struct StoreFileTests {
 
             try FileManager.default.createDirectory(atPath: fixture.directory + "/folder", withIntermediateDirectories: false)
             let folder = VaultFileStore(path: fixture.directory + "/folder")
-            #expect(storeError { try folder.read() } == .io(operation: StoreOperation.read, path: folder.path, errno: EISDIR))
+            #expect(storeFailure { try folder.read() } == .system(.read, path: folder.path, errno: EISDIR))
         }
     }
 
@@ -194,10 +194,10 @@ struct StoreFileTests {
             let handle = try #require(FileHandle(forWritingAtPath: fixture.path))
             try handle.truncate(atOffset: UInt64(VaultFileStore.maximumFileSize) + 1)
             try handle.close()
-            #expect(storeError { try fixture.store().read() } == .malformed("file larger than 1 GiB"))
-            #expect(storeError { try fixture.store().restoreBackup() } == .fileNotFound(fixture.backupPath))
+            #expect(storeFailure { try fixture.store().read() } == .vaultTooLarge(fixture.path))
+            #expect(storeFailure { try fixture.store().restoreBackup() } == .fileNotFound(fixture.backupPath))
             try FileManager.default.moveItem(atPath: fixture.path, toPath: fixture.backupPath)
-            #expect(storeError { try fixture.store().restoreBackup() } == .malformed("file larger than 1 GiB"))
+            #expect(storeFailure { try fixture.store().restoreBackup() } == .vaultTooLarge(fixture.backupPath))
         }
     }
 
@@ -217,7 +217,7 @@ struct StoreFileTests {
             let failing = StoreFaultInjector([
                 StoreFaultRule(matches: { if case .read = $0 { true } else { false } }, injection: .fail(EIO)),
             ])
-            #expect(storeError { try fixture.store(failing.io).read() } == .io(operation: StoreOperation.read, path: fixture.path, errno: EIO))
+            #expect(storeFailure { try fixture.store(failing.io).read() } == .system(.read, path: fixture.path, errno: EIO))
         }
     }
 
@@ -264,7 +264,7 @@ struct StoreFileTests {
             #expect(fixture.contents(fixture.path) == v3)
             #expect(fixture.contents(fixture.backupPath) == v2)
             #expect(fixture.permissions(fixture.backupPath) == 0o600)
-            #expect(storeError { try store.create(v1) } == .fileExists(fixture.path))
+            #expect(storeFailure { try store.create(v1) } == .fileExists(fixture.path))
             #expect(fixture.contents(fixture.path) == v3)
             #expect(fixture.temporaryFiles().isEmpty)
             #expect(noLinks.injections > 0)

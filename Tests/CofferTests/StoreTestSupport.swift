@@ -211,8 +211,24 @@ func storeError<R>(sourceLocation: SourceLocation = #_sourceLocation, _ body: ()
         return nil
     } catch let error as CofferError {
         return error
+    } catch let error as StoreError {
+        return CofferError(error)
     } catch {
         Issue.record("not a CofferError: \(error)", sourceLocation: sourceLocation)
+        return nil
+    }
+}
+
+/// Runs a store call and returns the `StoreError` it threw, or nil: the store's own
+/// error, with its operation, path and errno.
+func storeFailure<R>(sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> R) -> StoreError? {
+    do {
+        _ = try body()
+        return nil
+    } catch let error as StoreError {
+        return error
+    } catch {
+        Issue.record("not a StoreError: \(error)", sourceLocation: sourceLocation)
         return nil
     }
 }

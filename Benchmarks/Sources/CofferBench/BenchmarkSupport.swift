@@ -53,7 +53,7 @@ package enum BenchmarkSupport {
 
         /// `rawKey` must open one of the file's raw-key slots.
         package init(path: String, rawKey: SecureBytes) throws(CofferError) {
-            bytes = try VaultFileStore(path: path).read().bytes
+            bytes = try storeCall { () throws(StoreError) in try VaultFileStore(path: path).read().bytes }
             keys = try VaultFile.parse(bytes).unlock(with: .rawKey(rawKey))
         }
 

@@ -65,10 +65,10 @@ struct ImportCommand: ParsableCommand {
         let report: ImportReport
         do {
             report = try unlocked.vault.importItems(fromFile: file, format: format, dryRun: dryRun)
-        } catch CofferError.malformedImport(let what) {
-            throw CLIFailure(.vaultUnreadable, "\(file): \(what); nothing was imported")
-        } catch CofferError.invalidArgument(let why) {
-            throw CLIFailure(.usage, "\(file): \(why); nothing was imported")
+        } catch where error.kind == .malformedImport {
+            throw CLIFailure(.vaultUnreadable, "\(file): \(error.detail ?? error.description); nothing was imported")
+        } catch where error.kind.isBadRequest {
+            throw CLIFailure(.usage, "\(file): \(error.detail ?? error.description); nothing was imported")
         } catch CofferError.fileNotFound {
             throw CLIFailure(.ioError, "cannot read \(file): no such file")
         } catch {

@@ -54,8 +54,8 @@ struct TOTPCommand: ParsableCommand {
                 throw CLIFailure(.noMatch, "\(displayName(item)) has no one-time password (add one with `coffer totp … --set`)")
             }
             totp = found
-        } catch CofferError.invalidArgument(let why) {
-            throw CLIFailure(.usage, "the otp field of \(displayName(item)) cannot be used: \(why)")
+        } catch let error as CofferError where error.kind == .invalidOneTimePassword {
+            throw CLIFailure(.usage, "the otp field of \(displayName(item)) cannot be used: \(error.detail ?? error.description)")
         }
         let now = Date()
         let code = try mappingErrors(vault: nil) { try totp.code(at: now) }

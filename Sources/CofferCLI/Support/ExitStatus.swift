@@ -59,12 +59,15 @@ extension CLIFailure {
     /// The single mapping from ``CofferError`` to an exit code and message.
     init(_ error: CofferError, vault: String?, access: VaultAccess = .using) {
         let name = vault ?? "the vault"
-        switch error {
+        switch error.kind {
         case .itemNotFound:
             self.init(.noMatch, "no item matched in \(name)")
         case .duplicateItem:
             self.init(.duplicate, "item already exists in \(name)")
-        case .invalidArgument:
+        case .invalidArgument, .invalidGeneratorPolicy, .invalidWordList, .invalidOneTimePassword, .invalidItem,
+             .invalidKey, .transactionEnded, .noSuchKeySlot, .valueTypeMismatch, .unsupportedImport,
+             .notARegularFile, .fileTooLarge, .cryptoFailure:
+            // The kinds of `isBadRequest`.
             self.init(.usage, error.description)
         case .slotUnavailable:
             self.init(.usage, "\(error.description) (\(name))")
@@ -72,16 +75,16 @@ extension CLIFailure {
             self.init(.usage, error.description)
         case .notACofferFile:
             self.init(.vaultUnreadable, "\(name) is not a Coffer vault")
-        case .unsupportedVersion, .truncated, .malformed, .malformedImport, .tampered, .authenticationFailed:
+        case .unsupportedVersion, .truncated, .malformed, .malformedImport, .tampered, .authenticationFailed, .sealFailed:
             self.init(.vaultUnreadable, "\(name): \(error.description)")
         case .kdfParametersOutOfBounds:
             // While creating, the parameters came from the command line.
             self.init(access == .creating ? .usage : .vaultUnreadable, "\(name): \(error.description)")
-        case .fileExists(let path):
-            self.init(.cannotCreate, "cannot create \(path): the file exists")
-        case .fileNotFound(let path):
+        case .fileExists:
+            self.init(.cannotCreate, "cannot create \(error.path ?? name): the file exists")
+        case .fileNotFound:
             if access == .creating {
-                self.init(.cannotCreate, "cannot create \(name): no such folder \(path)")
+                self.init(.cannotCreate, "cannot create \(name): no such folder \(error.path ?? "?")")
             } else {
                 self.init(.ioError, error.description)
             }
@@ -93,6 +96,21 @@ extension CLIFailure {
             self.init(.busy, error.description)
         case .wrongPassword, .wrongKeyFile, .wrongRawKey:
             self.init(.wrongCredential, "wrong password or key for \(name)")
+        }
+    }
+}
+
+extension CofferError.Kind {
+    /// A value in the request cannot be used (exit 64): a bad argument, policy, word list,
+    /// one-time password, item, key or file.
+    var isBadRequest: Bool {
+        switch self {
+        case .invalidArgument, .invalidGeneratorPolicy, .invalidWordList, .invalidOneTimePassword, .invalidItem,
+             .invalidKey, .transactionEnded, .noSuchKeySlot, .valueTypeMismatch, .unsupportedImport,
+             .notARegularFile, .fileTooLarge, .cryptoFailure:
+            return true
+        default:
+            return false
         }
     }
 }

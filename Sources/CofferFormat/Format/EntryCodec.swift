@@ -41,7 +41,7 @@ package enum EntryCodec {
     static func checkDates(_ a: ItemAttributes, _ s: ItemSecrets) throws(CofferError) {
         let dates = [a.created, a.modified] + s.passwordHistory.map(\.replaced)
         guard dates.allSatisfy({ dateRange.contains($0.millisecondsSince1970) }) else {
-            throw .invalidArgument("item dates must be between the years 1 and 9999")
+            throw .invalidItem("item dates must be between the years 1 and 9999")
         }
     }
 

@@ -68,11 +68,11 @@ package struct EntryRecord: Sendable {
         try EntryCodec.checkDates(attributes, secrets)
         let overviewPlain = try Padding.pad(EntryCodec.encodeOverview(attributes).publicBytes, blockSize: FormatV1.paddingBlock)
         guard overviewPlain.count + FormatV1.tagLength <= FormatV1.maxOverviewCiphertext else {
-            throw .invalidArgument("item attributes exceed 1 MiB")
+            throw .invalidItem("item attributes exceed 1 MiB")
         }
         let secretList = EntryCodec.encodeSecrets(secrets)
         guard secretList.count + FormatV1.paddingBlock + FormatV1.tagLength <= FormatV1.maxSecretCiphertext else {
-            throw .invalidArgument("item secrets exceed 64 MiB")
+            throw .invalidItem("item secrets exceed 64 MiB")
         }
         let secretPlain = try secretList.paddedSecureBytes(blockSize: FormatV1.paddingBlock)
         let oNonce = try entropy.bytes(FormatV1.nonceLength)
@@ -125,8 +125,8 @@ package struct EntryRecord: Sendable {
         do {
             // The entry is named only on failure: formatting its id costs more than decrypting it.
             length = try Padding.unpaddedLength(plain, blockSize: FormatV1.paddingBlock, structure: "")
-        } catch .malformed(let why) {
-            throw .malformed("entry \(id.hex) overview\(why)")
+        } catch where error.kind == .malformed {
+            throw .malformed("entry \(id.hex) overview\(error.detail ?? "")")
         } catch {
             throw error
         }

@@ -124,7 +124,7 @@ package struct KeySlotRecord: Sendable, Equatable {
             guard let kdf else { throw .malformed("key-file slot without KDF parameters") }
             return try Argon2id.derive(password: password, salt: salt, parameters: kdf, secret: material)
         case .rawKey(let raw):
-            guard raw.count == FormatV1.keyLength else { throw .invalidArgument("a raw key must be 32 bytes") }
+            guard raw.count == FormatV1.keyLength else { throw .invalidKey("a raw key must be 32 bytes") }
             return try SubkeyDerivation.derive(from: raw, context: FormatV1.rawKeySlotContext, input: salt)
         }
     }

@@ -10,7 +10,7 @@ package final class VaultKeys: Sendable {
     let secretKey: SecureBytes
 
     package init(vaultKey: SecureBytes) throws(CofferError) {
-        guard vaultKey.count == FormatV1.keyLength else { throw .invalidArgument("vault key must be 32 bytes") }
+        guard vaultKey.count == FormatV1.keyLength else { throw .invalidKey("vault key must be 32 bytes") }
         self.vaultKey = vaultKey
         headerKey = try SubkeyDerivation.derive(from: vaultKey, context: FormatV1.headerKeyContext)
         manifestKey = try SubkeyDerivation.derive(from: vaultKey, context: FormatV1.manifestKeyContext)

@@ -35,7 +35,7 @@ public struct PassphraseGenerator: Sendable {
         try self.init(policy: policy, wordlist: Wordlist.effLarge)
     }
 
-    /// A generator over `wordlist`. Throws ``CofferError/invalidArgument(_:)`` when the
+    /// A generator over `wordlist`. Throws ``CofferError/Kind/invalidGeneratorPolicy`` when the
     /// word count is out of range, or when the separator, the case or the number could
     /// make two different choices of words read the same (see ``PassphrasePolicy/separator``).
     ///
@@ -46,16 +46,16 @@ public struct PassphraseGenerator: Sendable {
     /// ```
     public init(policy: PassphrasePolicy = PassphrasePolicy(), wordlist: Wordlist) throws(CofferError) {
         guard PassphrasePolicy.wordCountRange.contains(policy.wordCount) else {
-            throw .invalidArgument("word count must be \(PassphrasePolicy.wordCountRange.lowerBound) to "
+            throw .invalidGeneratorPolicy("word count must be \(PassphrasePolicy.wordCountRange.lowerBound) to "
                                    + "\(PassphrasePolicy.wordCountRange.upperBound), got \(policy.wordCount)")
         }
         let separator = Array(policy.separator.unicodeScalars)
         guard separator.count <= PassphrasePolicy.maximumSeparatorLength else {
-            throw .invalidArgument("the separator is longer than \(PassphrasePolicy.maximumSeparatorLength) characters")
+            throw .invalidGeneratorPolicy("the separator is longer than \(PassphrasePolicy.maximumSeparatorLength) characters")
         }
         guard !separator.contains(where: { $0.properties.isAlphabetic || $0.properties.numericType != nil
                                           || $0.properties.generalCategory == .control }) else {
-            throw .invalidArgument("the separator cannot contain letters, digits or control characters")
+            throw .invalidGeneratorPolicy("the separator cannot contain letters, digits or control characters")
         }
         let words = wordlist.words.map { Self.applyCase(policy.wordCase, to: $0) }
         try Self.checkUnambiguous(words: words, separator: separator, policy: policy)
@@ -184,22 +184,22 @@ public struct PassphraseGenerator: Sendable {
                                  policy: PassphrasePolicy) throws(CofferError) {
         let distinct = Set(words)
         guard distinct.count == words.count else {
-            throw .invalidArgument("two words of the list are the same once written in \(policy.wordCase) case")
+            throw .invalidGeneratorPolicy("two words of the list are the same once written in \(policy.wordCase) case")
         }
         if policy.includeNumber {
             if let word = words.first(where: { $0.utf8.contains(where: { (0x30...0x39).contains($0) }) }) {
-                throw .invalidArgument("includeNumber needs a word list without digits, but it has \"\(word)\"")
+                throw .invalidGeneratorPolicy("includeNumber needs a word list without digits, but it has \"\(word)\"")
             }
         }
         if separator.isEmpty {
             guard policy.wordCase == .capitalized else {
-                throw .invalidArgument("an empty separator needs capitalized words, so that word boundaries stay visible")
+                throw .invalidGeneratorPolicy("an empty separator needs capitalized words, so that word boundaries stay visible")
             }
             for word in words {
                 let scalars = Array(word.unicodeScalars)
                 guard let first = scalars.first, first.properties.isUppercase,
                       !scalars.dropFirst().contains(where: { $0.properties.isUppercase }) else {
-                    throw .invalidArgument("with an empty separator every word must start with its only capital letter, "
+                    throw .invalidGeneratorPolicy("with an empty separator every word must start with its only capital letter, "
                                            + "but \"\(word)\" does not")
                 }
             }
@@ -209,24 +209,24 @@ public struct PassphraseGenerator: Sendable {
         let compounds = words.filter { $0.unicodeScalars.contains(where: separatorSet.contains) }
         if compounds.isEmpty { return }
         guard separator.count == 1, let mark = separator.first else {
-            throw .invalidArgument("the word \"\(compounds[0])\" contains a character of the separator")
+            throw .invalidGeneratorPolicy("the word \"\(compounds[0])\" contains a character of the separator")
         }
         var pieceSequences: [[Substring]] = []
         for word in compounds {
             let pieces = word.unicodeScalars.split(separator: mark, omittingEmptySubsequences: false)
                 .map { Substring($0) }
             guard !pieces.contains(where: \.isEmpty) else {
-                throw .invalidArgument("the word \"\(word)\" starts, ends or doubles the separator")
+                throw .invalidGeneratorPolicy("the word \"\(word)\" starts, ends or doubles the separator")
             }
             if let first = pieces.first, distinct.contains(String(first)) {
-                throw .invalidArgument("the word \"\(word)\" starts with \"\(first)\", itself a word, and the separator")
+                throw .invalidGeneratorPolicy("the word \"\(word)\" starts with \"\(first)\", itself a word, and the separator")
             }
             pieceSequences.append(pieces)
         }
         // No compound may be a piece-prefix of another (e.g. "a-b" and "a-b-c").
         let sorted = pieceSequences.sorted { $0.lexicographicallyPrecedes($1) }
         for (shorter, longer) in zip(sorted, sorted.dropFirst()) where longer.starts(with: shorter) {
-            throw .invalidArgument("the words \"\(shorter.joined(separator: String(mark)))\" and "
+            throw .invalidGeneratorPolicy("the words \"\(shorter.joined(separator: String(mark)))\" and "
                                    + "\"\(longer.joined(separator: String(mark)))\" can be read in two ways")
         }
     }

@@ -18,7 +18,7 @@ public struct PasswordGenerator: Sendable {
     let alphabet: PasswordAlphabet
 
     /// Validates `policy` and precomputes the tables for generating.
-    /// Throws ``CofferError/invalidArgument(_:)`` for a policy no password can satisfy.
+    /// Throws ``CofferError/Kind/invalidGeneratorPolicy`` for a policy no password can satisfy.
     ///
     /// ```swift
     /// let generator = try PasswordGenerator()   // 20 characters, all classes

@@ -67,7 +67,7 @@ public struct PasswordPolicy: Sendable, Hashable, Codable {
         self.requireEachClass = requireEachClass
     }
 
-    /// Throws ``CofferError/invalidArgument(_:)`` when no password can satisfy the policy:
+    /// Throws ``CofferError/Kind/invalidGeneratorPolicy`` when no password can satisfy the policy:
     /// a length outside ``lengthRange``, custom characters that are not printable ASCII,
     /// fewer than 2 characters left to choose from, or (with ``requireEachClass``) a chosen
     /// class left empty by exclusions or more classes than characters.
@@ -107,13 +107,13 @@ struct PasswordAlphabet: Sendable, Hashable {
 
     init(policy: PasswordPolicy) throws(CofferError) {
         guard PasswordPolicy.lengthRange.contains(policy.length) else {
-            throw .invalidArgument("password length must be \(PasswordPolicy.lengthRange.lowerBound) to "
+            throw .invalidGeneratorPolicy("password length must be \(PasswordPolicy.lengthRange.lowerBound) to "
                                    + "\(PasswordPolicy.lengthRange.upperBound), got \(policy.length)")
         }
         var customBytes: [UInt8] = []
         for scalar in policy.customCharacters.unicodeScalars {
             guard (0x21...0x7E).contains(scalar.value) else {
-                throw .invalidArgument("custom characters must be printable ASCII (U+0021 to U+007E)")
+                throw .invalidGeneratorPolicy("custom characters must be printable ASCII (U+0021 to U+007E)")
             }
             customBytes.append(UInt8(scalar.value))
         }
@@ -137,7 +137,7 @@ struct PasswordAlphabet: Sendable, Hashable {
             for byte in bytes { taken[Int(byte)] = true }
             if bytes.isEmpty {
                 if policy.requireEachClass {
-                    throw .invalidArgument("requireEachClass: the exclusions leave no \(characterClass) characters")
+                    throw .invalidGeneratorPolicy("requireEachClass: the exclusions leave no \(characterClass) characters")
                 }
                 continue
             }
@@ -159,10 +159,10 @@ struct PasswordAlphabet: Sendable, Hashable {
 
         let characters = (0..<256).filter { taken[$0] }.map { UInt8($0) }
         guard characters.count >= 2 else {
-            throw .invalidArgument("the policy leaves \(characters.count) character(s) to choose from; at least 2 are needed")
+            throw .invalidGeneratorPolicy("the policy leaves \(characters.count) character(s) to choose from; at least 2 are needed")
         }
         guard required.count <= policy.length else {
-            throw .invalidArgument("requireEachClass needs \(required.count) characters but the length is \(policy.length)")
+            throw .invalidGeneratorPolicy("requireEachClass needs \(required.count) characters but the length is \(policy.length)")
         }
 
         let n = characters.count

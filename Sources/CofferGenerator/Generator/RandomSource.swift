@@ -42,7 +42,7 @@ struct SeededRandomSource: RandomSource {
         nonceCounter &+= 1
         let status = crypto_stream_chacha20_ietf(base.assumingMemoryBound(to: UInt8.self),
                                                  UInt64(buffer.count), nonce, key)
-        guard status == 0 else { throw .invalidArgument("ChaCha20 keystream failed") }
+        guard status == 0 else { throw .cryptoFailure("ChaCha20 keystream failed") }
     }
 }
 

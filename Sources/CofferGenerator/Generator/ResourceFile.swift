@@ -65,7 +65,7 @@ enum ResourceFile {
             }
             if got == 0 { break }
             guard bytes.count + got <= maximumSize else {
-                throw .invalidArgument("\(path) is larger than \(maximumSize / (1024 * 1024)) MiB")
+                throw .fileTooLarge("\(path) is larger than \(maximumSize / (1024 * 1024)) MiB")
             }
             bytes.append(contentsOf: chunk[0..<got])
         }
@@ -73,7 +73,7 @@ enum ResourceFile {
     }
 
     /// The lines of a UTF-8 text, without line terminators (LF or CRLF).
-    /// Throws ``CofferError/invalidArgument(_:)`` naming the line that is not valid UTF-8.
+    /// Throws ``CofferError/Kind/invalidWordList`` naming the line that is not valid UTF-8.
     static func lines(_ bytes: [UInt8], source: String) throws(CofferError) -> [String] {
         var lines: [String] = []
         var lineNumber = 0
@@ -84,7 +84,7 @@ enum ResourceFile {
             let text = String(decoding: line, as: UTF8.self)
             // Decoding repairs invalid UTF-8 (String(validating:) needs macOS 15).
             guard text.utf8.elementsEqual(line) else {
-                throw .invalidArgument("\(source), line \(lineNumber): not valid UTF-8")
+                throw .invalidWordList("\(source), line \(lineNumber): not valid UTF-8")
             }
             lines.append(text)
         }

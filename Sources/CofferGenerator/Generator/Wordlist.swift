@@ -23,7 +23,7 @@ public struct Wordlist: Sendable, Hashable {
     /// The entropy of one uniformly chosen word: log2(``count``).
     public var bitsPerWord: Double { log2(Double(words.count)) }
 
-    /// A list from words in memory. Throws ``CofferError/invalidArgument(_:)`` for an
+    /// A list from words in memory. Throws ``CofferError/Kind/invalidWordList`` for an
     /// empty word, a word with whitespace or control characters, a duplicate (ignoring
     /// case), or fewer than 2 words.
     ///
@@ -38,7 +38,7 @@ public struct Wordlist: Sendable, Hashable {
     /// Loads a list from a UTF-8 file, plain (one word per line) or in the EFF dice
     /// format (`11111<TAB>abacus`). Throws ``CofferError/fileNotFound(_:)`` when there is
     /// no file, ``CofferError/io(operation:path:errno:)`` when it cannot be read, and
-    /// ``CofferError/invalidArgument(_:)`` (naming the line) for bad content.
+    /// ``CofferError/Kind/invalidWordList`` (naming the line) for bad content.
     ///
     /// ```swift
     /// let list = try Wordlist(contentsOf: "words.txt")
@@ -68,7 +68,7 @@ public struct Wordlist: Sendable, Hashable {
         let bytes = try ResourceFile.bundled("eff_large_wordlist", extension: "txt")
         let list = try Wordlist(parsing: bytes, source: "eff_large_wordlist.txt")
         guard list.count == effLargeCount else {
-            throw .invalidArgument("eff_large_wordlist.txt has \(list.count) words, not \(effLargeCount)")
+            throw .invalidWordList("eff_large_wordlist.txt has \(list.count) words, not \(effLargeCount)")
         }
         return list
     }
@@ -86,7 +86,7 @@ public struct Wordlist: Sendable, Hashable {
                 // EFF dice format: the dice roll, then the word.
                 entries.append((index + 1, String(fields[1])))
             default:
-                throw .invalidArgument("\(source), line \(index + 1): a word cannot contain spaces")
+                throw .invalidWordList("\(source), line \(index + 1): a word cannot contain spaces")
             }
         }
         try self.init(validating: entries, source: source)
@@ -96,21 +96,21 @@ public struct Wordlist: Sendable, Hashable {
         var firstLine: [String: Int] = [:]
         firstLine.reserveCapacity(entries.count)
         for (line, word) in entries {
-            guard !word.isEmpty else { throw .invalidArgument("\(source), line \(line): empty word") }
+            guard !word.isEmpty else { throw .invalidWordList("\(source), line \(line): empty word") }
             guard !word.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.properties.generalCategory == .control }) else {
-                throw .invalidArgument("\(source), line \(line): a word cannot contain spaces or control characters")
+                throw .invalidWordList("\(source), line \(line): a word cannot contain spaces or control characters")
             }
             // Case-insensitive, because passphrases may change the case of every word.
             let key = word.lowercased()
             if let earlier = firstLine[key] {
-                throw .invalidArgument("\(source), line \(line): duplicate of the word on line \(earlier)")
+                throw .invalidWordList("\(source), line \(line): duplicate of the word on line \(earlier)")
             }
             firstLine[key] = line
         }
         guard entries.count >= 2 else {
-            throw .invalidArgument("\(source): a word list needs at least 2 distinct words, found \(entries.count)")
+            throw .invalidWordList("\(source): a word list needs at least 2 distinct words, found \(entries.count)")
         }
-        guard entries.count <= Int(UInt32.max) else { throw .invalidArgument("\(source): too many words") }
+        guard entries.count <= Int(UInt32.max) else { throw .invalidWordList("\(source): too many words") }
         words = entries.map(\.word)
     }
 }

@@ -183,7 +183,7 @@ extension RankedDictionary {
     private static func asciiLines(_ resource: String) throws(CofferError) -> [[UInt32]] {
         let bytes = try ResourceFile.bundled(resource, extension: "txt")
         guard !bytes.contains(where: { $0 >= 0x80 }) else {
-            throw .invalidArgument("\(resource).txt must be ASCII")
+            throw .invalidWordList("\(resource).txt must be ASCII")
         }
         var lines: [[UInt32]] = []
         var line: [UInt32] = []
