@@ -22,10 +22,10 @@ indirect enum JSONValue {
     /// Writes the value and a newline to standard output.
     func print() throws {
         let out = WipingBuffer(capacity: 1024)
-        defer { out.wipe() }
+        defer { out.removeAll() }
         try write(to: out)
         out.append(10)
-        try Output.bytes(UnsafeRawBufferPointer(start: out.pointer, count: out.count))
+        try Output.bytes(out.bytes)
     }
 
     func write(to out: WipingBuffer) throws {
