@@ -2,39 +2,20 @@ import ArgumentParser
 import Coffer
 import Foundation
 
-/// `--server` as given: a URL such as `https://example.com:8443/login`, or a bare host.
-struct ServerAddress {
-    let host: String
-    let scheme: String?
-    let port: UInt16?
-    let path: String?
-    /// The text as given, when it was a URL (stored in the item's `urls`).
-    let url: String?
-
-    init(parsing text: String) throws {
-        if text.contains("://"), let url = URL(string: text), let host = url.host, !host.isEmpty {
-            self.host = host
-            scheme = url.scheme?.lowercased()
-            if let port = url.port {
-                guard let value = UInt16(exactly: port) else { throw CLIFailure(.usage, "the port in \(text) is out of range") }
-                self.port = value
-            } else {
-                self.port = nil
-            }
-            let path = url.path
-            self.path = path.isEmpty || path == "/" ? nil : path
-            self.url = text
-        } else {
-            guard !text.isEmpty, !text.contains("/") else {
-                throw CLIFailure(.usage, "--server needs a URL such as https://example.com/login or a host name, got \(text)")
-            }
-            host = text
-            scheme = nil
-            port = nil
-            path = nil
-            url = nil
+extension ServerAddress {
+    /// `--server` as given: a URL such as `https://example.com:8443/login`, or a bare host.
+    init(option text: String) throws {
+        do {
+            try self.init(parsing: text, bareText: .host)
+        } catch .portOutOfRange {
+            throw CLIFailure(.usage, "the port in \(text) is out of range")
+        } catch .noHost {
+            throw CLIFailure(.usage, "--server needs a URL such as https://example.com/login or a host name, got \(text)")
         }
     }
+
+    /// The text of `--server` when it is a URL: kept in the item's `urls`.
+    static func link(_ text: String) -> String? { text.contains("://") ? text : nil }
 }
 
 /// Picks one item: `--service`, `--server`, `--title` or `--id`, narrowed by `--account`.
@@ -79,7 +60,7 @@ struct ItemSelector: ParsableArguments {
             query.kind = .genericPassword
             query.service = service
         } else if let server {
-            let address = try ServerAddress(parsing: server)
+            let address = try ServerAddress(option: server)
             query.kind = .internetPassword
             query.server = address.host
             query.protocol = address.scheme
