@@ -69,26 +69,9 @@ struct KeyfileCommand: ParsableCommand {
         func run() throws {
             let file = try mappingErrors(vault: nil) { try KeyFile(contentsOf: path) }
             let unlocked = try vault.unlock()
-            try vault.run {
+            _ = try vault.run {
                 try withProgressHint("checking the key slots…") {
-                    try unlocked.vault.transaction { tx in
-                        var removed = false
-                        var lastError: Error?
-                        var candidates: [VaultCredential] = [.keyFile(file)]
-                        if let password = unlocked.password { candidates.append(.passwordAndKeyFile(password, file)) }
-                        for credential in candidates {
-                            do {
-                                try tx.removeKeySlot(credential)
-                                removed = true
-                            } catch CofferError.wrongKeyFile, CofferError.wrongPassword {
-                                continue
-                            } catch {
-                                lastError = error
-                            }
-                        }
-                        if let lastError { throw lastError }
-                        if !removed { throw CofferError.wrongKeyFile }
-                    }
+                    try unlocked.vault.removeKeySlots(openedBy: file, password: unlocked.password)
                 }
             }
             Output.error("removed the slot(s) of key file \(path) from \(vault.vault)")
