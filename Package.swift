@@ -91,7 +91,8 @@ let package = Package(
             dependencies: ["Coffer", "CofferCrypto", "CofferFormat", "CofferStore", "CofferVault", "CofferOTP", "CofferGenerator", "CofferTransfer", "CSodium"],
             path: "Tests/CofferTests"
         ),
-        .testTarget(name: "CofferCLITests", dependencies: ["Coffer"], path: "Tests/CofferCLITests"),
+        // Runs the built `coffer`; links CofferCLI only to read its exit-code table.
+        .testTarget(name: "CofferCLITests", dependencies: ["Coffer", "CofferCLI"], path: "Tests/CofferCLITests"),
     ],
     swiftLanguageModes: [.v6]
 )
