@@ -20,7 +20,7 @@ enum CSVExporter {
             let a = item.attributes
             let row = WipingBuffer(capacity: 256)
             let cells: [Cell] = [
-                .text(a.label ?? a.service ?? a.server ?? ""),
+                .text(a.sortName ?? ""),
                 .text(a.urls.first ?? composedURL(a) ?? ""),
                 .text(a.account ?? ""),
                 .secret(secrets.password),

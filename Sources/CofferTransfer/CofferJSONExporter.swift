@@ -95,7 +95,7 @@ enum ExportOrder {
     typealias Key = (name: [UInt8], account: [UInt8])
 
     static func key(_ a: ItemAttributes) -> Key {
-        (Array(DisplayOrder.comparableBytes(a.label ?? a.service ?? a.server ?? "")),
+        (Array(DisplayOrder.comparableBytes(a.sortName ?? "")),
          Array(DisplayOrder.comparableBytes(a.account ?? "")))
     }
 

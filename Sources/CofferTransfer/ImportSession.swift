@@ -103,7 +103,7 @@ final class ImportSession {
 
     /// The name an item is reported by: never a secret.
     static func name(of attributes: ItemAttributes) -> String {
-        attributes.label ?? attributes.service ?? attributes.server ?? "untitled"
+        attributes.sortName ?? "untitled"
     }
 
     private static func describe(_ key: UniquenessKey) -> String {

@@ -116,24 +116,9 @@ func readSecretFields(_ names: [String]) throws -> [SecretField] {
     }
 }
 
-/// A name for an item in messages and listings: never a secret.
-func displayName(_ item: Item) -> String {
-    let a = item.attributes
-    switch a.kind {
-    case .genericPassword: return a.service ?? a.label ?? "?"
-    case .internetPassword:
-        var text = a.server ?? "?"
-        if let scheme = a.protocol { text = "\(scheme)://\(text)" }
-        if let port = a.port { text += ":\(port)" }
-        if let path = a.path { text += path }
-        return text
-    case .secureNote: return a.label ?? "?"
-    }
-}
-
 /// An item in messages: its kind, name and account ("generic-password github.com (octocat)").
 func itemPhrase(_ item: Item) -> String {
-    "\(item.kind.rawValue) \(displayName(item))\(item.account.map { " (\($0))" } ?? "")"
+    "\(item.kind.rawValue) \(item.displayName)\(item.account.map { " (\($0))" } ?? "")"
 }
 
 /// The documented JSON object of an item in `list` and `search`: attributes only.
@@ -168,7 +153,7 @@ func printItems(_ items: [Item], json: Bool) throws {
     guard !items.isEmpty else { return }
     let rows = items.map { item in
         let a = item.attributes
-        return [a.isFavorite ? "* " + displayName(item) : displayName(item),
+        return [a.isFavorite ? "* " + item.displayName : item.displayName,
                 a.account ?? "",
                 a.kind.rawValue,
                 a.tags.isEmpty ? "" : a.tags.map { "#" + $0 }.joined(separator: " ")]
