@@ -62,8 +62,8 @@ enum CofferJSONExporter {
             out.append(", \"value\": "); JSONOut.string(field.value, out)
             out.append("}")
         }
-        member("created"); JSONOut.string(TransferDate.format(a.created), out)
-        member("modified"); JSONOut.string(TransferDate.format(a.modified), out)
+        member("created"); JSONOut.string(ItemJSON.date(a.created), out)
+        member("modified"); JSONOut.string(ItemJSON.date(a.modified), out)
         member("password"); try JSONOut.secret(s.password, out)
         member("notes"); try JSONOut.secret(s.notes, out)
         member("secretFields")
@@ -111,8 +111,7 @@ enum ExportOrder {
 /// JSON text into a ``WipingBuffer``, secrets straight from guarded memory.
 enum JSONOut {
     static func string(_ text: String, _ out: WipingBuffer) {
-        var copy = text
-        copy.withUTF8 { escaped(UnsafeRawBufferPointer($0), out) }
+        out.appendJSONString(text)
     }
 
     static func optional(_ text: String?, _ out: WipingBuffer) {
@@ -143,9 +142,7 @@ enum JSONOut {
     /// A secret as a JSON string, or `{"base64": "…"}` when it is not valid UTF-8; `null` when absent.
     static func secret(_ value: SecureBytes?, _ out: WipingBuffer) throws(CofferError) {
         guard let value else { out.append("null"); return }
-        if value.withUnsafeBytes(isUTF8) {
-            value.withUnsafeBytes { escaped($0, out) }
-        } else {
+        if !value.withUnsafeBytes({ out.appendJSONString($0) }) {
             out.append("{\"base64\": ")
             try base64(value, out)
             out.append("}")
@@ -166,37 +163,5 @@ enum JSONOut {
         out.append("\"")
         out.append(UnsafeRawBufferPointer(start: scratch.pointer, count: max(0, length - 1)))   // without the NUL
         out.append("\"")
-    }
-
-    /// Checks UTF-8 without making a `String` (which would copy a secret out of reach).
-    static func isUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        var iterator = bytes.makeIterator()
-        var decoder = UTF8()
-        while true {
-            switch decoder.decode(&iterator) {
-            case .scalarValue: continue
-            case .emptyInput: return true
-            case .error: return false
-            }
-        }
-    }
-
-    /// UTF-8 bytes as a quoted JSON string.
-    static func escaped(_ bytes: UnsafeRawBufferPointer, _ out: WipingBuffer) {
-        let hex = Array("0123456789abcdef".utf8)
-        out.append(UInt8(ascii: "\""))
-        for byte in bytes {
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\")); out.append(byte)
-            case 0x0A: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "n"))
-            case 0x0D: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "r"))
-            case 0x09: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
-            case 0x00..<0x20, 0x7F:
-                out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "u")); out.append(UInt8(ascii: "0")); out.append(UInt8(ascii: "0"))
-                out.append(hex[Int(byte >> 4)]); out.append(hex[Int(byte & 0x0F)])
-            default: out.append(byte)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
     }
 }

@@ -121,27 +121,9 @@ func itemPhrase(_ item: Item) -> String {
     "\(item.kind.rawValue) \(item.displayName)\(item.account.map { " (\($0))" } ?? "")"
 }
 
-/// The documented JSON object of an item in `list` and `search`: attributes only.
-func itemJSON(_ item: Item) -> JSONValue {
-    .object([
-        ("id", .string(item.id.hex)),
-        ("kind", .string(item.kind.rawValue)),
-        ("label", .optional(item.label)),
-        ("service", .optional(item.service)),
-        ("account", .optional(item.account)),
-        ("server", .optional(item.server)),
-        ("protocol", .optional(item.protocol)),
-        ("port", .optional(item.port)),
-        ("path", .optional(item.path)),
-        ("urls", .strings(item.urls)),
-        ("tags", .strings(item.tags)),
-        ("favorite", .bool(item.isFavorite)),
-        ("comment", .optional(item.comment)),
-        ("fields", .array(item.fields.map { .object([("name", .string($0.name)), ("value", .string($0.value))]) })),
-        ("created", .string(JSONDates.string(item.created))),
-        ("modified", .string(JSONDates.string(item.modified))),
-    ])
-}
+/// The documented JSON object of an item in `list` and `search`: attributes only,
+/// as the library writes it (``ItemJSON/writeAttributes(of:to:)``).
+func itemJSON(_ item: Item) -> JSONValue { .item(item) }
 
 /// Prints items as aligned columns (NAME, ACCOUNT, KIND, TAGS), or as JSON.
 func printItems(_ items: [Item], json: Bool) throws {
