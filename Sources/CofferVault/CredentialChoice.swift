@@ -5,8 +5,9 @@ import CofferFormat
 /// ``VaultInfo/credentialChoices(withKeyFile:)`` lists them.
 ///
 /// ```swift
-/// let info = try Vault.info(at: path)
-/// for (index, choice) in info.credentialChoices(withKeyFile: keyFile != nil).enumerated() {
+/// let choices = try Vault.info(at: path).credentialChoices(withKeyFile: keyFile != nil)
+/// var password: SecureBytes?
+/// for (index, choice) in choices.enumerated() {
 ///     if choice.needsPassword, password == nil { password = try askPassword() }
 ///     guard let credential = choice.credential(password: password, keyFile: keyFile) else { continue }
 ///     do {
