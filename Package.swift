@@ -14,8 +14,9 @@ import PackageDescription
 //        CofferGenerator  passwords, passphrases, strength       (CofferCrypto)
 //        CofferTransfer   import and export; FoundationXML       (CofferStore, CofferVault, CofferOTP)
 //     -> Coffer           the product: re-exports the layers above, so `import Coffer` is enough
-//     -> CofferTerminal   signal-safe secret prompts             (Coffer; public API only)
-//     -> coffer (CofferCLI), Examples/, CofferDemo              (public API only)
+//     -> CofferTerminal   signal-safe secret prompts, stdin reads    (Coffer; public API only)
+//     -> coffer (CofferCLI), ExampleSupport -> the examples      (Coffer + CofferTerminal; public API only)
+//        CofferDemo                                              (Coffer; public API only)
 //   `make` builds with --explicit-target-dependency-import-check error, so an import of an
 //   undeclared target (an upward one above all) is a build error even in an incremental build.
 //   Tests/, Benchmarks/ and Fuzz/ may reach `package` internals; the product has no hooks for them.
@@ -63,10 +64,13 @@ let package = Package(
         ),
         .target(name: "CofferTransfer", dependencies: ["CofferCrypto", "CofferFormat", "CofferStore", "CofferVault", "CofferOTP", "CSodium"]),
         .target(name: "Coffer", dependencies: ["CofferCrypto", "CofferFormat", "CofferStore", "CofferVault", "CofferOTP", "CofferGenerator", "CofferTransfer"]),
+        // Signal-safe secret prompts, shared by the CLI and the examples.
+        .target(name: "CofferTerminal", dependencies: ["Coffer"]),
         .executableTarget(
             name: "CofferCLI",
             dependencies: [
                 "Coffer",
+                "CofferTerminal",
                 "CCofferSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -74,7 +78,7 @@ let package = Package(
         ),
         // Examples/: one app per seed story, on the public API only (see Examples/README.md).
         .executableTarget(name: "CofferDemo", dependencies: ["Coffer"], path: "Examples/CofferDemo"),
-        .target(name: "ExampleSupport", dependencies: ["Coffer"], path: "Examples/ExampleSupport"),
+        .target(name: "ExampleSupport", dependencies: ["Coffer", "CofferTerminal"], path: "Examples/ExampleSupport"),
         .executableTarget(name: "AccountsBook", dependencies: ["Coffer", "ExampleSupport"], path: "Examples/AccountsBook"),
         .executableTarget(name: "Notebooks", dependencies: ["Coffer", "ExampleSupport"], path: "Examples/Notebooks"),
         .executableTarget(name: "OfflineFavourites", dependencies: ["Coffer", "ExampleSupport"], path: "Examples/OfflineFavourites"),
@@ -93,7 +97,8 @@ let package = Package(
             dependencies: ["Coffer", "CofferCrypto", "CofferFormat", "CofferStore", "CofferVault", "CofferOTP", "CofferGenerator", "CofferTransfer", "CSodium"],
             path: "Tests/CofferTests"
         ),
-        .testTarget(name: "CofferCLITests", dependencies: ["Coffer"], path: "Tests/CofferCLITests"),
+        // Runs the built `coffer`; links CofferCLI only to read its exit-code table.
+        .testTarget(name: "CofferCLITests", dependencies: ["Coffer", "CofferCLI"], path: "Tests/CofferCLITests"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -17,34 +17,23 @@ public enum StandInKeystore {
     /// Makes a random 32-byte key and stores it at `path` (mode 0600; never overwrites).
     public static func createKey(at path: String) throws -> SecureBytes {
         let key = try SecureBytes.random(count: keyLength)
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw CofferError.io(operation: "create key", path: path, errno: errno) }
-        let written = key.withUnsafeBytes { raw in write(fd, raw.baseAddress, raw.count) }
-        let synced = fsync(fd) == 0
-        close(fd)
-        guard written == keyLength, synced else {
-            unlink(path)
-            throw CofferError.io(operation: "write key", path: path, errno: EIO)
-        }
+        try key.writeNewSecretFile(at: path)
         return key
     }
 
-    /// The key stored at `path`, or nil when there is none.
+    /// The key stored at `path`, or nil when there is none. Read by the library's
+    /// secret-file reader: straight into guarded memory, owner-only files, no FIFO.
     public static func loadKey(at path: String) throws -> SecureBytes? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        if fd < 0 && errno == ENOENT { return nil }
-        guard fd >= 0 else { throw CofferError.io(operation: "open key", path: path, errno: errno) }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & 0o077 == 0 else {
-            throw CofferError.invalidKey("\(path) must be readable by its owner only (mode 0600)")
-        }
-        guard info.st_size == keyLength else { throw CofferError.invalidKey("\(path) does not hold a 32-byte key") }
-        // Straight into guarded memory: the key never sits in an ordinary array.
-        return try SecureBytes(count: keyLength) { (raw) throws(CofferError) in
-            guard read(fd, raw.baseAddress, raw.count) == keyLength else {
-                throw CofferError.invalidKey("\(path) does not hold a 32-byte key")
-            }
+        guard let key = try readIfPresent(path) else { return nil }
+        guard key.count == keyLength else { throw CofferError.invalidKey("\(path) does not hold a 32-byte key") }
+        return key
+    }
+
+    private static func readIfPresent(_ path: String) throws(CofferError) -> SecureBytes? {
+        do {
+            return try SecureBytes.readSecretFile(at: path, maximumSize: 4096, ownerOnly: true)
+        } catch where error.kind == .fileNotFound {
+            return nil
         }
     }
 

@@ -1,5 +1,6 @@
 // Line-based input for the `--interactive` menus.
 import Coffer
+import CofferTerminal
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -9,45 +10,25 @@ import Darwin
 
 public enum Terminal {
     /// Prints `prompt` and reads one line; nil at end of input.
+    ///
+    /// Lines come through ``SecretInput`` (as secrets do), not stdio's `readLine()`:
+    /// mixing the two would lose the lines stdio had buffered.
     public static func ask(_ prompt: String) -> String? {
         print(prompt, terminator: " ")
         fflush(nil)
-        return readLine()?.trimmingCharacters(in: .whitespaces)
+        return (try? SecretInput.readTextLine())?.trimmingCharacters(in: .whitespaces)
     }
 
-    /// Reads a password straight into guarded memory, with echo off when stdin is a
-    /// terminal (a plain line otherwise, e.g. when input is piped). Nil at end of input.
+    /// Reads a password straight into guarded memory: on a terminal with echo off (and
+    /// echo back on after Ctrl-C), else a plain line, e.g. when input is piped.
+    /// Nil at end of input.
     public static func askSecret(_ prompt: String) -> SecureBytes? {
+        if SecretInput.isInteractive {
+            return try? SecretInput.prompt(prompt + " ", promptFD: STDOUT_FILENO)
+        }
         print(prompt, terminator: " ")
         fflush(nil)
-        let isTerminal = isatty(STDIN_FILENO) == 1
-        var saved = termios()
-        if isTerminal, tcgetattr(STDIN_FILENO, &saved) == 0 {
-            var silent = saved
-            silent.c_lflag &= ~tcflag_t(ECHO)
-            tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent)
-        }
-        defer {
-            if isTerminal {
-                tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
-                print("")
-            }
-        }
-        // Byte by byte through stdio (as readLine does), so no String copy is made.
-        // Room reserved up front: growing the array would leave the old buffer unwiped.
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(1024)
-        defer { SecureBytes.wipe(&bytes) }
-        while true {
-            let c = getchar()
-            if c == EOF {
-                if bytes.isEmpty { return nil }
-                break
-            }
-            if c == 0x0A { break }
-            if c != 0x0D { bytes.append(UInt8(truncatingIfNeeded: c)) }
-        }
-        return try? SecureBytes(copying: bytes)
+        return try? SecretInput.readLine()
     }
 
     /// Prints numbered choices and returns the index picked (0-based); nil at end of input.

@@ -103,6 +103,8 @@ public struct CofferError: Error, Sendable, Hashable, CustomStringConvertible {
         case fileNotFound
         /// The path names something other than a regular file (a folder, a device, a FIFO).
         case notARegularFile
+        /// A secret file (a key file) that others may read or write: its mode allows more than its owner.
+        case insecurePermissions
         /// A file is larger than Coffer reads or writes for its purpose.
         case fileTooLarge
         /// Another process holds the vault's write lock past the timeout.
@@ -220,6 +222,8 @@ extension CofferError {
     public static let fileNotFound = CofferError(.fileNotFound)
     public static func fileNotFound(_ path: String) -> CofferError { CofferError(.fileNotFound, path: path) }
     public static let notARegularFile = CofferError(.notARegularFile)
+    public static let insecurePermissions = CofferError(.insecurePermissions)
+    public static func insecurePermissions(_ why: String, path: String) -> CofferError { CofferError(.insecurePermissions, detail: why, path: path) }
     public static func notARegularFile(_ why: String, path: String) -> CofferError { CofferError(.notARegularFile, detail: why, path: path) }
     public static let fileTooLarge = CofferError(.fileTooLarge)
     public static func fileTooLarge(_ why: String, path: String? = nil) -> CofferError { CofferError(.fileTooLarge, detail: why, path: path) }
@@ -278,7 +282,7 @@ extension CofferError {
         case .kdfParametersOutOfBounds: return "key-derivation parameters out of bounds (\(what))"
         case .unsupportedImport, .invalidGeneratorPolicy, .invalidWordList, .invalidOneTimePassword, .invalidItem,
              .invalidKey, .transactionEnded, .noSuchKeySlot, .valueTypeMismatch, .invalidArgument,
-             .notARegularFile, .fileTooLarge:
+             .notARegularFile, .insecurePermissions, .fileTooLarge:
             return "invalid argument: \(what)"
         case .itemNotFound: return "no item matched"
         case .duplicateItem: return "item already exists"

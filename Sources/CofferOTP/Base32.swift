@@ -54,7 +54,7 @@ enum Base32 {
     }
 
     /// Encodes `bytes` without padding, as `otpauth://` URIs carry secrets.
-    static func encode(_ bytes: UnsafeRawBufferPointer, into out: TransferBuffer) {
+    static func encode(_ bytes: UnsafeRawBufferPointer, into out: WipingBuffer) {
         var buffer: UInt64 = 0
         var bits = 0
         for byte in bytes {

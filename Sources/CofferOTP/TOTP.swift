@@ -157,7 +157,7 @@ public struct TOTP: Sendable, Equatable {
     /// let uri = try totp.uri()   // otpauth://totp/Example:alice?secret=…&issuer=Example&algorithm=SHA1&digits=6&period=30
     /// ```
     public func uri() throws(CofferError) -> SecureBytes {
-        let out = TransferBuffer(capacity: 128)
+        let out = WipingBuffer(capacity: 128)
         defer { out.removeAll() }
         out.append("otpauth://totp/")
         if let issuer { out.append(TOTPURI.percentEncoded(issuer) + ":") }
@@ -247,7 +247,7 @@ enum TOTPURI {
             let rawValue = UnsafeRawBufferPointer(rebasing: pair[min(equals + 1, pair.count)...])
             switch key {
             case "secret":
-                let decoded = TransferBuffer(capacity: rawValue.count + 1)
+                let decoded = WipingBuffer(capacity: rawValue.count + 1)
                 defer { decoded.removeAll() }
                 try percentDecode(rawValue, into: decoded, what: "secret")
                 secret = try Base32.decode(decoded.bytes)
@@ -296,13 +296,13 @@ enum TOTPURI {
     }
 
     private static func decodedString(_ raw: UnsafeRawBufferPointer, what: String) throws(CofferError) -> String {
-        let out = TransferBuffer(capacity: raw.count + 1)
+        let out = WipingBuffer(capacity: raw.count + 1)
         try percentDecode(raw, into: out, what: what)
         guard let text = out.string() else { throw .invalidOneTimePassword("the otpauth \(what) is not valid UTF-8") }
         return text
     }
 
-    private static func percentDecode(_ raw: UnsafeRawBufferPointer, into out: TransferBuffer, what: String) throws(CofferError) {
+    private static func percentDecode(_ raw: UnsafeRawBufferPointer, into out: WipingBuffer, what: String) throws(CofferError) {
         var index = 0
         while index < raw.count {
             let byte = raw[index]

@@ -10,6 +10,8 @@ package enum StoreError: Error, Sendable, Equatable {
     case fileNotFound(String)
     /// The path names something other than a regular file; the detail says which.
     case notARegularFile(String, path: String)
+    /// A secret file whose mode lets others read or write it; the detail says which.
+    case insecurePermissions(String, path: String)
     /// A file is over the size the store reads or writes for its purpose.
     case fileTooLarge(String, path: String)
     /// The vault file is over ``VaultFileStore/maximumFileSize``: no vault is that large.
@@ -29,6 +31,7 @@ extension CofferError {
         case .fileExists(let path): self = .fileExists(path)
         case .fileNotFound(let path): self = .fileNotFound(path)
         case .notARegularFile(let why, let path): self = .notARegularFile(why, path: path)
+        case .insecurePermissions(let why, let path): self = .insecurePermissions(why, path: path)
         case .fileTooLarge(let why, let path): self = .fileTooLarge(why, path: path)
         // A vault file over 1 GiB is not a vault Coffer wrote: reported as malformed.
         case .vaultTooLarge(let path): self = CofferError(.malformed, detail: "file larger than 1 GiB", path: path)

@@ -14,13 +14,13 @@ enum CSVExporter {
                           "server", "protocol", "port", "path", "comment", "favorite", "created", "modified"]
 
     static func export(_ tx: VaultTransaction) throws(CofferError) -> SecureBytes {
-        var rows: [(key: ExportOrder.Key, bytes: TransferBuffer)] = []
+        var rows: [(key: ExportOrder.Key, bytes: WipingBuffer)] = []
         for item in try tx.items() {
             let secrets = try tx.secrets(for: item.id)
             let a = item.attributes
-            let row = TransferBuffer(capacity: 256)
+            let row = WipingBuffer(capacity: 256)
             let cells: [Cell] = [
-                .text(a.label ?? a.service ?? a.server ?? ""),
+                .text(a.sortName ?? ""),
                 .text(a.urls.first ?? composedURL(a) ?? ""),
                 .text(a.account ?? ""),
                 .secret(secrets.password),
@@ -42,7 +42,7 @@ enum CSVExporter {
             rows.append((ExportOrder.key(a), row))
         }
         rows.sort { ExportOrder.less($0.key, $0.bytes, $1.key, $1.bytes) }
-        let out = TransferBuffer(capacity: rows.reduce(256) { $0 + $1.bytes.count })
+        let out = WipingBuffer(capacity: rows.reduce(256) { $0 + $1.bytes.count })
         defer { out.removeAll() }
         write(columns.map { .text($0) }, to: out)
         for row in rows {
@@ -57,7 +57,7 @@ enum CSVExporter {
         case secret(SecureBytes?)
     }
 
-    private static func write(_ cells: [Cell], to out: TransferBuffer) {
+    private static func write(_ cells: [Cell], to out: WipingBuffer) {
         for (index, cell) in cells.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
             switch cell {
@@ -71,7 +71,7 @@ enum CSVExporter {
         out.append("\r\n")
     }
 
-    private static func quoted(_ bytes: UnsafeRawBufferPointer, _ out: TransferBuffer) {
+    private static func quoted(_ bytes: UnsafeRawBufferPointer, _ out: WipingBuffer) {
         out.append(UInt8(ascii: "\""))
         for byte in bytes {
             if byte == UInt8(ascii: "\"") { out.append(byte) }

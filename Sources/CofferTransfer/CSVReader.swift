@@ -42,7 +42,7 @@ struct CSVReader {
     func string(_ field: Field) throws(CofferError) -> String {
         let text: String?
         if field.escapedQuotes {
-            let out = TransferBuffer(capacity: field.end - field.start)
+            let out = WipingBuffer(capacity: field.end - field.start)
             unescape(field, into: out)
             text = out.string()
         } else {
@@ -58,7 +58,7 @@ struct CSVReader {
     func secret(_ field: Field) throws(CofferError) -> SecureBytes? {
         guard !field.isEmpty else { return nil }
         if field.escapedQuotes {
-            let out = TransferBuffer(capacity: field.end - field.start)
+            let out = WipingBuffer(capacity: field.end - field.start)
             defer { out.removeAll() }
             unescape(field, into: out)
             return try out.secureBytes()
@@ -72,7 +72,7 @@ struct CSVReader {
         .malformedImport("\(formatName) line \(line): \(message)")
     }
 
-    private func unescape(_ field: Field, into out: TransferBuffer) {
+    private func unescape(_ field: Field, into out: WipingBuffer) {
         var i = field.start
         while i < field.end {
             out.append(bytes[i])

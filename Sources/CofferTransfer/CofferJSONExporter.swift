@@ -18,15 +18,15 @@ enum CofferJSONExporter {
     static let version = 1
 
     static func export(_ tx: VaultTransaction) throws(CofferError) -> SecureBytes {
-        var entries: [(key: ExportOrder.Key, bytes: TransferBuffer)] = []
+        var entries: [(key: ExportOrder.Key, bytes: WipingBuffer)] = []
         for item in try tx.items() {
             let secrets = try tx.secrets(for: item.id)
-            let out = TransferBuffer(capacity: 1024)
+            let out = WipingBuffer(capacity: 1024)
             try write(item.attributes, secrets, to: out)
             entries.append((ExportOrder.key(item.attributes), out))
         }
         entries.sort { ExportOrder.less($0.key, $0.bytes, $1.key, $1.bytes) }
-        let out = TransferBuffer(capacity: entries.reduce(256) { $0 + $1.bytes.count + 8 })
+        let out = WipingBuffer(capacity: entries.reduce(256) { $0 + $1.bytes.count + 8 })
         defer { out.removeAll() }
         out.append("{\n  \"format\": \"\(formatName)\",\n  \"version\": \(version),\n  \"items\": [")
         for (index, entry) in entries.enumerated() {
@@ -38,7 +38,7 @@ enum CofferJSONExporter {
         return try out.secureBytes()
     }
 
-    private static func write(_ a: ItemAttributes, _ s: ItemSecrets, to out: TransferBuffer) throws(CofferError) {
+    private static func write(_ a: ItemAttributes, _ s: ItemSecrets, to out: WipingBuffer) throws(CofferError) {
         let indent = "\n      "
         out.append("    {")
         func member(_ name: String, first: Bool = false) {
@@ -62,8 +62,8 @@ enum CofferJSONExporter {
             out.append(", \"value\": "); JSONOut.string(field.value, out)
             out.append("}")
         }
-        member("created"); JSONOut.string(TransferDate.format(a.created), out)
-        member("modified"); JSONOut.string(TransferDate.format(a.modified), out)
+        member("created"); JSONOut.string(ItemJSON.date(a.created), out)
+        member("modified"); JSONOut.string(ItemJSON.date(a.modified), out)
         member("password"); try JSONOut.secret(s.password, out)
         member("notes"); try JSONOut.secret(s.notes, out)
         member("secretFields")
@@ -95,11 +95,11 @@ enum ExportOrder {
     typealias Key = (name: [UInt8], account: [UInt8])
 
     static func key(_ a: ItemAttributes) -> Key {
-        (Array(DisplayOrder.comparableBytes(a.label ?? a.service ?? a.server ?? "")),
+        (Array(DisplayOrder.comparableBytes(a.sortName ?? "")),
          Array(DisplayOrder.comparableBytes(a.account ?? "")))
     }
 
-    static func less(_ ka: Key, _ a: TransferBuffer, _ kb: Key, _ b: TransferBuffer) -> Bool {
+    static func less(_ ka: Key, _ a: WipingBuffer, _ kb: Key, _ b: WipingBuffer) -> Bool {
         if ka.name != kb.name { return ka.name.lexicographicallyPrecedes(kb.name) }
         if ka.account != kb.account { return ka.account.lexicographicallyPrecedes(kb.account) }
         let common = min(a.count, b.count)
@@ -108,18 +108,17 @@ enum ExportOrder {
     }
 }
 
-/// JSON text into a ``TransferBuffer``, secrets straight from guarded memory.
+/// JSON text into a ``WipingBuffer``, secrets straight from guarded memory.
 enum JSONOut {
-    static func string(_ text: String, _ out: TransferBuffer) {
-        var copy = text
-        copy.withUTF8 { escaped(UnsafeRawBufferPointer($0), out) }
+    static func string(_ text: String, _ out: WipingBuffer) {
+        out.appendJSONString(text)
     }
 
-    static func optional(_ text: String?, _ out: TransferBuffer) {
+    static func optional(_ text: String?, _ out: WipingBuffer) {
         if let text { string(text, out) } else { out.append("null") }
     }
 
-    static func strings(_ list: [String], _ out: TransferBuffer) {
+    static func strings(_ list: [String], _ out: WipingBuffer) {
         out.append("[")
         for (index, text) in list.enumerated() {
             if index > 0 { out.append(", ") }
@@ -129,7 +128,7 @@ enum JSONOut {
     }
 
     /// An array with one object per line.
-    static func objects<T>(_ list: [T], indent: String, _ out: TransferBuffer,
+    static func objects<T>(_ list: [T], indent: String, _ out: WipingBuffer,
                            _ body: (T) throws(CofferError) -> Void) throws(CofferError) {
         guard !list.isEmpty else { out.append("[]"); return }
         out.append("[")
@@ -141,11 +140,9 @@ enum JSONOut {
     }
 
     /// A secret as a JSON string, or `{"base64": "…"}` when it is not valid UTF-8; `null` when absent.
-    static func secret(_ value: SecureBytes?, _ out: TransferBuffer) throws(CofferError) {
+    static func secret(_ value: SecureBytes?, _ out: WipingBuffer) throws(CofferError) {
         guard let value else { out.append("null"); return }
-        if value.withUnsafeBytes(isUTF8) {
-            value.withUnsafeBytes { escaped($0, out) }
-        } else {
+        if !value.withUnsafeBytes({ out.appendJSONString($0) }) {
             out.append("{\"base64\": ")
             try base64(value, out)
             out.append("}")
@@ -153,10 +150,10 @@ enum JSONOut {
     }
 
     /// Standard base64 (with padding) in quotes, encoded by libsodium into the buffer.
-    static func base64(_ value: SecureBytes, _ out: TransferBuffer) throws(CofferError) {
+    static func base64(_ value: SecureBytes, _ out: WipingBuffer) throws(CofferError) {
         let variant = Int32(sodium_base64_VARIANT_ORIGINAL)
         let length = sodium_base64_encoded_len(value.count, variant)
-        let scratch = TransferBuffer(capacity: length)
+        let scratch = WipingBuffer(capacity: length)
         defer { scratch.removeAll() }
         for _ in 0..<length { scratch.append(0) }
         value.withBytePointer { pointer, count in
@@ -166,37 +163,5 @@ enum JSONOut {
         out.append("\"")
         out.append(UnsafeRawBufferPointer(start: scratch.pointer, count: max(0, length - 1)))   // without the NUL
         out.append("\"")
-    }
-
-    /// Checks UTF-8 without making a `String` (which would copy a secret out of reach).
-    static func isUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        var iterator = bytes.makeIterator()
-        var decoder = UTF8()
-        while true {
-            switch decoder.decode(&iterator) {
-            case .scalarValue: continue
-            case .emptyInput: return true
-            case .error: return false
-            }
-        }
-    }
-
-    /// UTF-8 bytes as a quoted JSON string.
-    static func escaped(_ bytes: UnsafeRawBufferPointer, _ out: TransferBuffer) {
-        let hex = Array("0123456789abcdef".utf8)
-        out.append(UInt8(ascii: "\""))
-        for byte in bytes {
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\")); out.append(byte)
-            case 0x0A: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "n"))
-            case 0x0D: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "r"))
-            case 0x09: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
-            case 0x00..<0x20, 0x7F:
-                out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "u")); out.append(UInt8(ascii: "0")); out.append(UInt8(ascii: "0"))
-                out.append(hex[Int(byte >> 4)]); out.append(hex[Int(byte & 0x0F)])
-            default: out.append(byte)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
     }
 }

@@ -103,7 +103,7 @@ final class ImportSession {
 
     /// The name an item is reported by: never a secret.
     static func name(of attributes: ItemAttributes) -> String {
-        attributes.label ?? attributes.service ?? attributes.server ?? "untitled"
+        attributes.sortName ?? "untitled"
     }
 
     private static func describe(_ key: UniquenessKey) -> String {
@@ -122,46 +122,12 @@ final class ImportSession {
 
 /// Mappings every importer shares.
 enum ImportMapping {
-    /// A URL's parts, for an internet password.
-    struct Address {
-        let host: String
-        let scheme: String?
-        let port: UInt16?
-        let path: String?
-    }
-
-    /// The host, scheme, port and path of `text`: a URL with a scheme and host
-    /// (`https://example.com:8443/login`), or a bare host with an optional port and path
-    /// (`example.com/login`, `192.168.1.1`), which gets no scheme. Nil when there is no host.
-    static func address(_ text: String) -> Address? {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty, !trimmed.contains(" ") else { return nil }
-        let hasScheme = trimmed.contains("://")
-        if !hasScheme {
-            // A bare host needs a dot (or is localhost) and no characters a host cannot have.
-            let hostPart = trimmed.split(separator: "/", maxSplits: 1).first.map(String.init) ?? trimmed
-            let hostOnly = hostPart.split(separator: ":").first.map(String.init) ?? hostPart
-            guard hostOnly.contains(".") || hostOnly.lowercased() == "localhost",
-                  hostOnly.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == "_" }) else { return nil }
-        }
-        guard let components = URLComponents(string: hasScheme ? trimmed : "//" + trimmed),
-              let host = components.host, !host.isEmpty else { return nil }
-        var port: UInt16?
-        if let number = components.port {
-            guard let value = UInt16(exactly: number) else { return nil }
-            port = value
-        }
-        let path = components.path
-        return Address(host: host.lowercased(), scheme: hasScheme ? components.scheme?.lowercased() : nil, port: port,
-                       path: path.isEmpty || path == "/" ? nil : path)
-    }
-
     /// Attributes of a login: an internet password for the first URL with a host, else a
     /// generic password whose service is the title (or the first URL's text).
     /// Nil when there is nothing to name the item by.
     static func login(title: String?, username: String?, urls: [String]) -> ItemAttributes? {
         var attributes: ItemAttributes
-        if let address = urls.lazy.compactMap(address).first {
+        if let address = urls.lazy.compactMap({ try? ServerAddress(parsing: $0) }).first {
             attributes = ItemAttributes(kind: .internetPassword, account: username, server: address.host,
                                         protocol: address.scheme, port: address.port, path: address.path)
         } else if let service = title ?? urls.first {

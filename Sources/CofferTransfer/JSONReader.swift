@@ -105,7 +105,7 @@ struct JSONReader {
     func string(_ node: Node?, _ what: String) throws(CofferError) -> String? {
         guard let node, !node.isNull else { return nil }
         guard case .string(let span) = node.value else { throw malformed(at: node.offset, "\(what) is not a string") }
-        let out = TransferBuffer(capacity: span.end - span.start)
+        let out = WipingBuffer(capacity: span.end - span.start)
         try decode(span, into: out)
         guard let text = out.string() else { throw malformed(at: node.offset, "\(what) is not valid UTF-8") }
         return text
@@ -127,7 +127,7 @@ struct JSONReader {
                 out.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[span.start..<span.end]))
             }
         }
-        let out = TransferBuffer(capacity: span.end - span.start)
+        let out = WipingBuffer(capacity: span.end - span.start)
         defer { out.removeAll() }
         try decode(span, into: out)
         return try out.secureBytes()
@@ -202,7 +202,7 @@ struct JSONReader {
                 guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw malformed(at: i, "expected a member name in quotes") }
                 let keyOffset = i
                 let keySpan = try stringSpan(&i)
-                let out = TransferBuffer(capacity: keySpan.end - keySpan.start)
+                let out = WipingBuffer(capacity: keySpan.end - keySpan.start)
                 try decode(keySpan, into: out)
                 guard let key = out.string() else { throw malformed(at: keyOffset, "a member name is not valid UTF-8") }
                 skipSpace(&i)
@@ -321,7 +321,7 @@ struct JSONReader {
     }
 
     /// Writes a string span's text with escapes resolved.
-    private func decode(_ span: Span, into out: TransferBuffer) throws(CofferError) {
+    private func decode(_ span: Span, into out: WipingBuffer) throws(CofferError) {
         guard span.escaped else {
             out.append(UnsafeRawBufferPointer(rebasing: bytes[span.start..<span.end]))
             return

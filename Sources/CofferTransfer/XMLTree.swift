@@ -12,7 +12,7 @@ import FoundationXML
 ///
 /// Safety: a document with a `<!DOCTYPE` is refused before parsing, so no entity can
 /// be declared, let alone expanded; external entities are off as well. Text is kept in
-/// ``TransferBuffer``s that are zeroed when the tree is released, but `XMLParser` itself
+/// ``WipingBuffer``s that are zeroed when the tree is released, but `XMLParser` itself
 /// hands text over as `String`s (and libxml2 keeps its own buffers), which Coffer cannot
 /// wipe: the import file is plaintext already, and those copies are short-lived.
 final class XMLTreeNode {
@@ -21,7 +21,7 @@ final class XMLTreeNode {
     /// The line where the element starts.
     let line: Int
     private(set) var children: [XMLTreeNode] = []
-    private var textBuffer: TransferBuffer?
+    private var textBuffer: WipingBuffer?
 
     init(name: String, attributes: [String: String], line: Int) {
         self.name = name
@@ -32,7 +32,7 @@ final class XMLTreeNode {
     func append(_ child: XMLTreeNode) { children.append(child) }
 
     func appendText(_ text: String) {
-        if textBuffer == nil { textBuffer = TransferBuffer(capacity: text.utf8.count) }
+        if textBuffer == nil { textBuffer = WipingBuffer(capacity: text.utf8.count) }
         textBuffer?.append(text)
     }
 

@@ -47,6 +47,7 @@ package enum DisplayOrder {
             let readable = list(entries[index]).withUnsafeBytes { raw -> Bool in
                 guard let fields = OverviewFields(raw) else { return false }
                 let start = keys.text.count
+                // ItemAttributes.sortName, read from the bytes.
                 if let key = fields.label ?? fields.service ?? fields.server { keys.appendText(UnsafeRawBufferPointer(rebasing: raw[key])) }
                 let middle = keys.text.count
                 if let account = fields.account { keys.appendText(UnsafeRawBufferPointer(rebasing: raw[account])) }
@@ -162,6 +163,6 @@ package enum DisplayOrder {
     }
 
     private static func primaryKey(_ attributes: ItemAttributes) -> String? {
-        attributes.label ?? attributes.service ?? attributes.server
+        attributes.sortName
     }
 }

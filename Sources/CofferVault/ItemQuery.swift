@@ -7,12 +7,18 @@ import CofferStore
 /// let work = try vault.items(matching: ItemQuery(tag: "work"))
 /// let one = try vault.items(matching: ItemQuery(service: "github.com", account: "octocat", limit: 1))
 /// let search = try vault.items(matching: ItemQuery(text: "bank"))   // case-insensitive, attributes only
+/// let site = try vault.items(matching: ItemQuery(server: "GitHub.com"))   // finds "github.com" too
 /// ```
+///
+/// `server` and `protocol` compare as ``ServerAddress`` normalises them (ignoring case);
+/// every other attribute compares exactly.
 public struct ItemQuery: Sendable, Hashable {
     public var kind: ItemKind?
     public var service: String?
     public var account: String?
+    /// A host; case is ignored (``ServerAddress/normalizedHost(_:)``).
     public var server: String?
+    /// A scheme such as `"https"`; case is ignored.
     public var `protocol`: String?
     public var port: UInt16?
     public var path: String?
@@ -69,11 +75,21 @@ public struct ItemQuery: Sendable, Hashable {
                 case nil: unsure = true; return true
                 }
             }
+            // A host or scheme: equal once ASCII letters are lowercased; other text is
+            // left to the attributes.
+            func checkHost(_ wanted: String?, _ range: Range<Int>?) -> Bool {
+                guard let wanted else { return true }
+                guard let range else { return false }
+                let stored = UnsafeRawBufferPointer(rebasing: raw[range])
+                func lower(_ byte: UInt8) -> UInt8 { byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte }
+                guard wanted.utf8.allSatisfy({ $0 < 0x80 }), stored.allSatisfy({ $0 < 0x80 }) else { unsure = true; return true }
+                return wanted.utf8.count == stored.count && zip(wanted.utf8, stored).allSatisfy { lower($0) == lower($1) }
+            }
             if let kind, kind.code != f.kind { return false }
             if let port, f.port != port { return false }
             if let isFavorite, f.isFavorite != isFavorite { return false }
-            guard check(service, f.service), check(account, f.account), check(server, f.server),
-                  check(self.protocol, f.protocol), check(path, f.path), check(label, f.label) else { return false }
+            guard check(service, f.service), check(account, f.account), checkHost(server, f.server),
+                  checkHost(self.protocol, f.protocol), check(path, f.path), check(label, f.label) else { return false }
             if let tag {
                 var found = false
                 for range in f.tags {
@@ -94,8 +110,8 @@ public struct ItemQuery: Sendable, Hashable {
         if let kind, a.kind != kind { return false }
         if let service, a.service != service { return false }
         if let account, a.account != account { return false }
-        if let server, a.server != server { return false }
-        if let p = self.protocol, a.protocol != p { return false }
+        if let server, !(a.server.map { ServerAddress.sameHost($0, server) } ?? false) { return false }
+        if let p = self.protocol, !(a.protocol.map { ServerAddress.sameHost($0, p) } ?? false) { return false }
         if let port, a.port != port { return false }
         if let path, a.path != path { return false }
         if let label, a.label != label { return false }

@@ -45,7 +45,7 @@ public final class VaultTransaction {
 
     // MARK: The base with this transaction's changes
 
-    private var header: VaultHeader { changes.header ?? base.header }
+    var header: VaultHeader { changes.header ?? base.header }
     private var vaultID: [UInt8] { base.vaultID }
 
     private func currentRecord(_ id: ItemID) -> EntryRecord? {

@@ -178,7 +178,7 @@ struct CLICommandTests {
         }
     }
 
-    @Test("init --key-file: password and key file together; keyfile add and remove")
+    @Test("init --key-file: password and key file together; add-keyfile and remove-keyfile (and the older keyfile add|remove)")
     func keyFiles() throws {
         try withTemporaryDirectory { dir in
             var result = try CLI.run(["init", "k.coffer", "--key-file", "first.key"] + fastKDF, input: "pw\n", in: dir)
@@ -196,7 +196,7 @@ struct CLICommandTests {
             #expect(result.status == 0, "\(result.err)")
 
             // A key-file-only slot: no password is read.
-            result = try CLI.run(["keyfile", "add", "k.coffer", "second.key", "--key-file", "first.key"], input: "pw\n", in: dir)
+            result = try CLI.run(["add-keyfile", "k.coffer", "second.key", "--key-file", "first.key"], input: "pw\n", in: dir)
             #expect(result.status == 0, "\(result.err)")
             result = try CLI.run(["get", "k.coffer", "--service", "s", "--key-file", "second.key"], in: dir)
             #expect(result.out == "item\n", "\(result.err)")
@@ -207,12 +207,12 @@ struct CLICommandTests {
             result = try CLI.run(["get", "k.coffer", "--service", "s", "--key-file", "first.key"], input: "pw\n", in: dir)
             #expect(result.out == "item\n", "\(result.err)")
 
-            result = try CLI.run(["keyfile", "remove", "k.coffer", "second.key", "--key-file", "first.key"], input: "pw\n", in: dir)
+            result = try CLI.run(["remove-keyfile", "k.coffer", "second.key", "--key-file", "first.key"], input: "pw\n", in: dir)
             #expect(result.status == 0, "\(result.err)")
             result = try CLI.run(["get", "k.coffer", "--service", "s", "--key-file", "second.key"], input: "pw\n", in: dir)
             #expect(result.status == 77, "the removed key file opens nothing: \(result.err)")
 
-            // The last slot cannot be removed.
+            // The last slot cannot be removed (here through the older spelling, still accepted).
             result = try CLI.run(["keyfile", "remove", "k.coffer", "first.key", "--key-file", "first.key"], input: "pw\n", in: dir)
             #expect(result.status == 64)
             expectOneLineMessage(result, containing: "last key slot")
@@ -291,7 +291,7 @@ struct CLICommandTests {
             for code in ["64", "65", "73", "74", "75", "77"] { #expect(root.out.contains("  \(code) ")) }
             #expect(root.out.contains("--generate-completion-script"))
             let commands = [["init"], ["info"], ["add"], ["note"], ["get"], ["list"], ["search"], ["edit"], ["remove"],
-                            ["passwd"], ["keyfile"], ["keyfile", "add"], ["keyfile", "remove"], ["check"],
+                            ["passwd"], ["add-keyfile"], ["remove-keyfile"], ["keyfile", "add"], ["keyfile", "remove"], ["check"],
                             ["generate"], ["passphrase"], ["estimate"]]
             for command in commands {
                 let result = try CLI.run(command + ["--help"], in: dir)

@@ -148,7 +148,7 @@ struct CLIExitCodeTests {
 
             let key = dir.appendingPathComponent("random.key")
             try Data((0..<64).map { _ in UInt8.random(in: 0...255) }).write(to: key)
-            result = try CLI.run(["keyfile", "remove", "v.coffer", "random.key"], input: "pw\n", in: dir)
+            result = try CLI.run(["remove-keyfile", "v.coffer", "random.key"], input: "pw\n", in: dir)
             #expect(result.status == 77, "a key file that opens no slot: \(result.err)")
         }
     }

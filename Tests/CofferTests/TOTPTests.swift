@@ -90,7 +90,7 @@ struct TOTPTests {
             var text = Array(encoded.utf8)
             let bytes = try text.withUnsafeMutableBytes { try Base32.decode(UnsafeRawBufferPointer($0)) }
             #expect(bytes.testString == decoded, "\(encoded)")
-            let out = TransferBuffer()
+            let out = WipingBuffer()
             bytes.withUnsafeBytes { Base32.encode($0, into: out) }
             #expect(out.string() == encoded.uppercased().replacingOccurrences(of: "=", with: ""))
         }

@@ -80,10 +80,10 @@ struct AddCommand: ParsableCommand {
         if let service {
             attributes = ItemAttributes(kind: .genericPassword, service: service, account: account)
         } else {
-            let address = try ServerAddress(parsing: server ?? "")
+            let address = try ServerAddress(option: server ?? "")
             attributes = ItemAttributes(kind: .internetPassword, account: account, server: address.host,
                                         protocol: address.scheme, port: address.port, path: address.path)
-            if let link = address.url { attributes.urls.append(link) }
+            if let link = ServerAddress.link(server ?? "") { attributes.urls.append(link) }
         }
         attributes.label = label
         attributes.comment = comment

@@ -78,7 +78,7 @@ struct EditCommand: ParsableCommand {
         if let passwordGenerator {
             newPassword = try mappingErrors(vault: nil) { try passwordGenerator.generate() }
         } else if passwordStdin {
-            newPassword = try SecretReader.newSecret(prompt: "New password for \(displayName(item)): ", what: "the item's new password")
+            newPassword = try SecretReader.newSecret(prompt: "New password for \(item.displayName): ", what: "the item's new password")
         } else if !SecretReader.isInteractive, let line = try SecretReader.readLine(fd: 0), line.count > 0 {
             newPassword = line
         }

@@ -69,13 +69,13 @@ struct GetCommand: ParsableCommand {
             } else if field == "password", let password = secrets.password {
                 secret = password
             } else {
-                throw CLIFailure(.noMatch, "\(displayName(item)) has no field named \(field)")
+                throw CLIFailure(.noMatch, "\(item.displayName) has no field named \(field)")
             }
         } else if item.kind == .secureNote {
-            guard let notes = secrets.notes else { throw CLIFailure(.noMatch, "the note \(displayName(item)) has no text") }
+            guard let notes = secrets.notes else { throw CLIFailure(.noMatch, "the note \(item.displayName) has no text") }
             secret = notes
         } else {
-            guard let password = secrets.password else { throw CLIFailure(.noMatch, "\(displayName(item)) has no password") }
+            guard let password = secrets.password else { throw CLIFailure(.noMatch, "\(item.displayName) has no password") }
             secret = password
         }
 

@@ -51,11 +51,11 @@ struct TOTPCommand: ParsableCommand {
         let totp: TOTP
         do {
             guard let found = try secrets.totp() else {
-                throw CLIFailure(.noMatch, "\(displayName(item)) has no one-time password (add one with `coffer totp … --set`)")
+                throw CLIFailure(.noMatch, "\(item.displayName) has no one-time password (add one with `coffer totp … --set`)")
             }
             totp = found
         } catch let error as CofferError where error.kind == .invalidOneTimePassword {
-            throw CLIFailure(.usage, "the otp field of \(displayName(item)) cannot be used: \(error.detail ?? error.description)")
+            throw CLIFailure(.usage, "the otp field of \(item.displayName) cannot be used: \(error.detail ?? error.description)")
         }
         let now = Date()
         let code = try mappingErrors(vault: nil) { try totp.code(at: now) }
@@ -73,7 +73,7 @@ struct TOTPCommand: ParsableCommand {
     }
 
     private func store(on item: Item, in vault: Vault) throws {
-        let value = try SecretReader.next(prompt: "otpauth URI or base32 secret for \(displayName(item)): ",
+        let value = try SecretReader.next(prompt: "otpauth URI or base32 secret for \(item.displayName): ",
                                           what: "the otpauth URI or base32 secret")
         let parsed: TOTP
         do {
@@ -84,11 +84,11 @@ struct TOTPCommand: ParsableCommand {
         // A bare secret names nothing: name the item, so authenticator apps show it well.
         let totp = try mappingErrors(vault: nil) {
             try TOTP(secret: parsed.secret, algorithm: parsed.algorithm, digits: parsed.digits, period: parsed.period,
-                     issuer: parsed.issuer ?? item.label ?? item.service ?? item.server, account: parsed.account ?? item.account)
+                     issuer: parsed.issuer ?? item.sortName, account: parsed.account ?? item.account)
         }
         _ = try self.vault.run {
             try vault.update(item.id) { _, secrets in try secrets.setTOTP(totp) }
         }
-        Output.error("stored a one-time password for \(displayName(item)) (\(totp.digits) digits, \(totp.period) s, \(totp.algorithm))")
+        Output.error("stored a one-time password for \(item.displayName) (\(totp.digits) digits, \(totp.period) s, \(totp.algorithm))")
     }
 }

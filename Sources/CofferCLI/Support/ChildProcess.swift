@@ -67,11 +67,16 @@ struct ChildProcess {
     func receive(limit: Int) throws -> SecureBytes {
         guard let output else { return try SecureBytes(copying: []) }
         defer { close(output) }
+        return try Self.readAll(fd: output, limit: limit)
+    }
+
+    /// Every byte of `fd` to its end (nothing dropped), up to `limit`, into guarded memory.
+    static func readAll(fd: Int32, limit: Int) throws -> SecureBytes {
         let buffer = WipingBuffer(capacity: 256)
         var chunk = [UInt8](repeating: 0, count: 4096)
         defer { SecureBytes.wipe(&chunk) }
         while buffer.count <= limit {
-            let n = chunk.withUnsafeMutableBytes { read(output, $0.baseAddress, $0.count) }
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else { break }
             chunk.withUnsafeBytes { buffer.append(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }

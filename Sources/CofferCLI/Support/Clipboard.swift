@@ -113,7 +113,7 @@ struct ClipboardClearCommand: ParsableCommand {
     @Option var after: Int
 
     func run() throws {
-        let secret = try SecretReader.readAll(fd: 0)
+        let secret = try ChildProcess.readAll(fd: 0, limit: Clipboard.pasteLimit)
         close(0)
         let clipboard = try Clipboard.find(named: tool)
         sleep(UInt32(max(0, min(after, 86_400))))

@@ -1,38 +1,53 @@
 import Coffer
 
-/// The exit codes of `coffer`, in one place. README and `coffer --help` list them.
+/// The exit codes of `coffer`: the one table. `coffer --help` prints ``helpTable``,
+/// built from it, and a test checks README's "Exit codes" table against ``meaning``.
 enum ExitStatus: Int32, CaseIterable {
     case success = 0
-    /// No item matched (or the item has no such field).
     case noMatch = 1
-    /// An item with the same service and account (or server, protocol, port, path and account) exists.
     case duplicate = 2
-    /// Usage error: bad flags or values, missing input, a request the vault's key slots cannot serve.
     case usage = 64
-    /// The vault is unreadable: not a Coffer file, corrupted, tampered with, or an unsupported version.
     case vaultUnreadable = 65
-    /// Cannot create: the file exists, or its folder is missing.
     case cannotCreate = 73
-    /// I/O error: a file cannot be read or written (including a missing vault file), no clipboard tool.
     case ioError = 74
-    /// Busy: the lock timed out, or the file changed on disk in a way that cannot be merged.
     case busy = 75
-    /// Wrong password or key.
     case wrongCredential = 77
 
-    /// One line each, for `coffer --help`.
-    static let helpTable = """
-        EXIT CODES:
-          0   success
-          1   no item matched (or the item has no such field)
-          2   item already exists
-          64  usage error (also: several items match, the vault needs --key-file, a slot cannot be removed)
-          65  vault unreadable: not a Coffer file, corrupted, tampered, or unsupported version
-          73  cannot create: the file exists, or its folder is missing
-          74  I/O error (also: the vault file does not exist, no clipboard tool)
-          75  busy: lock timeout, or the file changed on disk in a way that cannot be merged
-          77  wrong password or key
-        """
+    /// What the code means, as README's "Exit codes" table says it (Markdown).
+    var meaning: String {
+        switch self {
+        case .success: "success"
+        case .noMatch: "no item matched (`get`/`edit`/`remove` find nothing, `search` finds nothing, a filtered `list` is empty, `get --field` names a missing field)"
+        case .duplicate: "item already exists"
+        case .usage: "usage error: bad flags or values, a missing stdin line, an empty new password, a mismatch, several items match, the vault needs `--key-file`, the last key slot cannot be removed"
+        case .vaultUnreadable: "vault unreadable: not a Coffer file, corrupted, tampered with, or an unsupported version"
+        case .cannotCreate: "cannot create: the file exists, or its folder is missing (`init`, generating a key file)"
+        case .ioError: "I/O error, including a missing vault file (other than for `init`), a vault path that is a folder, no clipboard tool"
+        case .busy: "busy: lock timeout, or the file changed on disk in a way that cannot be merged"
+        case .wrongCredential: "wrong password or key"
+        }
+    }
+
+    /// The same, in one short line for `coffer --help`.
+    var summary: String {
+        switch self {
+        case .success: "success"
+        case .noMatch: "no item matched (or the item has no such field)"
+        case .duplicate: "item already exists"
+        case .usage: "usage error (also: several items match, the vault needs --key-file, a slot cannot be removed)"
+        case .vaultUnreadable: "vault unreadable: not a Coffer file, corrupted, tampered, or unsupported version"
+        case .cannotCreate: "cannot create: the file exists, or its folder is missing"
+        case .ioError: "I/O error (also: the vault file does not exist, no clipboard tool)"
+        case .busy: "busy: lock timeout, or the file changed on disk in a way that cannot be merged"
+        case .wrongCredential: "wrong password or key"
+        }
+    }
+
+    /// The "EXIT CODES" section of `coffer --help`.
+    static let helpTable = (["EXIT CODES:"] + allCases.map { status in
+        let code = String(status.rawValue)
+        return "  " + code + String(repeating: " ", count: 4 - code.count) + status.summary
+    }).joined(separator: "\n")
 }
 
 /// A failure the command reports: one plain line on stderr and an exit code.
@@ -66,7 +81,7 @@ extension CLIFailure {
             self.init(.duplicate, "item already exists in \(name)")
         case .invalidArgument, .invalidGeneratorPolicy, .invalidWordList, .invalidOneTimePassword, .invalidItem,
              .invalidKey, .transactionEnded, .noSuchKeySlot, .valueTypeMismatch, .unsupportedImport,
-             .notARegularFile, .fileTooLarge, .cryptoFailure:
+             .notARegularFile, .insecurePermissions, .fileTooLarge, .cryptoFailure:
             // The kinds of `isBadRequest`.
             self.init(.usage, error.description)
         case .slotUnavailable:
@@ -107,7 +122,7 @@ extension CofferError.Kind {
         switch self {
         case .invalidArgument, .invalidGeneratorPolicy, .invalidWordList, .invalidOneTimePassword, .invalidItem,
              .invalidKey, .transactionEnded, .noSuchKeySlot, .valueTypeMismatch, .unsupportedImport,
-             .notARegularFile, .fileTooLarge, .cryptoFailure:
+             .notARegularFile, .insecurePermissions, .fileTooLarge, .cryptoFailure:
             return true
         default:
             return false

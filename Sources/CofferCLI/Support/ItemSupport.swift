@@ -2,39 +2,20 @@ import ArgumentParser
 import Coffer
 import Foundation
 
-/// `--server` as given: a URL such as `https://example.com:8443/login`, or a bare host.
-struct ServerAddress {
-    let host: String
-    let scheme: String?
-    let port: UInt16?
-    let path: String?
-    /// The text as given, when it was a URL (stored in the item's `urls`).
-    let url: String?
-
-    init(parsing text: String) throws {
-        if text.contains("://"), let url = URL(string: text), let host = url.host, !host.isEmpty {
-            self.host = host
-            scheme = url.scheme?.lowercased()
-            if let port = url.port {
-                guard let value = UInt16(exactly: port) else { throw CLIFailure(.usage, "the port in \(text) is out of range") }
-                self.port = value
-            } else {
-                self.port = nil
-            }
-            let path = url.path
-            self.path = path.isEmpty || path == "/" ? nil : path
-            self.url = text
-        } else {
-            guard !text.isEmpty, !text.contains("/") else {
-                throw CLIFailure(.usage, "--server needs a URL such as https://example.com/login or a host name, got \(text)")
-            }
-            host = text
-            scheme = nil
-            port = nil
-            path = nil
-            url = nil
+extension ServerAddress {
+    /// `--server` as given: a URL such as `https://example.com:8443/login`, or a bare host.
+    init(option text: String) throws {
+        do {
+            try self.init(parsing: text, bareText: .host)
+        } catch .portOutOfRange {
+            throw CLIFailure(.usage, "the port in \(text) is out of range")
+        } catch .noHost {
+            throw CLIFailure(.usage, "--server needs a URL such as https://example.com/login or a host name, got \(text)")
         }
     }
+
+    /// The text of `--server` when it is a URL: kept in the item's `urls`.
+    static func link(_ text: String) -> String? { text.contains("://") ? text : nil }
 }
 
 /// Picks one item: `--service`, `--server`, `--title` or `--id`, narrowed by `--account`.
@@ -79,7 +60,7 @@ struct ItemSelector: ParsableArguments {
             query.kind = .genericPassword
             query.service = service
         } else if let server {
-            let address = try ServerAddress(parsing: server)
+            let address = try ServerAddress(option: server)
             query.kind = .internetPassword
             query.server = address.host
             query.protocol = address.scheme
@@ -135,47 +116,14 @@ func readSecretFields(_ names: [String]) throws -> [SecretField] {
     }
 }
 
-/// A name for an item in messages and listings: never a secret.
-func displayName(_ item: Item) -> String {
-    let a = item.attributes
-    switch a.kind {
-    case .genericPassword: return a.service ?? a.label ?? "?"
-    case .internetPassword:
-        var text = a.server ?? "?"
-        if let scheme = a.protocol { text = "\(scheme)://\(text)" }
-        if let port = a.port { text += ":\(port)" }
-        if let path = a.path { text += path }
-        return text
-    case .secureNote: return a.label ?? "?"
-    }
-}
-
 /// An item in messages: its kind, name and account ("generic-password github.com (octocat)").
 func itemPhrase(_ item: Item) -> String {
-    "\(item.kind.rawValue) \(displayName(item))\(item.account.map { " (\($0))" } ?? "")"
+    "\(item.kind.rawValue) \(item.displayName)\(item.account.map { " (\($0))" } ?? "")"
 }
 
-/// The documented JSON object of an item in `list` and `search`: attributes only.
-func itemJSON(_ item: Item) -> JSONValue {
-    .object([
-        ("id", .string(item.id.hex)),
-        ("kind", .string(item.kind.rawValue)),
-        ("label", .optional(item.label)),
-        ("service", .optional(item.service)),
-        ("account", .optional(item.account)),
-        ("server", .optional(item.server)),
-        ("protocol", .optional(item.protocol)),
-        ("port", .optional(item.port)),
-        ("path", .optional(item.path)),
-        ("urls", .strings(item.urls)),
-        ("tags", .strings(item.tags)),
-        ("favorite", .bool(item.isFavorite)),
-        ("comment", .optional(item.comment)),
-        ("fields", .array(item.fields.map { .object([("name", .string($0.name)), ("value", .string($0.value))]) })),
-        ("created", .string(JSONDates.string(item.created))),
-        ("modified", .string(JSONDates.string(item.modified))),
-    ])
-}
+/// The documented JSON object of an item in `list` and `search`: attributes only,
+/// as the library writes it (``ItemJSON/writeAttributes(of:to:)``).
+func itemJSON(_ item: Item) -> JSONValue { .item(item) }
 
 /// Prints items as aligned columns (NAME, ACCOUNT, KIND, TAGS), or as JSON.
 func printItems(_ items: [Item], json: Bool) throws {
@@ -187,7 +135,7 @@ func printItems(_ items: [Item], json: Bool) throws {
     guard !items.isEmpty else { return }
     let rows = items.map { item in
         let a = item.attributes
-        return [a.isFavorite ? "* " + displayName(item) : displayName(item),
+        return [a.isFavorite ? "* " + item.displayName : item.displayName,
                 a.account ?? "",
                 a.kind.rawValue,
                 a.tags.isEmpty ? "" : a.tags.map { "#" + $0 }.joined(separator: " ")]

@@ -6,6 +6,8 @@ import Foundation
 indirect enum JSONValue {
     case string(String)
     case secret(SecureBytes)
+    /// An item's attributes, in the library's one item shape (``ItemJSON``).
+    case item(Item)
     case int(Int64)
     case double(Double)
     case bool(Bool)
@@ -22,10 +24,10 @@ indirect enum JSONValue {
     /// Writes the value and a newline to standard output.
     func print() throws {
         let out = WipingBuffer(capacity: 1024)
-        defer { out.wipe() }
+        defer { out.removeAll() }
         try write(to: out)
         out.append(10)
-        try Output.bytes(UnsafeRawBufferPointer(start: out.pointer, count: out.count))
+        try Output.bytes(out.bytes)
     }
 
     func write(to out: WipingBuffer) throws {
@@ -35,6 +37,8 @@ indirect enum JSONValue {
             try copy.withUTF8 { try Self.writeString(UnsafeRawBufferPointer($0), to: out) }
         case .secret(let secret):
             try secret.withUnsafeBytes { try Self.writeString($0, to: out) }
+        case .item(let item):
+            ItemJSON.writeAttributes(of: item, to: out)
         case .int(let number):
             Self.writeASCII(String(number), to: out)
         case .double(let number):
@@ -68,48 +72,9 @@ indirect enum JSONValue {
 
     /// A JSON string from UTF-8 bytes; refuses invalid UTF-8 rather than altering a secret.
     private static func writeString(_ bytes: UnsafeRawBufferPointer, to out: WipingBuffer) throws {
-        guard isValidUTF8(bytes) else {
+        guard out.appendJSONString(bytes) else {
             throw CLIFailure(.usage, "a value is not valid UTF-8 and cannot be written as JSON; run without --json")
         }
-        let hex = Array("0123456789abcdef".utf8)
-        out.append(UInt8(ascii: "\""))
-        for byte in bytes {
-            switch byte {
-            case UInt8(ascii: "\""): out.append(UInt8(ascii: "\\")); out.append(byte)
-            case UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\")); out.append(byte)
-            case 0x0A: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "n"))
-            case 0x0D: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "r"))
-            case 0x09: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
-            case 0x00..<0x20, 0x7F:
-                for c in "\\u00".utf8 { out.append(c) }
-                out.append(hex[Int(byte >> 4)])
-                out.append(hex[Int(byte & 0x0F)])
-            default: out.append(byte)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
-    }
-
-    private static func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        var iterator = bytes.makeIterator()
-        var decoder = UTF8()
-        while true {
-            switch decoder.decode(&iterator) {
-            case .scalarValue: continue
-            case .emptyInput: return true
-            case .error: return false
-            }
-        }
-    }
-}
-
-enum JSONDates {
-    /// ISO 8601 in UTC with milliseconds, e.g. `2025-01-31T09:30:00.125Z`.
-    static func string(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        return formatter.string(from: date)
     }
 }
 

@@ -36,41 +36,34 @@ struct VaultArguments: ParsableArguments {
         try mappingErrors(vault: vault, access: access, body)
     }
 
-    /// Opens the vault with the factors its key slots need (see ``Unlocked``).
+    /// Opens the vault with the factors its key slots need (see ``Unlocked`` and
+    /// ``VaultInfo/credentialChoices(withKeyFile:)``).
     func unlock() throws -> Unlocked {
         try run {
             let info = try Vault.info(at: vault)
-            let kinds = info.slots.map(\.kind)
-            let options = self.options
-            if let keyFilePath = keyFile {
-                let keyFile = try KeyFile(contentsOf: keyFilePath)
-                if kinds.contains(.keyFile) {
-                    // A key file alone: no master password is read.
-                    do {
-                        let vault = try withProgressHint { try Vault.open(at: self.vault, credential: .keyFile(keyFile), options: options) }
-                        return Unlocked(vault: vault, password: nil, keyFile: keyFile, usedSlot: .keyFile)
-                    } catch CofferError.wrongKeyFile where kinds.contains(.passwordAndKeyFile) {
-                        // Not a key-file-only slot's file: try it with the password below.
-                    }
-                }
-                guard kinds.contains(.passwordAndKeyFile) else {
-                    throw CLIFailure(.usage, "\(vault) has no key-file slot; open it without --key-file")
-                }
-                let password = try SecretReader.masterPassword(for: vault)
-                let vault = try withProgressHint {
-                    try Vault.open(at: self.vault, credential: .passwordAndKeyFile(password, keyFile), options: options)
-                }
-                return Unlocked(vault: vault, password: password, keyFile: keyFile, usedSlot: .passwordAndKeyFile)
-            }
-            guard kinds.contains(.password) else {
-                if kinds.contains(.keyFile) || kinds.contains(.passwordAndKeyFile) {
+            let keyFile = try self.keyFile.map { try KeyFile(contentsOf: $0) }
+            let choices = info.credentialChoices(withKeyFile: keyFile != nil)
+            guard !choices.isEmpty else {
+                if keyFile != nil { throw CLIFailure(.usage, "\(vault) has no key-file slot; open it without --key-file") }
+                if !info.credentialChoices(withKeyFile: true).isEmpty {
                     throw CLIFailure(.usage, "\(vault) needs a key file: add --key-file PATH")
                 }
                 throw CLIFailure(.usage, "\(vault) has no password or key-file slot the coffer command can open")
             }
-            let password = try SecretReader.masterPassword(for: vault)
-            let vault = try withProgressHint { try Vault.open(at: self.vault, credential: .password(password), options: options) }
-            return Unlocked(vault: vault, password: password, keyFile: nil, usedSlot: .password)
+            let options = self.options
+            var password: SecureBytes?
+            for (index, choice) in choices.enumerated() {
+                // A key file alone reads no master password.
+                if choice.needsPassword, password == nil { password = try SecretReader.masterPassword(for: vault) }
+                guard let credential = choice.credential(password: password, keyFile: keyFile) else { continue }
+                do {
+                    let vault = try withProgressHint { try Vault.open(at: self.vault, credential: credential, options: options) }
+                    return Unlocked(vault: vault, password: password, keyFile: keyFile, usedSlot: choice.slotKind)
+                } catch CofferError.wrongKeyFile where index < choices.count - 1 {
+                    // Not a key-file-only slot's file: try the next choice.
+                }
+            }
+            throw CofferError.wrongKeyFile
         }
     }
 }

@@ -47,11 +47,9 @@ private func echoSignalHandler(_ signo: Int32) {
 enum TerminalEcho {
     /// Runs `body` with echo off on `fd` (a terminal). Newlines are not echoed either;
     /// the caller prints one after the secret line.
-    static func withEchoOff<R>(fd: Int32, _ body: () throws -> R) throws -> R {
+    static func withEchoOff<R>(fd: Int32, _ body: () throws(TerminalError) -> R) throws(TerminalError) -> R {
         var saved = termios()
-        guard tcgetattr(fd, &saved) == 0 else {
-            throw CLIFailure(.ioError, "cannot read the terminal settings: \(String(cString: strerror(errno)))")
-        }
+        guard tcgetattr(fd, &saved) == 0 else { throw TerminalError(.terminalSettingsUnavailable, errno: errno) }
         var quiet = saved
         quiet.c_lflag &= ~tcflag_t(ECHO | ECHOE | ECHOK | ECHONL)
         quiet.c_lflag |= tcflag_t(ICANON)
@@ -73,7 +71,7 @@ enum TerminalEcho {
             let code = errno
             pthread_sigmask(SIG_SETMASK, &previousMask, nil)
             for (signo, handler) in previous { signal(signo, handler) }
-            throw CLIFailure(.ioError, "cannot turn off terminal echo: \(String(cString: strerror(code)))")
+            throw TerminalError(.echoNotDisabled, errno: code)
         }
         echoIsOff = 1
         defer {
