@@ -1,0 +1,31 @@
+import Foundation
+import Coffer
+@testable import CofferCrypto
+@testable import CofferFormat
+@testable import CofferStore
+@testable import CofferVault
+@testable import CofferOTP
+@testable import CofferGenerator
+@testable import CofferTransfer
+
+/// A small, seedable generator (SplitMix64) for reproducible property tests.
+struct FormatSplitMix: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Test entropy: reproducible in debug builds (where the hook exists), the system's otherwise.
+func formatTestEntropy(_ label: String) throws -> EntropySource {
+    #if DEBUG
+    return try EntropySource.deterministic(seed: BLAKE2b.hash(Array("coffer format test: \(label)".utf8)))
+    #else
+    return .system
+    #endif
+}

@@ -1,0 +1,24 @@
+import Foundation
+import Coffer
+@testable import CofferCrypto
+@testable import CofferFormat
+@testable import CofferStore
+@testable import CofferVault
+@testable import CofferOTP
+@testable import CofferGenerator
+@testable import CofferTransfer
+
+enum VectorPaths {
+    /// `Tests/Vectors`, found from this source file.
+    static var directory: URL {
+        URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent()   // CofferTests
+            .deletingLastPathComponent()   // Tests
+            .appendingPathComponent("Vectors", isDirectory: true)
+    }
+
+    /// The repository root (for SPEC.md).
+    static var repositoryRoot: URL {
+        directory.deletingLastPathComponent().deletingLastPathComponent()
+    }
+}
