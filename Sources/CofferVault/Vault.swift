@@ -68,7 +68,7 @@ public final class Vault: @unchecked Sendable {
         let vaultID = try entropy.bytes(FormatV1.vaultIDLength)
         var slots: [KeySlotRecord] = []
         for credential in credentials {
-            slots.append(try KeySlotRecord.make(for: credential.slotKey, vaultKey: vaultKey, vaultID: vaultID,
+            slots.append(try KeySlotRecord.make(for: credential, vaultKey: vaultKey, vaultID: vaultID,
                                           kdf: options.kdf, entropy: entropy))
         }
         let header = VaultHeader(vaultID: vaultID, slots: slots, extensions: [])
@@ -102,7 +102,7 @@ public final class Vault: @unchecked Sendable {
         let store = store ?? VaultFileStore(path: path)
         let file = try store.read()
         let codec = try VaultFile.parse(file.bytes)
-        let keys = try codec.unlockAndVerify(with: credential.slotKey)
+        let keys = try codec.unlockAndVerify(with: credential)
         let snapshot = try VaultSnapshot(codec: codec, keys: keys, identity: file.identity)
         return Vault(path: path, options: options, store: store, entropy: entropy, keys: keys, snapshot: snapshot)
     }
@@ -170,7 +170,7 @@ public final class Vault: @unchecked Sendable {
         try withLock { () throws(CofferError) in
             let file = try store.read()
             let codec = try VaultFile.parse(file.bytes)
-            let newKeys = try codec.unlockAndVerify(with: credential.slotKey)
+            let newKeys = try codec.unlockAndVerify(with: credential)
             snapshot = try VaultSnapshot(codec: codec, keys: newKeys, identity: file.identity)
             keys = newKeys
         }

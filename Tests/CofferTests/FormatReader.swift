@@ -19,7 +19,7 @@ enum FormatReader {
         var entries: [VectorEntry] { items.map { VectorEntry(id: $0.id, revision: $0.revision, attributes: $0.attributes, secrets: $0.secrets) } }
     }
 
-    static func open(_ bytes: [UInt8], key: SlotKey) throws(CofferError) -> Opened {
+    static func open(_ bytes: [UInt8], key: VaultCredential) throws(CofferError) -> Opened {
         let codec = try VaultFile.parse(bytes)
         let keys = try codec.unlock(with: key)
         try codec.verify(keys: keys)
@@ -33,7 +33,7 @@ enum FormatReader {
     }
 
     /// The outcome class of opening `bytes` with `key`, and the error if any.
-    static func outcome(_ bytes: [UInt8], key: SlotKey) -> (VectorExpectation?, CofferError?, Opened?) {
+    static func outcome(_ bytes: [UInt8], key: VaultCredential) -> (VectorExpectation?, CofferError?, Opened?) {
         do {
             let opened = try open(bytes, key: key)
             return (.success, nil, opened)

@@ -15,8 +15,8 @@ import Coffer
 @Suite("Format tampering and bounds")
 struct FormatTamperTests {
     /// A password vault (8 KiB, 1 iteration) with three items.
-    static func smallVault() throws -> (bytes: [UInt8], key: SlotKey, entries: [VectorEntry]) {
-        let key = SlotKey.password(try SecureBytes(copying: "tamper"))
+    static func smallVault() throws -> (bytes: [UInt8], key: VaultCredential, entries: [VectorEntry]) {
+        let key = VaultCredential.password(try SecureBytes(copying: "tamper"))
         let b = try FormatVaultBuilder(entropy: formatTestEntropy("tamper"),
                                        slots: [(key, Argon2idParameters(memoryKiB: 8, iterations: 1, lanes: 1))])
         try b.put(try b.newID(), revision: 2,

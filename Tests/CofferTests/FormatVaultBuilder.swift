@@ -22,7 +22,7 @@ final class FormatVaultBuilder {
 
     /// A new vault: draws the vault key, then the vault id, then one slot per credential
     /// (the order `Vault.create` uses).
-    init(entropy: EntropySource, slots: [(SlotKey, Argon2idParameters)]) throws {
+    init(entropy: EntropySource, slots: [(VaultCredential, Argon2idParameters)]) throws {
         self.entropy = entropy
         let vaultKey = try entropy.secureBytes(FormatV1.keyLength)
         keys = try VaultKeys(vaultKey: vaultKey)
@@ -34,7 +34,7 @@ final class FormatVaultBuilder {
     }
 
     /// A vault with the same vault key as `other` but its own id (for transplant vectors).
-    init(sharingKeyOf other: FormatVaultBuilder, vaultID: [UInt8], entropy: EntropySource, slots: [(SlotKey, Argon2idParameters)]) throws {
+    init(sharingKeyOf other: FormatVaultBuilder, vaultID: [UInt8], entropy: EntropySource, slots: [(VaultCredential, Argon2idParameters)]) throws {
         self.entropy = entropy
         keys = other.keys
         header = VaultHeader(vaultID: vaultID, slots: [], extensions: [])

@@ -76,14 +76,14 @@ struct VectorFile: Sendable {
     }
 
     /// The credential the header names.
-    func slotKey() throws -> SlotKey {
+    func credential() throws -> VaultCredential {
         let material = try keyFile.map { contents in
-            try contents.withBytes { (raw) throws(CofferError) in try SlotKey.keyFileMaterial(contents: raw) }
+            try contents.withBytes { (raw) throws(CofferError) in try KeyFile.material(contents: raw) }
         }
         switch (password, material, rawKey) {
         case (let p?, nil, nil): return .password(try SecureBytes(copying: p))
-        case (nil, let m?, nil): return .keyFile(material: m)
-        case (let p?, let m?, nil): return .passwordAndKeyFile(password: try SecureBytes(copying: p), material: m)
+        case (nil, let m?, nil): return .keyFile(KeyFile(material: m))
+        case (let p?, let m?, nil): return .passwordAndKeyFile(try SecureBytes(copying: p), KeyFile(material: m))
         case (nil, nil, let r?): return .rawKey(try SecureBytes(copying: r))
         default: throw VectorFileError(description: "\(name): needs password, key-file, both, or raw-key")
         }

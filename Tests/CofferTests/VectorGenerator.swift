@@ -86,9 +86,9 @@ enum VectorCatalog {
     }
 
     static func s(_ text: String) throws -> SecureBytes { try SecureBytes(copying: text) }
-    static func passwordKey(_ text: String = password) throws -> SlotKey { .password(try s(text)) }
+    static func passwordKey(_ text: String = password) throws -> VaultCredential { .password(try s(text)) }
     static func material(_ contents: [UInt8]) throws -> SecureBytes {
-        try contents.withBytes { (raw) throws(CofferError) in try SlotKey.keyFileMaterial(contents: raw) }
+        try contents.withBytes { (raw) throws(CofferError) in try KeyFile.material(contents: raw) }
     }
 
     // MARK: Items
@@ -164,7 +164,7 @@ enum VectorCatalog {
                 "three items of all three kinds with tags, urls, fields, secret fields, history and an attachment",
                 success: items)
 
-        let keyFileVault = try FormatVaultBuilder(entropy: entropy("key-file"), slots: [(.keyFile(material: try material(keyFile)), tinyKDF)])
+        let keyFileVault = try FormatVaultBuilder(entropy: entropy("key-file"), slots: [(.keyFile(KeyFile(material: try material(keyFile))), tinyKDF)])
         let (wa, ws) = try wifi()
         try keyFileVault.put(try keyFileVault.newID(), revision: 1, wa, ws)
         let keyFileBytes = try keyFileVault.bytes()
@@ -180,7 +180,7 @@ enum VectorCatalog {
 
         let combined = try FormatVaultBuilder(
             entropy: entropy("password-and-key-file"),
-            slots: [(.passwordAndKeyFile(password: try s(password), material: try material(keyFile)), twoLaneKDF)])
+            slots: [(.passwordAndKeyFile(try s(password), KeyFile(material: try material(keyFile))), twoLaneKDF)])
         let (ma, ms) = try mail()
         try combined.put(try combined.newID(), revision: 1, ma, ms)
         let combinedBytes = try combined.bytes()
@@ -190,7 +190,7 @@ enum VectorCatalog {
 
         let multi = try FormatVaultBuilder(
             entropy: entropy("multiple-slots"),
-            slots: [(.rawKey(try SecureBytes(copying: rawKey)), tinyKDF), (.keyFile(material: try material(keyFile)), tinyKDF),
+            slots: [(.rawKey(try SecureBytes(copying: rawKey)), tinyKDF), (.keyFile(KeyFile(material: try material(keyFile))), tinyKDF),
                     (try passwordKey(), smallKDF)])
         let (ga, gs) = try github()
         try multi.put(try multi.newID(), revision: 4, ga, gs)

@@ -15,7 +15,7 @@ enum WorkedExample {
 
     static func values(_ vector: VectorFile) throws -> [(String, [UInt8])] {
         let raw = try RawVaultFile(splitting: vector.bytes)
-        let key = try vector.slotKey()
+        let key = try vector.credential()
         let opened = try FormatReader.open(vector.bytes, key: key)
         let header = opened.codec.header
         let slot = header.slots[0]

@@ -68,7 +68,7 @@ package struct KeySlotRecord: Sendable, Equatable {
     }
 
     /// Creates a slot wrapping `vaultKey` for `key`.
-    package static func make(for key: SlotKey, vaultKey: SecureBytes, vaultID: [UInt8], kdf: Argon2idParameters,
+    package static func make(for key: VaultCredential, vaultKey: SecureBytes, vaultID: [UInt8], kdf: Argon2idParameters,
                      entropy: EntropySource) throws(CofferError) -> KeySlotRecord {
         let kind = key.slotKind
         let salt = try entropy.bytes(FormatV1.saltLength)
@@ -92,7 +92,7 @@ package struct KeySlotRecord: Sendable, Equatable {
     }
 
     /// The vault key, or nil when this slot does not open with `key`.
-    package func unwrap(with key: SlotKey, vaultID: [UInt8]) throws(CofferError) -> SecureBytes? {
+    package func unwrap(with key: VaultCredential, vaultID: [UInt8]) throws(CofferError) -> SecureBytes? {
         guard kind == key.slotKind else { return nil }
         let kek = try Self.keyEncryptionKey(for: key, kdf: kdf, salt: salt)
         let params = Array(body[0..<(body.count - FormatV1.nonceLength - FormatV1.wrappedKeyLength)])
@@ -112,17 +112,17 @@ package struct KeySlotRecord: Sendable, Equatable {
     }
 
     /// The key-encryption key of a slot (SPEC.md §4.2–4.4).
-    static func keyEncryptionKey(for key: SlotKey, kdf: Argon2idParameters?, salt: [UInt8]) throws(CofferError) -> SecureBytes {
+    static func keyEncryptionKey(for key: VaultCredential, kdf: Argon2idParameters?, salt: [UInt8]) throws(CofferError) -> SecureBytes {
         switch key {
         case .password(let password):
             guard let kdf else { throw .malformed("password slot without KDF parameters") }
             return try Argon2id.derive(password: password, salt: salt, parameters: kdf)
-        case .keyFile(let material):
+        case .keyFile(let keyFile):
             guard let kdf else { throw .malformed("key-file slot without KDF parameters") }
-            return try Argon2id.derive(password: material, salt: salt, parameters: kdf)
-        case .passwordAndKeyFile(let password, let material):
+            return try Argon2id.derive(password: keyFile.material, salt: salt, parameters: kdf)
+        case .passwordAndKeyFile(let password, let keyFile):
             guard let kdf else { throw .malformed("key-file slot without KDF parameters") }
-            return try Argon2id.derive(password: password, salt: salt, parameters: kdf, secret: material)
+            return try Argon2id.derive(password: password, salt: salt, parameters: kdf, secret: keyFile.material)
         case .rawKey(let raw):
             guard raw.count == FormatV1.keyLength else { throw .invalidArgument("a raw key must be 32 bytes") }
             return try SubkeyDerivation.derive(from: raw, context: FormatV1.rawKeySlotContext, input: salt)
