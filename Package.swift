@@ -15,7 +15,10 @@ import PackageDescription
 //     -> Coffer           the product: re-exports the layers above, so `import Coffer` is enough
 //     -> CofferTerminal   signal-safe secret prompts             (Coffer; public API only)
 //     -> coffer (CofferCLI), Examples/, CofferDemo              (public API only)
-//   Tests/, Benchmarks/ and Fuzz/ may reach `package` internals; the product has no hooks for them.
+//   Tests/, Benchmarks/ and Fuzz/ may reach `package` internals; the product has no hooks for them
+//   (debug builds only: an EntropySource may draw from a test's seeded stream).
+//     CofferTestSupport   helpers both test targets share        (Coffer and the layers, package API)
+//       -> CofferTests, CofferCLITests
 let package = Package(
     name: "Coffer",
     platforms: [.macOS(.v13)],
@@ -82,12 +85,18 @@ let package = Package(
         ),
         // A second process for multi-process tests; uses only the public API.
         .executableTarget(name: "CofferTestWriter", dependencies: ["Coffer"], path: "Tests/CofferTestWriter"),
+        // Helpers both test targets share (seeded randomness, temporary folders, vaults, processes).
+        .target(
+            name: "CofferTestSupport",
+            dependencies: ["Coffer", "CofferCrypto", "CofferFormat", "CofferStore", "CofferVault", "CofferGenerator", "CSodium"],
+            path: "Tests/CofferTestSupport"
+        ),
         .testTarget(
             name: "CofferTests",
-            dependencies: ["Coffer", "CofferCrypto", "CofferFormat", "CofferStore", "CofferVault", "CofferOTP", "CofferGenerator", "CofferTransfer", "CSodium"],
+            dependencies: ["Coffer", "CofferCrypto", "CofferFormat", "CofferStore", "CofferVault", "CofferOTP", "CofferGenerator", "CofferTransfer", "CSodium", "CofferTestSupport"],
             path: "Tests/CofferTests"
         ),
-        .testTarget(name: "CofferCLITests", dependencies: ["Coffer"], path: "Tests/CofferCLITests"),
+        .testTarget(name: "CofferCLITests", dependencies: ["Coffer", "CofferTestSupport"], path: "Tests/CofferCLITests"),
     ],
     swiftLanguageModes: [.v6]
 )

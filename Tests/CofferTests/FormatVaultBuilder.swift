@@ -7,6 +7,7 @@ import Coffer
 @testable import CofferOTP
 @testable import CofferGenerator
 @testable import CofferTransfer
+import CofferTestSupport
 
 /// Builds vault files with the format code itself (key slots, sealed records, the
 /// file codec), from a deterministic entropy source, fixed dates and fixed revisions.
@@ -78,3 +79,12 @@ final class FormatVaultBuilder {
 
 /// Dates used by the vectors: milliseconds since 1970.
 func vectorDate(_ ms: Int64) -> Date { Date(millisecondsSince1970: ms) }
+
+/// Test entropy: reproducible in debug builds (where the hook exists), the system's otherwise.
+func formatTestEntropy(_ label: String) throws -> EntropySource {
+    #if DEBUG
+    return SeededRandom("coffer format test: \(label)").entropy
+    #else
+    return .system
+    #endif
+}

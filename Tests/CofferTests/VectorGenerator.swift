@@ -8,6 +8,7 @@ import Coffer
 @testable import CofferOTP
 @testable import CofferGenerator
 @testable import CofferTransfer
+import CofferTestSupport
 
 // Writes Tests/Vectors/*.vec (SPEC.md §15). Run with:
 //   COFFER_WRITE_VECTORS=1 swift test --filter VectorGenerator
@@ -79,7 +80,7 @@ enum VectorCatalog {
 
     static func entropy(_ name: String) throws -> EntropySource {
         #if DEBUG
-        return try EntropySource.deterministic(seed: BLAKE2b.hash(Array("coffer vector: \(name)".utf8)))
+        return SeededRandom("coffer vector: \(name)").entropy
         #else
         throw VectorFileError(description: "vectors are generated in debug builds only")
         #endif
