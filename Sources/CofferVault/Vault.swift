@@ -62,6 +62,8 @@ public final class Vault: @unchecked Sendable {
 
     static func create(at path: String, credentials: [VaultCredential], options: VaultOptions,
                        entropy: EntropySource, store: VaultFileStore? = nil) throws(CofferError) -> Vault {
+        // Every slot added later uses these too: refuse what a reader would (SPEC.md §9).
+        try options.kdf.validate()
         let store = store ?? VaultFileStore(path: path)
         let vaultKey = try entropy.secureBytes(FormatV1.keyLength)
         let keys = try VaultKeys(vaultKey: vaultKey)

@@ -43,27 +43,11 @@ package struct KeySlotRecord: Sendable, Equatable {
                 return (Argon2idParameters(memoryKiB: m, iterations: t, lanes: p), kdfID)
             }
             guard parsed.1 == Self.argon2idV13 else { throw .malformed("\(name): unknown KDF \(parsed.1)") }
-            try Self.checkBounds(parsed.0, slot: name)
+            try parsed.0.checkBounds(name)   // SPEC.md §9, before any KDF runs
             kdf = parsed.0
             salt = Array(body[13..<29])
             nonce = Array(body[29..<53])
             wrappedKey = Array(body[53..<101])
-        }
-    }
-
-    /// Bounds a reader enforces before running the KDF (SPEC.md §9).
-    package static func checkBounds(_ p: Argon2idParameters, slot: String) throws(CofferError) {
-        guard p.memoryKiB >= FormatV1.minKDFMemoryKiB, p.memoryKiB <= FormatV1.maxKDFMemoryKiB else {
-            throw .kdfParametersOutOfBounds("\(slot): memory \(p.memoryKiB) KiB outside 8 KiB to 4 GiB")
-        }
-        guard p.iterations >= 1, p.iterations <= FormatV1.maxKDFIterations else {
-            throw .kdfParametersOutOfBounds("\(slot): iterations \(p.iterations) outside 1 to \(FormatV1.maxKDFIterations)")
-        }
-        guard p.lanes >= 1, p.lanes <= FormatV1.maxKDFLanes else {
-            throw .kdfParametersOutOfBounds("\(slot): lanes \(p.lanes) outside 1 to \(FormatV1.maxKDFLanes)")
-        }
-        guard UInt64(p.memoryKiB) >= 8 * UInt64(p.lanes) else {
-            throw .kdfParametersOutOfBounds("\(slot): memory below 8 KiB per lane")
         }
     }
 
@@ -74,7 +58,7 @@ package struct KeySlotRecord: Sendable, Equatable {
         let salt = try entropy.bytes(FormatV1.saltLength)
         var params = ByteWriter()
         if kind.usesArgon2 {
-            try checkBounds(kdf, slot: "new key slot")
+            try kdf.checkBounds("new key slot")
             params.u8(argon2idV13)
             params.u32(kdf.memoryKiB)
             params.u32(kdf.iterations)
