@@ -13,11 +13,11 @@ import Darwin
 /// try strong.validate()
 /// ```
 public struct Argon2idParameters: Sendable, Hashable, Codable, CustomStringConvertible {
-    /// Memory in KiB (1024 bytes). At least 8 × `lanes`.
+    /// Memory in KiB (1024 bytes). At least 8 × `lanes`, at most 4 GiB (SPEC.md §9).
     public var memoryKiB: UInt32
-    /// Number of passes over memory (`t`). At least 1.
+    /// Number of passes over memory (`t`). 1 to 64 (SPEC.md §9).
     public var iterations: UInt32
-    /// Degree of parallelism (`p`). 1 to 16,777,215.
+    /// Degree of parallelism (`p`). 1 to 64 (SPEC.md §9).
     public var lanes: UInt32
 
     public init(memoryKiB: UInt32, iterations: UInt32, lanes: UInt32) {

@@ -8,6 +8,7 @@ import Coffer
 @testable import CofferOTP
 @testable import CofferGenerator
 @testable import CofferTransfer
+import CofferTestSupport
 
 /// Runs every `Tests/Vectors/*.vec` file (SPEC.md §15) and checks SPEC.md against them.
 @Suite("Format vectors")

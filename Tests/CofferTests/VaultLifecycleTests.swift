@@ -8,6 +8,7 @@ import Coffer
 @testable import CofferOTP
 @testable import CofferGenerator
 @testable import CofferTransfer
+import CofferTestSupport
 
 @Suite("Vault lifecycle and items")
 struct VaultLifecycleTests {

@@ -12,8 +12,9 @@ import CofferTestSupport
 
 // Writes Tests/Vectors/*.vec (SPEC.md §15). Run with:
 //   COFFER_WRITE_VECTORS=1 swift test --filter VectorGenerator
-// Salts, nonces, keys and ids come from `EntropySource.deterministic(seed:)`, which
-// exists only in debug builds; dates and revisions are fixed. Regenerating therefore
+// Salts, nonces, keys and ids come from CofferTestSupport's `SeededRandom(label).entropy`
+// (the stream SPEC.md §15.2 describes), which exists only in debug builds; dates and
+// revisions are fixed. Regenerating therefore
 // gives identical bytes. `COFFER_WORKED_EXAMPLE=/tmp/example.md` writes the two blocks
 // of SPEC.md §16 instead.
 

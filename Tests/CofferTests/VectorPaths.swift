@@ -7,18 +7,14 @@ import Coffer
 @testable import CofferOTP
 @testable import CofferGenerator
 @testable import CofferTransfer
+import CofferTestSupport
 
 enum VectorPaths {
     /// `Tests/Vectors`, found from this source file.
     static var directory: URL {
-        URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent()   // CofferTests
-            .deletingLastPathComponent()   // Tests
-            .appendingPathComponent("Vectors", isDirectory: true)
+        repositoryRoot.appendingPathComponent("Tests/Vectors", isDirectory: true)
     }
 
     /// The repository root (for SPEC.md).
-    static var repositoryRoot: URL {
-        directory.deletingLastPathComponent().deletingLastPathComponent()
-    }
+    static var repositoryRoot: URL { TestPaths.repositoryRoot }
 }
