@@ -19,7 +19,10 @@ import PackageDescription
 //        CofferDemo                                              (Coffer; public API only)
 //   `make` builds with --explicit-target-dependency-import-check error, so an import of an
 //   undeclared target (an upward one above all) is a build error even in an incremental build.
-//   Tests/, Benchmarks/ and Fuzz/ may reach `package` internals; the product has no hooks for them.
+//   Tests/, Benchmarks/ and Fuzz/ may reach `package` internals; the product has no hooks for them
+//   (debug builds only: an EntropySource may draw from a test's seeded stream).
+//     CofferTestSupport   helpers both test targets share        (Coffer and the layers, package API)
+//       -> CofferTests, CofferCLITests
 let package = Package(
     name: "Coffer",
     platforms: [.macOS(.v13)],
@@ -92,13 +95,19 @@ let package = Package(
         ),
         // A second process for multi-process tests; uses only the public API.
         .executableTarget(name: "CofferTestWriter", dependencies: ["Coffer"], path: "Tests/CofferTestWriter"),
+        // Helpers both test targets share (seeded randomness, temporary folders, vaults, processes).
+        .target(
+            name: "CofferTestSupport",
+            dependencies: ["Coffer", "CofferCrypto", "CofferFormat", "CofferStore", "CofferVault", "CofferGenerator", "CSodium"],
+            path: "Tests/CofferTestSupport"
+        ),
         .testTarget(
             name: "CofferTests",
-            dependencies: ["Coffer", "CofferCrypto", "CofferFormat", "CofferStore", "CofferVault", "CofferOTP", "CofferGenerator", "CofferTransfer", "CSodium"],
+            dependencies: ["Coffer", "CofferCrypto", "CofferFormat", "CofferStore", "CofferVault", "CofferOTP", "CofferGenerator", "CofferTransfer", "CSodium", "CofferTestSupport"],
             path: "Tests/CofferTests"
         ),
         // Runs the built `coffer`; links CofferCLI only to read its exit-code table.
-        .testTarget(name: "CofferCLITests", dependencies: ["Coffer", "CofferCLI"], path: "Tests/CofferCLITests"),
+        .testTarget(name: "CofferCLITests", dependencies: ["Coffer", "CofferCLI", "CofferTestSupport"], path: "Tests/CofferCLITests"),
     ],
     swiftLanguageModes: [.v6]
 )

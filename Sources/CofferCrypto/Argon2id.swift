@@ -13,11 +13,11 @@ import Darwin
 /// try strong.validate()
 /// ```
 public struct Argon2idParameters: Sendable, Hashable, Codable, CustomStringConvertible {
-    /// Memory in KiB (1024 bytes). At least 8 × `lanes`.
+    /// Memory in KiB (1024 bytes). At least 8 × `lanes`, at most 4 GiB (SPEC.md §9).
     public var memoryKiB: UInt32
-    /// Number of passes over memory (`t`). At least 1.
+    /// Number of passes over memory (`t`). 1 to 64 (SPEC.md §9).
     public var iterations: UInt32
-    /// Degree of parallelism (`p`). 1 to 16,777,215.
+    /// Degree of parallelism (`p`). 1 to 64 (SPEC.md §9).
     public var lanes: UInt32
 
     public init(memoryKiB: UInt32, iterations: UInt32, lanes: UInt32) {
@@ -37,14 +37,28 @@ public struct Argon2idParameters: Sendable, Hashable, Codable, CustomStringConve
     /// implementation on the machines we measured (see BENCHMARKS.md).
     public static let `default` = Argon2idParameters(memoryKiB: 256 * 1024, iterations: 3, lanes: 1)
 
-    /// Throws ``CofferError/Kind/kdfParametersOutOfBounds`` if libargon2 would refuse them.
+    /// Throws ``CofferError/kdfParametersOutOfBounds(_:)`` unless every reader accepts
+    /// them: the bounds of SPEC.md §9 (which libargon2's own limits contain). So what
+    /// `create` accepts, a reader opens.
     public func validate() throws(CofferError) {
-        guard lanes >= 1, lanes <= coffer_argon2_max_lanes() else {
-            throw .kdfParametersOutOfBounds("lanes must be 1 to \(coffer_argon2_max_lanes())")
+        try checkBounds(nil)
+    }
+
+    /// The one check of SPEC.md §9's Argon2id bounds, for writers and readers alike;
+    /// `what` (e.g. a slot's name) starts the message.
+    package func checkBounds(_ what: String?) throws(CofferError) {
+        let prefix = what.map { "\($0): " } ?? ""
+        guard Self.memoryKiBRange.contains(memoryKiB) else {
+            throw .kdfParametersOutOfBounds("\(prefix)memory \(memoryKiB) KiB outside 8 KiB to 4 GiB")
         }
-        guard iterations >= 1 else { throw .kdfParametersOutOfBounds("iterations must be at least 1") }
-        guard UInt64(memoryKiB) >= max(UInt64(coffer_argon2_min_memory()), 8 * UInt64(lanes)) else {
-            throw .kdfParametersOutOfBounds("memory must be at least 8 KiB per lane")
+        guard Self.iterationsRange.contains(iterations) else {
+            throw .kdfParametersOutOfBounds("\(prefix)iterations \(iterations) outside 1 to \(Self.iterationsRange.upperBound)")
+        }
+        guard Self.lanesRange.contains(lanes) else {
+            throw .kdfParametersOutOfBounds("\(prefix)lanes \(lanes) outside 1 to \(Self.lanesRange.upperBound)")
+        }
+        guard UInt64(memoryKiB) >= 8 * UInt64(lanes) else {
+            throw .kdfParametersOutOfBounds("\(prefix)memory below 8 KiB per lane")
         }
     }
 

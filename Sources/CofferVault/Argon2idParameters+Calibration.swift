@@ -16,14 +16,14 @@ extension Argon2idParameters {
         let password = try SecureBytes(copying: "calibration")
         let salt = try SecureRandom.bytes(16)
         let probe = Argon2idParameters(memoryKiB: memoryKiB, iterations: 1, lanes: 1)
-        try KeySlotRecord.checkBounds(probe, slot: "calibration")
+        try probe.checkBounds("calibration")
         let clock = ContinuousClock()
         let elapsed = try clock.measure { () throws(CofferError) in
             _ = try Argon2id.derive(password: password, salt: salt, parameters: probe)
         }
         let perIteration = max(Double(elapsed.components.attoseconds) / 1e18 + Double(elapsed.components.seconds), 1e-6)
         let iterations = UInt32(clamping: Int((targetSeconds / perIteration).rounded()))
-        return Argon2idParameters(memoryKiB: memoryKiB, iterations: min(max(iterations, 3), FormatV1.maxKDFIterations), lanes: 1)
+        return Argon2idParameters(memoryKiB: memoryKiB, iterations: min(max(iterations, 3), iterationsRange.upperBound), lanes: 1)
     }
 }
 

@@ -62,13 +62,15 @@ public final class Vault: @unchecked Sendable {
 
     static func create(at path: String, credentials: [VaultCredential], options: VaultOptions,
                        entropy: EntropySource, store: VaultFileStore? = nil) throws(CofferError) -> Vault {
+        // Every slot added later uses these too: refuse what a reader would (SPEC.md §9).
+        try options.kdf.validate()
         let store = store ?? VaultFileStore(path: path)
         let vaultKey = try entropy.secureBytes(FormatV1.keyLength)
         let keys = try VaultKeys(vaultKey: vaultKey)
         let vaultID = try entropy.bytes(FormatV1.vaultIDLength)
         var slots: [KeySlotRecord] = []
         for credential in credentials {
-            slots.append(try KeySlotRecord.make(for: credential.slotKey, vaultKey: vaultKey, vaultID: vaultID,
+            slots.append(try KeySlotRecord.make(for: credential, vaultKey: vaultKey, vaultID: vaultID,
                                           kdf: options.kdf, entropy: entropy))
         }
         let header = VaultHeader(vaultID: vaultID, slots: slots, extensions: [])
@@ -102,7 +104,7 @@ public final class Vault: @unchecked Sendable {
         let store = store ?? VaultFileStore(path: path)
         let file = try storeCall { () throws(StoreError) in try store.read() }
         let codec = try VaultFile.parse(file.bytes)
-        let keys = try codec.unlockAndVerify(with: credential.slotKey)
+        let keys = try codec.unlockAndVerify(with: credential)
         let snapshot = try VaultSnapshot(codec: codec, keys: keys, identity: file.identity)
         return Vault(path: path, options: options, store: store, entropy: entropy, keys: keys, snapshot: snapshot)
     }
@@ -170,7 +172,7 @@ public final class Vault: @unchecked Sendable {
         try withLock { () throws(CofferError) in
             let file = try storeCall { () throws(StoreError) in try store.read() }
             let codec = try VaultFile.parse(file.bytes)
-            let newKeys = try codec.unlockAndVerify(with: credential.slotKey)
+            let newKeys = try codec.unlockAndVerify(with: credential)
             snapshot = try VaultSnapshot(codec: codec, keys: newKeys, identity: file.identity)
             keys = newKeys
         }

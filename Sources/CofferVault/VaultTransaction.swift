@@ -257,7 +257,7 @@ public final class VaultTransaction {
         var header = self.header
         guard header.slots.count < FormatV1.maxSlots else { throw .slotUnavailable("a vault has at most \(FormatV1.maxSlots) key slots") }
         let kdf = header.slots.compactMap(\.kdf).first ?? vault.options.kdf
-        header.slots.append(try KeySlotRecord.make(for: credential.slotKey, vaultKey: keys.vaultKey, vaultID: header.vaultID,
+        header.slots.append(try KeySlotRecord.make(for: credential, vaultKey: keys.vaultKey, vaultID: header.vaultID,
                                              kdf: kdf, entropy: vault.entropy))
         setHeader(header)
     }
@@ -266,7 +266,7 @@ public final class VaultTransaction {
     public func removeKeySlot(_ credential: VaultCredential) throws(CofferError) {
         try ensureOpen()
         var header = self.header
-        let key = credential.slotKey
+        let key = credential
         var kept: [KeySlotRecord] = []
         for slot in header.slots {
             if try slot.unwrap(with: key, vaultID: header.vaultID) == nil { kept.append(slot) }
@@ -300,7 +300,7 @@ public final class VaultTransaction {
         }
         let credential: VaultCredential = keyFile.map { .passwordAndKeyFile(newPassword, $0) } ?? .password(newPassword)
         let kdf = header.slots[first].kdf ?? vault.options.kdf
-        let slot = try KeySlotRecord.make(for: credential.slotKey, vaultKey: keys.vaultKey, vaultID: header.vaultID,
+        let slot = try KeySlotRecord.make(for: credential, vaultKey: keys.vaultKey, vaultID: header.vaultID,
                                     kdf: kdf, entropy: vault.entropy)
         header.slots[first] = slot
         header.slots = header.slots.enumerated().filter { $0.offset == first || $0.element.kind != kind }.map(\.element)

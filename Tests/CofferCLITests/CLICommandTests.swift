@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import CofferTestSupport
 
 /// Every command driven through piped stdin, as a script would.
 @Suite("coffer commands over pipes")

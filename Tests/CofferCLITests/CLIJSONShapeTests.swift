@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import CofferTestSupport
 
 /// The documented `--json` shapes: exact key sets and value types.
 @Suite("coffer --json shapes")

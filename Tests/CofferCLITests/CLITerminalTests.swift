@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import CofferTestSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -1,10 +1,6 @@
+import CofferTestSupport
 import Foundation
 import Testing
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The result of one run of the `coffer` binary.
 struct CLIResult {
@@ -43,8 +39,7 @@ enum CLI {
                             .deletingLastPathComponent().appendingPathComponent("coffer").path)
         candidates.append(Bundle.main.bundleURL.appendingPathComponent("coffer").path)
         candidates.append(Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("coffer").path)
-        var root = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { root.deleteLastPathComponent() }
+        let root = TestPaths.repositoryRoot
         for scratch in [".build-cli", ".build"] {
             candidates.append(root.appendingPathComponent("\(scratch)/debug/coffer").path)
         }
@@ -56,63 +51,21 @@ enum CLI {
     static func run(_ arguments: [String], input: String = "", in directory: URL,
                     environment: [String: String]? = nil, timeout: TimeInterval = 30) throws -> CLIResult {
         let binary = try #require(CLI.binary, "the coffer binary is not built; run `swift build --build-tests`")
-        let stdinURL = directory.appendingPathComponent(".stdin-\(UUID().uuidString)")
-        let stdoutURL = directory.appendingPathComponent(".stdout-\(UUID().uuidString)")
-        let stderrURL = directory.appendingPathComponent(".stderr-\(UUID().uuidString)")
-        try Data(input.utf8).write(to: stdinURL)
-        try Data().write(to: stdoutURL)
-        try Data().write(to: stderrURL)
-        defer {
-            for url in [stdinURL, stdoutURL, stderrURL] { try? FileManager.default.removeItem(at: url) }
-        }
-        let stdinHandle = try FileHandle(forReadingFrom: stdinURL)
-        let stdoutHandle = try FileHandle(forWritingTo: stdoutURL)
-        let stderrHandle = try FileHandle(forWritingTo: stderrURL)
-        defer {
-            try? stdinHandle.close()
-            try? stdoutHandle.close()
-            try? stderrHandle.close()
-        }
-
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        process.standardInput = stdinHandle
-        process.standardOutput = stdoutHandle
-        process.standardError = stderrHandle
         var env = environment ?? ProcessInfo.processInfo.environment
         // Clipboard tests control these themselves.
         if environment == nil {
             env["DISPLAY"] = nil
             env["WAYLAND_DISPLAY"] = nil
         }
-        process.environment = env
-        try process.run()
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(5_000) }
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-            Issue.record("coffer \(arguments.joined(separator: " ")) timed out")
-        }
-        process.waitUntilExit()
-        return CLIResult(status: process.terminationStatus,
-                         stdout: try Data(contentsOf: stdoutURL),
-                         stderr: try Data(contentsOf: stderrURL))
+        let result = try runProcess(URL(fileURLWithPath: binary), arguments, input: input, in: directory,
+                                    environment: env, timeout: timeout)
+        if result.timedOut { Issue.record("coffer \(arguments.joined(separator: " ")) timed out") }
+        return CLIResult(status: result.status, stdout: result.stdout, stderr: result.stderr)
     }
 }
 
 /// Small KDF parameters so each run is fast.
 let fastKDF = ["--kdf-memory", "1", "--kdf-iterations", "1"]
-
-/// A fresh temporary folder, removed afterwards.
-func withTemporaryDirectory<R>(_ body: (URL) throws -> R) throws -> R {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("coffer-cli-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: url) }
-    return try body(url)
-}
 
 /// A folder with a vault `v.coffer` whose master password is `pw`.
 func withVault<R>(password: String = "pw", _ body: (URL) throws -> R) throws -> R {

@@ -1,6 +1,7 @@
 import Coffer
 import Foundation
 import Testing
+import CofferTestSupport
 
 @Suite("credential choice and key-file slot removal")
 struct CredentialChoiceTests {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import CofferTestSupport
 import Coffer
 @testable import CofferCrypto
 @testable import CofferFormat

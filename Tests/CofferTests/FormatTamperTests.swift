@@ -8,6 +8,7 @@ import Coffer
 @testable import CofferOTP
 @testable import CofferGenerator
 @testable import CofferTransfer
+import CofferTestSupport
 
 /// Hostile input: every flipped byte and every truncation of a small vault gives a
 /// typed error; the TLV codec round-trips and keeps unknown fields; every declared
@@ -15,8 +16,8 @@ import Coffer
 @Suite("Format tampering and bounds")
 struct FormatTamperTests {
     /// A password vault (8 KiB, 1 iteration) with three items.
-    static func smallVault() throws -> (bytes: [UInt8], key: SlotKey, entries: [VectorEntry]) {
-        let key = SlotKey.password(try SecureBytes(copying: "tamper"))
+    static func smallVault() throws -> (bytes: [UInt8], key: VaultCredential, entries: [VectorEntry]) {
+        let key = VaultCredential.password(try SecureBytes(copying: "tamper"))
         let b = try FormatVaultBuilder(entropy: formatTestEntropy("tamper"),
                                        slots: [(key, Argon2idParameters(memoryKiB: 8, iterations: 1, lanes: 1))])
         try b.put(try b.newID(), revision: 2,
@@ -97,7 +98,7 @@ struct FormatTamperTests {
 
     @Test("Random attributes and secrets: encode then decode is the identity, and decode then encode too")
     func fieldRoundTrip() throws {
-        var rng = FormatSplitMix(seed: 0xC0FFEE)
+        var rng = SeededRandom(seed: 0xC0FFEE)
         for _ in 0..<300 {
             let attributes = Self.randomAttributes(&rng)
             let overview = EntryCodec.encodeOverview(attributes).publicBytes
@@ -339,19 +340,19 @@ struct FormatTamperTests {
 
     static let alphabet: [String] = ["a", "Z", "0", " ", "-", "é", "e\u{301}", "ß", "日", "🔑", "👩‍💻", "\u{0}", "\n", "\"", "ключ"]
 
-    static func randomString(_ rng: inout FormatSplitMix, max: Int = 12) -> String {
+    static func randomString(_ rng: inout SeededRandom, max: Int = 12) -> String {
         (0..<Int.random(in: 0...max, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! }.joined()
     }
 
-    static func maybe(_ rng: inout FormatSplitMix) -> String? {
+    static func maybe(_ rng: inout SeededRandom) -> String? {
         Bool.random(using: &rng) ? randomString(&rng) : nil
     }
 
-    static func randomDate(_ rng: inout FormatSplitMix) -> Date {
+    static func randomDate(_ rng: inout SeededRandom) -> Date {
         vectorDate(Int64.random(in: EntryCodec.dateRange, using: &rng))
     }
 
-    static func randomAttributes(_ rng: inout FormatSplitMix) -> ItemAttributes {
+    static func randomAttributes(_ rng: inout SeededRandom) -> ItemAttributes {
         var a = ItemAttributes(
             kind: ItemKind.allCases.randomElement(using: &rng)!, label: maybe(&rng), service: maybe(&rng), account: maybe(&rng),
             server: maybe(&rng), protocol: maybe(&rng), port: Bool.random(using: &rng) ? UInt16.random(in: 0...UInt16.max, using: &rng) : nil,
@@ -367,11 +368,11 @@ struct FormatTamperTests {
         return a
     }
 
-    static func randomBytes(_ rng: inout FormatSplitMix, max: Int = 40) throws -> SecureBytes {
+    static func randomBytes(_ rng: inout SeededRandom, max: Int = 40) throws -> SecureBytes {
         try SecureBytes(copying: (0..<Int.random(in: 0...max, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) })
     }
 
-    static func randomSecrets(_ rng: inout FormatSplitMix) throws -> ItemSecrets {
+    static func randomSecrets(_ rng: inout SeededRandom) throws -> ItemSecrets {
         var s = ItemSecrets(
             password: Bool.random(using: &rng) ? try randomBytes(&rng) : nil,
             notes: Bool.random(using: &rng) ? try randomBytes(&rng, max: 200) : nil,

@@ -8,6 +8,7 @@ import Coffer
 @testable import CofferOTP
 @testable import CofferGenerator
 @testable import CofferTransfer
+import CofferTestSupport
 
 /// Runs every `Tests/Vectors/*.vec` file (SPEC.md §15) and checks SPEC.md against them.
 @Suite("Format vectors")
@@ -41,7 +42,7 @@ struct FormatVectorTests {
     @Test("Each vector gives exactly its expected outcome", arguments: names)
     func outcome(_ name: String) throws {
         let vector = try Self.load(name)
-        let key = try vector.slotKey()
+        let key = try vector.credential()
         let (outcome, error, opened) = FormatReader.outcome(vector.bytes, key: key)
         #expect(outcome == vector.expect, "\(name): expected \(vector.expect.rawValue), got \(error.map { "\($0)" } ?? "success")")
         guard vector.expect == .success, let opened else { return }

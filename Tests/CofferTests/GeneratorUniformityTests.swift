@@ -7,6 +7,7 @@ import Coffer
 @testable import CofferOTP
 @testable import CofferGenerator
 @testable import CofferTransfer
+import CofferTestSupport
 
 /// Chi-square tests: generated characters (and words) are uniform.
 @Suite("Password generator: uniformity")
@@ -58,7 +59,7 @@ struct GeneratorUniformityTests {
     ])
     func charactersAreUniform(policy: PasswordPolicy) throws {
         let generator = try PasswordGenerator(policy: policy)
-        var pool = try RandomBytePool(source: SeededRandomSource(seed: UInt64(generator.characters.count)))
+        var pool = try RandomBytePool(source: SeededRandom(seed: UInt64(generator.characters.count)))
         let counts = try Self.characterCounts(generator, characters: 200_000, pool: &pool)
         #expect(counts.reduce(0, +) >= 200_000)
         let statistic = Self.chiSquare(counts)
@@ -77,9 +78,8 @@ struct GeneratorUniformityTests {
 
     @Test("The chi-square test does catch modulo bias (byte % 94), so it can fail")
     func detectsModuloBias() throws {
-        var source = SeededRandomSource(seed: 94)
-        var bytes = [UInt8](repeating: 0, count: 200_000)
-        try bytes.withUnsafeMutableBytes { buffer in try source.fill(buffer) }
+        let source = SeededRandom(seed: 94)
+        let bytes = source.bytes(200_000)
         var counts = [Int](repeating: 0, count: 94)
         for byte in bytes { counts[Int(byte) % 94] += 1 }
         #expect(Self.chiSquare(counts) > Self.chiSquareCritical(degrees: 93, z: Self.zOneInAMillion))
@@ -97,7 +97,7 @@ struct GeneratorUniformityTests {
         let samples = 224 * 200
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: samples * 4, alignment: 1)
         defer { buffer.deallocate() }
-        var pool = try RandomBytePool(source: SeededRandomSource(seed: 224))
+        var pool = try RandomBytePool(source: SeededRandom(seed: 224))
         _ = try generator.generate(into: buffer, using: &pool)
         var counts: [[UInt8]: Int] = [:]
         for index in 0..<samples { counts[Array(buffer[(index * 4)..<(index * 4 + 4)]), default: 0] += 1 }
@@ -108,7 +108,7 @@ struct GeneratorUniformityTests {
 
     @Test("Word picks (rejection sampling over 32-bit draws) are uniform")
     func wordPicksAreUniform() throws {
-        var pool = try RandomBytePool(source: SeededRandomSource(seed: 3000))
+        var pool = try RandomBytePool(source: SeededRandom(seed: 3000))
         var counts = [Int](repeating: 0, count: 3000)
         for _ in 0..<300_000 { counts[Int(try pool.uniform(below: 3000))] += 1 }
         #expect(Self.chiSquare(counts) < Self.chiSquareCritical(degrees: 2999, z: Self.zOneInAMillion))

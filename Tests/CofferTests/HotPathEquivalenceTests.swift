@@ -8,6 +8,7 @@ import Coffer
 @testable import CofferOTP
 @testable import CofferGenerator
 @testable import CofferTransfer
+import CofferTestSupport
 
 /// The allocation-free forms used when a large vault is opened must compute exactly what
 /// the plain forms (checked against SPEC.md's vectors) compute.

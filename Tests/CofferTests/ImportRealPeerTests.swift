@@ -8,6 +8,7 @@ import Coffer
 @testable import CofferOTP
 @testable import CofferGenerator
 @testable import CofferTransfer
+import CofferTestSupport
 
 /// The real peers: pykeepass builds a KDBX (Tests/Fixtures/keepassxc-fixture.py), the real
 /// `keepassxc-cli` exports it, and Coffer imports the export. `make test` installs both

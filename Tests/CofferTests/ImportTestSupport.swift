@@ -8,6 +8,7 @@ import Coffer
 @testable import CofferOTP
 @testable import CofferGenerator
 @testable import CofferTransfer
+import CofferTestSupport
 
 /// The hand-made and tool-made export files in Tests/Fixtures.
 enum Fixtures {

@@ -8,6 +8,7 @@ import Coffer
 @testable import CofferOTP
 @testable import CofferGenerator
 @testable import CofferTransfer
+import CofferTestSupport
 
 /// `items(matching:)` orders by label (else service, else server), then account, then id,
 /// comparing texts by code points after canonical composition (NFC). A listing without
@@ -16,22 +17,10 @@ import Coffer
 /// These tests hold every path to one reference written without any of that machinery.
 @Suite("Listing order")
 struct ListingOrderTests {
-    /// Reproducible pseudo-random choices (SplitMix64).
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Texts that share long prefixes (past the 8 bytes compared first), differ in case,
     /// are empty, hold a NUL or a space, and, when `unicode`, are not ASCII (including
     /// canonically equivalent spellings, which `String` considers equal).
-    static func text(_ random: inout SeededGenerator, unicode: Bool) -> String {
+    static func text(_ random: inout SeededRandom, unicode: Bool) -> String {
         var pieces = ["", "a", "A", "ab", "abcdefgh", "abcdefghi", "abcdefgh\u{0}", "abcdefgh ", "bank.example.com",
                       "bank.example.com/x", "Bank.example.com", "zz", "0", "~"]
         if unicode { pieces += ["é", "e\u{301}", "abcdefghé", "日本", "Ωmega", "abcdefgh\u{301}"] }
@@ -39,7 +28,7 @@ struct ListingOrderTests {
         return Bool.random(using: &random) ? first : first + (pieces.randomElement(using: &random) ?? "")
     }
 
-    static func attributes(_ random: inout SeededGenerator, unicode: Bool) -> ItemAttributes {
+    static func attributes(_ random: inout SeededRandom, unicode: Bool) -> ItemAttributes {
         var attributes: ItemAttributes
         switch Int.random(in: 0..<3, using: &random) {
         case 0: attributes = .genericPassword(service: text(&random, unicode: unicode), account: text(&random, unicode: unicode))
@@ -77,7 +66,7 @@ struct ListingOrderTests {
         try withTemporaryDirectory { dir in
             let path = dir.appendingPathComponent("order.coffer").path
             let vault = try Vault.create(at: path, password: secure("pw"), options: testOptions)
-            var random = SeededGenerator(state: unicode ? 2 : 1)
+            var random = SeededRandom(seed: unicode ? 2 : 1)
             try vault.transaction { tx in
                 for _ in 0..<400 {
                     try Self.addIfValid(tx, Self.attributes(&random, unicode: unicode))

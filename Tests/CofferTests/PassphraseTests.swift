@@ -8,6 +8,7 @@ import Coffer
 @testable import CofferOTP
 @testable import CofferGenerator
 @testable import CofferTransfer
+import CofferTestSupport
 
 /// Passphrases and word lists.
 @Suite("Passphrase generator and word lists")
@@ -46,7 +47,7 @@ struct PassphraseTests {
         let eff = try Wordlist.effLarge
         let words = Set(eff.words)
         let generator = try PassphraseGenerator(policy: PassphrasePolicy(wordCount: wordCount, separator: " "))
-        var pool = try RandomBytePool(source: SeededRandomSource(seed: UInt64(wordCount)))
+        var pool = try RandomBytePool(source: SeededRandom(seed: UInt64(wordCount)))
         for _ in 0..<200 {
             let phrase = Self.text(try generator.generate(using: &pool)).split(separator: " ", omittingEmptySubsequences: false)
             #expect(phrase.count == wordCount)
@@ -71,7 +72,7 @@ struct PassphraseTests {
 
     @Test("Case, separator and number")
     func styling() throws {
-        var pool = try RandomBytePool(source: SeededRandomSource(seed: 99))
+        var pool = try RandomBytePool(source: SeededRandom(seed: 99))
         let capitalized = try PassphraseGenerator(policy: PassphrasePolicy(
             wordCount: 5, separator: ".", wordCase: .capitalized, includeNumber: true))
         for _ in 0..<100 {
@@ -99,7 +100,7 @@ struct PassphraseTests {
         #expect(generator.entropyBits == 6)
         let numbered = try PassphraseGenerator(policy: PassphrasePolicy(wordCount: 3, includeNumber: true), wordlist: list)
         #expect(abs(numbered.entropyBits - (6 + log2(30.0))) < 1e-12)
-        var pool = try RandomBytePool(source: SeededRandomSource(seed: 4))
+        var pool = try RandomBytePool(source: SeededRandom(seed: 4))
         var seen = Set<String>()
         for _ in 0..<400 {
             let words = Self.text(try generator.generate(using: &pool)).split(separator: "-").map(String.init)

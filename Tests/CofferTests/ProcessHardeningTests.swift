@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Coffer
+import CofferTestSupport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -155,16 +156,6 @@ struct ProcessHardeningTests {
 
 /// Runs a command line to the end (stdin empty): status, stdout, stderr.
 private func runProductCapturingCommand(_ command: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: command[0])
-    process.arguments = Array(command.dropFirst())
-    let output = Pipe(), errors = Pipe()
-    process.standardInput = FileHandle.nullDevice
-    process.standardOutput = output
-    process.standardError = errors
-    try process.run()
-    let out = output.fileHandleForReading.readDataToEndOfFile()
-    let err = errors.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+    let result = try runProcess(URL(fileURLWithPath: command[0]), Array(command.dropFirst()))
+    return (result.status, result.out, result.err)
 }

@@ -8,6 +8,7 @@ import Coffer
 @testable import CofferOTP
 @testable import CofferGenerator
 @testable import CofferTransfer
+import CofferTestSupport
 
 /// Concurrent writers (RELIABILITY.md): separate processes saving the same vault file
 /// under its lock. Nothing is lost: additions all arrive, and two edits of one item either
@@ -30,9 +31,9 @@ struct ReliabilityConcurrencyTests {
             let results = try await withThrowingTaskGroup(of: (Int, Int32, String).self) { group in
                 for writer in 0..<writers {
                     group.addTask {
-                        let result = try runProductCapturing("CofferTestWriter", ["add", path, "w\(writer)", "\(perWriter)"],
-                                                             stdin: Self.password + "\n")
-                        return (writer, result.status, result.stderr)
+                        let result = try runProduct("CofferTestWriter", ["add", path, "w\(writer)", "\(perWriter)"],
+                                                      stdin: Self.password + "\n")
+                        return (writer, result.status, result.err)
                     }
                 }
                 var all: [(Int, Int32, String)] = []

@@ -13,6 +13,7 @@ import Coffer
 @testable import CofferOTP
 @testable import CofferGenerator
 @testable import CofferTransfer
+import CofferTestSupport
 
 /// Crash safety (RELIABILITY.md): a writer process saving continuously is killed with
 /// SIGKILL at random moments. After every kill the vault opens, holds exactly one of the

@@ -13,6 +13,7 @@ import Coffer
 @testable import CofferOTP
 @testable import CofferGenerator
 @testable import CofferTransfer
+import CofferTestSupport
 
 /// Fault injection at every I/O step of a vault save, through the public `Vault` API over
 /// the store's `FileIO` seam (StoreFaultTests covers the store on its own).

@@ -52,17 +52,17 @@ enum FuzzEntryPoints {
 
     /// The credentials of `Tests/Vectors` (SPEC.md §15.2, and the passwords of the
     /// history and Unicode vectors).
-    static let credentials: [SlotKey] = {
+    static let credentials: [VaultCredential] = {
         do {
             let password = try SecureBytes(copying: Array("correct horse battery staple".utf8))
             let keyFile = (0x40...0x7F).map { UInt8($0) }
-            let material = try keyFile.withBytes { (raw) throws(CofferError) in try SlotKey.keyFileMaterial(contents: raw) }
+            let material = try keyFile.withBytes { (raw) throws(CofferError) in try KeyFile.material(contents: raw) }
             let raw = try SecureBytes(copying: (0..<32).map { UInt8($0) })
             let others = try ["old password", "new password", "pässwörd 🔑 ключ"].map { text throws(CofferError) in
-                SlotKey.password(try SecureBytes(copying: Array(text.utf8)))
+                VaultCredential.password(try SecureBytes(copying: Array(text.utf8)))
             }
-            return [.rawKey(raw), .password(password), .keyFile(material: material),
-                    .passwordAndKeyFile(password: password, material: material)] + others
+            return [.rawKey(raw), .password(password), .keyFile(KeyFile(material: material)),
+                    .passwordAndKeyFile(password, KeyFile(material: material))] + others
         } catch {
             fatalError("fuzz credentials: \(error)")
         }
@@ -242,7 +242,7 @@ enum FuzzEntryPoints {
         switch parser {
         case .keyFile:
             let key = try KeyFile(contents: try SecureBytes(copying: data))
-            let material = try data.withBytes { (raw) throws(CofferError) in try SlotKey.keyFileMaterial(contents: raw) }
+            let material = try data.withBytes { (raw) throws(CofferError) in try KeyFile.material(contents: raw) }
             if key.material != material || key.material.count != 32 { report.violation("key file material differs") }
 
         case .wordlist:

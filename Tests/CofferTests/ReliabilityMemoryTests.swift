@@ -8,6 +8,7 @@ import Coffer
 @testable import CofferOTP
 @testable import CofferGenerator
 @testable import CofferTransfer
+import CofferTestSupport
 
 /// Memory hygiene (RELIABILITY.md). In a separate process (`CofferTestWriter memscan`), so
 /// the test runner's own memory does not interfere: create a vault, unlock it, read a
@@ -24,10 +25,10 @@ struct ReliabilityMemoryTests {
 
     static func scan(_ mode: String) throws -> Scan {
         try withTemporaryDirectory { dir in
-            let result = try runProductCapturing("CofferTestWriter", ["memscan", dir.path, mode], stdin: nil)
-            #expect(result.status == 0 && !result.killed, "memscan \(mode): \(result.stderr)")
+            let result = try runProduct("CofferTestWriter", ["memscan", dir.path, mode], stdin: nil)
+            #expect(result.status == 0 && !result.killed, "memscan \(mode): \(result.err)")
             var scan = Scan()
-            for line in result.stdout.split(separator: "\n") {
+            for line in result.out.split(separator: "\n") {
                 let parts = line.split(separator: " ")
                 guard parts.count == 2, let value = Int(parts[1]) else { continue }
                 scan.counts[String(parts[0])] = value
@@ -38,7 +39,7 @@ struct ReliabilityMemoryTests {
                 default: break
                 }
             }
-            scan.hits = result.stderr.split(separator: "\n").filter { $0.hasPrefix("hit ") }.map(String.init)
+            scan.hits = result.err.split(separator: "\n").filter { $0.hasPrefix("hit ") }.map(String.init)
             return scan
         }
     }

@@ -13,14 +13,13 @@ import Coffer
 @testable import CofferOTP
 @testable import CofferGenerator
 @testable import CofferTransfer
+import CofferTestSupport
 
 // Helpers of the Reliability* tests (RELIABILITY.md): child processes, figures, paths.
 
 enum Reliability {
-    /// The repository root, found from this file.
-    static var repositoryRoot: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    }
+    /// The repository root.
+    static var repositoryRoot: URL { TestPaths.repositoryRoot }
 
     /// A figure for RELIABILITY.md: one line on stdout, `[reliability] name: text`.
     static func figure(_ name: String, _ text: String) {
@@ -90,11 +89,6 @@ final class ReliabilityChild {
         return (process.terminationStatus, process.terminationReason == .uncaughtSignal,
                 String(decoding: buffered + Array(rest), as: UTF8.self), String(decoding: errorText, as: UTF8.self))
     }
-}
-
-/// Runs a product to the end: exit status, stdout and stderr.
-func runProductCapturing(_ product: String, _ arguments: [String], stdin: String?) throws -> (status: Int32, killed: Bool, stdout: String, stderr: String) {
-    try ReliabilityChild(product, arguments, stdin: stdin).finish()
 }
 
 private func sendSignal(_ pid: Int32, _ signal: Int32) {

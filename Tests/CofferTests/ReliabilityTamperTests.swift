@@ -8,6 +8,7 @@ import Coffer
 @testable import CofferOTP
 @testable import CofferGenerator
 @testable import CofferTransfer
+import CofferTestSupport
 
 /// The tamper matrix (RELIABILITY.md) on vaults made by the public `Vault` API, opened
 /// through the public API (every item's secrets read) and through the `coffer get` binary:
@@ -151,8 +152,8 @@ struct ReliabilityTamperTests {
     }
 
     /// Runs `coffer get FILE --service site --account alice` with the password on stdin.
-    static func cliGet(_ path: String, password: String = password) throws -> (status: Int32, killed: Bool, stdout: String, stderr: String) {
-        try runProductCapturing("coffer", ["get", path, "--service", "site", "--account", "alice"], stdin: password + "\n")
+    static func cliGet(_ path: String, password: String = password) throws -> ProcessResult {
+        try runProduct("coffer", ["get", path, "--service", "site", "--account", "alice"], stdin: password + "\n")
     }
 
     @Test("coffer get: every flip, every truncation and the entry-level cases exit 65 and print nothing")
@@ -176,9 +177,9 @@ struct ReliabilityTamperTests {
             let intact = dir.appendingPathComponent("intact.coffer").path
             try Data(files.current).write(to: URL(fileURLWithPath: intact))
             let good = try Self.cliGet(intact)
-            #expect(good.status == 0 && good.stdout == Self.secret + "\n", "\(good.status) \(good.stderr)")
+            #expect(good.status == 0 && good.out == Self.secret + "\n", "\(good.status) \(good.err)")
             let wrong = try Self.cliGet(intact, password: "not-the-password")
-            #expect(wrong.status == 77 && wrong.stdout.isEmpty, "\(wrong.status) \(wrong.stderr)")
+            #expect(wrong.status == 77 && wrong.stdout.isEmpty, "\(wrong.status) \(wrong.err)")
 
             // Two at a time (this machine has two cores).
             let results = try await withThrowingTaskGroup(of: [(String, Int32, Bool, String, String)].self) { group in
@@ -190,7 +191,7 @@ struct ReliabilityTamperTests {
                             let path = dir.appendingPathComponent("tampered-\(index).coffer").path
                             try Data(bytes).write(to: URL(fileURLWithPath: path))
                             let result = try Self.cliGet(path)
-                            out.append((name, result.status, result.killed, result.stdout, result.stderr))
+                            out.append((name, result.status, result.killed, result.out, result.err))
                             try? FileManager.default.removeItem(atPath: path)
                         }
                         return out

@@ -1,6 +1,7 @@
 import Coffer
 import Foundation
 import Testing
+import CofferTestSupport
 
 @Suite("server addresses")
 struct ServerAddressTests {

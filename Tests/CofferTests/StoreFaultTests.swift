@@ -13,6 +13,7 @@ import Coffer
 @testable import CofferOTP
 @testable import CofferGenerator
 @testable import CofferTransfer
+import CofferTestSupport
 
 /// One injected failure during a write, with the error it must produce.
 enum StoreWriteFault: String, CaseIterable, Sendable, CustomTestStringConvertible {

@@ -14,6 +14,7 @@ import Coffer
 @testable import CofferOTP
 @testable import CofferGenerator
 @testable import CofferTransfer
+import CofferTestSupport
 
 @Suite("Store: lock")
 struct StoreLockTests {

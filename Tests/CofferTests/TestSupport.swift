@@ -32,12 +32,3 @@ extension SecureBytes {
     /// Test-only: copy out the bytes to compare with expected values.
     var testBytes: [UInt8] { withUnsafeBytes { Array($0) } }
 }
-
-/// A fresh temporary directory, removed when the closure returns.
-func withTemporaryDirectory<R>(_ body: (URL) throws -> R) throws -> R {
-    let url = FileManager.default.temporaryDirectory
-        .appendingPathComponent("coffer-tests-\(UUID().uuidString)", isDirectory: true)
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: url) }
-    return try body(url)
-}

@@ -8,6 +8,7 @@ import Coffer
 @testable import CofferOTP
 @testable import CofferGenerator
 @testable import CofferTransfer
+import CofferTestSupport
 
 @Suite("Vault behaviour")
 struct VaultBehaviourTests {
@@ -192,8 +193,8 @@ struct VaultBehaviourTests {
             async let a = Task.detached { try runProduct("CofferTestWriter", ["add", path, "a", "15"], stdin: "pw\n") }.value
             async let b = Task.detached { try runProduct("CofferTestWriter", ["add", path, "b", "15"], stdin: "pw\n") }.value
             let (ra, rb) = try await (a, b)
-            #expect(ra.status == 0, "\(ra.stderr)")
-            #expect(rb.status == 0, "\(rb.stderr)")
+            #expect(ra.status == 0, "\(ra.err)")
+            #expect(rb.status == 0, "\(rb.err)")
             try vault.refresh()
             #expect(try vault.items().count == 30)
         }
@@ -252,11 +253,4 @@ struct VaultBehaviourTests {
             #expect(try vault.keychain(service: "other").allKeys().isEmpty)
         }
     }
-}
-
-func withTemporaryDirectoryAsync<R>(_ body: (URL) async throws -> R) async throws -> R {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("coffer-tests-\(UUID().uuidString)", isDirectory: true)
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: url) }
-    return try await body(url)
 }

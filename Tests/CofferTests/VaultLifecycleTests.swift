@@ -8,6 +8,7 @@ import Coffer
 @testable import CofferOTP
 @testable import CofferGenerator
 @testable import CofferTransfer
+import CofferTestSupport
 
 @Suite("Vault lifecycle and items")
 struct VaultLifecycleTests {
@@ -59,6 +60,57 @@ struct VaultLifecycleTests {
             #expect(info.entryCount == 0)
             #expect(info.slots.map(\.kind) == [.password])
             #expect(info.slots.first?.kdf == testKDF)
+        }
+    }
+}
+
+/// One Argon2id validation: a parameter set `create` accepts is one every reader opens.
+@Suite("Argon2id bounds: what create accepts, readers accept")
+struct KDFBoundsTests {
+    /// Each is outside SPEC.md §9 (which readers enforce) but inside libargon2's limits,
+    /// so `validate()` used to accept it, and so did `create` for a raw-key vault.
+    static let readerRejects: [Argon2idParameters] = [
+        Argon2idParameters(memoryKiB: 65 * 8, iterations: 1, lanes: 65),
+        Argon2idParameters(memoryKiB: 1024, iterations: 65, lanes: 1),
+        Argon2idParameters(memoryKiB: 4 * 1024 * 1024 + 1, iterations: 1, lanes: 1),
+    ]
+
+    /// A password slot with `kdf`, parsed as a reader parses it.
+    static func readSlot(_ kdf: Argon2idParameters) throws(CofferError) -> KeySlotRecord {
+        var body = ByteWriter()
+        body.u8(1)   // Argon2id v1.3
+        body.u32(kdf.memoryKiB)
+        body.u32(kdf.iterations)
+        body.u32(kdf.lanes)
+        body.bytes([UInt8](repeating: 0, count: 16 + 24 + 48))   // salt, nonce, wrapped key
+        return try KeySlotRecord(type: KeySlotKind.password.code, body: body.bytes, index: 0)
+    }
+
+    static func isOutOfBounds(_ error: any Error) -> Bool {
+        if case .kdfParametersOutOfBounds? = error as? CofferError { return true }
+        return false
+    }
+
+    @Test("Parameters a reader rejects are refused by validate() and by create", arguments: readerRejects)
+    func createRefusesWhatReadersReject(kdf: Argon2idParameters) throws {
+        // A reader rejects a slot with these parameters (SPEC.md §9)...
+        #expect { try Self.readSlot(kdf) } throws: { Self.isOutOfBounds($0) }
+        // ...so validation and create refuse them, even where no KDF runs yet (a raw-key vault).
+        #expect { try kdf.validate() } throws: { Self.isOutOfBounds($0) }
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("v.coffer").path
+            let rawKey = try SecureBytes(copying: [UInt8](repeating: 7, count: 32))
+            #expect { try Vault.create(at: path, credential: .rawKey(rawKey), options: VaultOptions(kdf: kdf)) } throws: { Self.isOutOfBounds($0) }
+            #expect(!FileManager.default.fileExists(atPath: path))
+        }
+    }
+
+    @Test("The bounds themselves are accepted by both")
+    func boundsAreAccepted() throws {
+        for kdf in [Argon2idParameters(memoryKiB: 8, iterations: 1, lanes: 1),
+                    Argon2idParameters(memoryKiB: 64 * 8, iterations: 64, lanes: 64)] {
+            try kdf.validate()
+            #expect(try Self.readSlot(kdf).kdf == kdf)
         }
     }
 }

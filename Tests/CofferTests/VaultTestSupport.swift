@@ -17,36 +17,3 @@ func secure(_ text: String) throws -> SecureBytes { try SecureBytes(copying: tex
 extension SecureBytes {
     var testString: String? { unsafeStringCopy() }
 }
-
-/// The folder holding the built products (the test runner's own folder).
-func buildProductsDirectory() -> URL {
-    #if os(Linux)
-    let runner = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-    #else
-    let runner = Bundle.main.bundleURL
-    #endif
-    var dir = runner.deletingLastPathComponent()
-    // On macOS the runner may sit inside an .xctest bundle.
-    while dir.path != "/" && !FileManager.default.fileExists(atPath: dir.appendingPathComponent("CofferTestWriter").path) {
-        dir = dir.deletingLastPathComponent()
-    }
-    return dir
-}
-
-/// Runs a built product with `stdin` and returns its exit status and stderr.
-@discardableResult
-func runProduct(_ name: String, _ arguments: [String], stdin: String) throws -> (status: Int32, stderr: String) {
-    let process = Process()
-    process.executableURL = buildProductsDirectory().appendingPathComponent(name)
-    process.arguments = arguments
-    let input = Pipe(), errors = Pipe()
-    process.standardInput = input
-    process.standardError = errors
-    process.standardOutput = FileHandle.nullDevice
-    try process.run()
-    input.fileHandleForWriting.write(Data(stdin.utf8))
-    try input.fileHandleForWriting.close()
-    let errorData = errors.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: errorData, as: UTF8.self))
-}

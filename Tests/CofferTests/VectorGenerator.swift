@@ -8,11 +8,13 @@ import Coffer
 @testable import CofferOTP
 @testable import CofferGenerator
 @testable import CofferTransfer
+import CofferTestSupport
 
 // Writes Tests/Vectors/*.vec (SPEC.md §15). Run with:
 //   COFFER_WRITE_VECTORS=1 swift test --filter VectorGenerator
-// Salts, nonces, keys and ids come from `EntropySource.deterministic(seed:)`, which
-// exists only in debug builds; dates and revisions are fixed. Regenerating therefore
+// Salts, nonces, keys and ids come from CofferTestSupport's `SeededRandom(label).entropy`
+// (the stream SPEC.md §15.2 describes), which exists only in debug builds; dates and
+// revisions are fixed. Regenerating therefore
 // gives identical bytes. `COFFER_WORKED_EXAMPLE=/tmp/example.md` writes the two blocks
 // of SPEC.md §16 instead.
 
@@ -79,16 +81,16 @@ enum VectorCatalog {
 
     static func entropy(_ name: String) throws -> EntropySource {
         #if DEBUG
-        return try EntropySource.deterministic(seed: BLAKE2b.hash(Array("coffer vector: \(name)".utf8)))
+        return SeededRandom("coffer vector: \(name)").entropy
         #else
         throw VectorFileError(description: "vectors are generated in debug builds only")
         #endif
     }
 
     static func s(_ text: String) throws -> SecureBytes { try SecureBytes(copying: text) }
-    static func passwordKey(_ text: String = password) throws -> SlotKey { .password(try s(text)) }
+    static func passwordKey(_ text: String = password) throws -> VaultCredential { .password(try s(text)) }
     static func material(_ contents: [UInt8]) throws -> SecureBytes {
-        try contents.withBytes { (raw) throws(CofferError) in try SlotKey.keyFileMaterial(contents: raw) }
+        try contents.withBytes { (raw) throws(CofferError) in try KeyFile.material(contents: raw) }
     }
 
     // MARK: Items
@@ -164,7 +166,7 @@ enum VectorCatalog {
                 "three items of all three kinds with tags, urls, fields, secret fields, history and an attachment",
                 success: items)
 
-        let keyFileVault = try FormatVaultBuilder(entropy: entropy("key-file"), slots: [(.keyFile(material: try material(keyFile)), tinyKDF)])
+        let keyFileVault = try FormatVaultBuilder(entropy: entropy("key-file"), slots: [(.keyFile(KeyFile(material: try material(keyFile))), tinyKDF)])
         let (wa, ws) = try wifi()
         try keyFileVault.put(try keyFileVault.newID(), revision: 1, wa, ws)
         let keyFileBytes = try keyFileVault.bytes()
@@ -180,7 +182,7 @@ enum VectorCatalog {
 
         let combined = try FormatVaultBuilder(
             entropy: entropy("password-and-key-file"),
-            slots: [(.passwordAndKeyFile(password: try s(password), material: try material(keyFile)), twoLaneKDF)])
+            slots: [(.passwordAndKeyFile(try s(password), KeyFile(material: try material(keyFile))), twoLaneKDF)])
         let (ma, ms) = try mail()
         try combined.put(try combined.newID(), revision: 1, ma, ms)
         let combinedBytes = try combined.bytes()
@@ -190,7 +192,7 @@ enum VectorCatalog {
 
         let multi = try FormatVaultBuilder(
             entropy: entropy("multiple-slots"),
-            slots: [(.rawKey(try SecureBytes(copying: rawKey)), tinyKDF), (.keyFile(material: try material(keyFile)), tinyKDF),
+            slots: [(.rawKey(try SecureBytes(copying: rawKey)), tinyKDF), (.keyFile(KeyFile(material: try material(keyFile))), tinyKDF),
                     (try passwordKey(), smallKDF)])
         let (ga, gs) = try github()
         try multi.put(try multi.newID(), revision: 4, ga, gs)

@@ -26,10 +26,8 @@ package enum FormatV1 {
     static let maxEntries = 10_000_000
     static let maxOverviewCiphertext = 1 << 20          // 1 MiB
     static let maxSecretCiphertext = 64 << 20           // 64 MiB
-    static let maxKDFMemoryKiB = Argon2idParameters.memoryKiBRange.upperBound    // 4 GiB
-    static let minKDFMemoryKiB = Argon2idParameters.memoryKiBRange.lowerBound    // 8 KiB
-    package static let maxKDFIterations = Argon2idParameters.iterationsRange.upperBound  // 64
-    static let maxKDFLanes = Argon2idParameters.lanesRange.upperBound            // 64
+    // Argon2id's bounds (memory, iterations, lanes) are Argon2idParameters' ranges, checked
+    // by Argon2idParameters.checkBounds for writers and readers alike.
 
     // Subkey contexts (SPEC.md §5).
     static let headerKeyContext = "coffer.v1.header"

@@ -43,7 +43,7 @@ package struct KeySlotRecord: Sendable, Equatable {
                 return (Argon2idParameters(memoryKiB: m, iterations: t, lanes: p), kdfID)
             }
             guard parsed.1 == Self.argon2idV13 else { throw .malformed("\(name): unknown KDF \(parsed.1)") }
-            try Self.checkBounds(parsed.0, slot: name)
+            try parsed.0.checkBounds(name)   // SPEC.md §9, before any KDF runs
             kdf = parsed.0
             salt = Array(body[13..<29])
             nonce = Array(body[29..<53])
@@ -51,30 +51,14 @@ package struct KeySlotRecord: Sendable, Equatable {
         }
     }
 
-    /// Bounds a reader enforces before running the KDF (SPEC.md §9).
-    package static func checkBounds(_ p: Argon2idParameters, slot: String) throws(CofferError) {
-        guard p.memoryKiB >= FormatV1.minKDFMemoryKiB, p.memoryKiB <= FormatV1.maxKDFMemoryKiB else {
-            throw .kdfParametersOutOfBounds("\(slot): memory \(p.memoryKiB) KiB outside 8 KiB to 4 GiB")
-        }
-        guard p.iterations >= 1, p.iterations <= FormatV1.maxKDFIterations else {
-            throw .kdfParametersOutOfBounds("\(slot): iterations \(p.iterations) outside 1 to \(FormatV1.maxKDFIterations)")
-        }
-        guard p.lanes >= 1, p.lanes <= FormatV1.maxKDFLanes else {
-            throw .kdfParametersOutOfBounds("\(slot): lanes \(p.lanes) outside 1 to \(FormatV1.maxKDFLanes)")
-        }
-        guard UInt64(p.memoryKiB) >= 8 * UInt64(p.lanes) else {
-            throw .kdfParametersOutOfBounds("\(slot): memory below 8 KiB per lane")
-        }
-    }
-
     /// Creates a slot wrapping `vaultKey` for `key`.
-    package static func make(for key: SlotKey, vaultKey: SecureBytes, vaultID: [UInt8], kdf: Argon2idParameters,
+    package static func make(for key: VaultCredential, vaultKey: SecureBytes, vaultID: [UInt8], kdf: Argon2idParameters,
                      entropy: EntropySource) throws(CofferError) -> KeySlotRecord {
         let kind = key.slotKind
         let salt = try entropy.bytes(FormatV1.saltLength)
         var params = ByteWriter()
         if kind.usesArgon2 {
-            try checkBounds(kdf, slot: "new key slot")
+            try kdf.checkBounds("new key slot")
             params.u8(argon2idV13)
             params.u32(kdf.memoryKiB)
             params.u32(kdf.iterations)
@@ -92,7 +76,7 @@ package struct KeySlotRecord: Sendable, Equatable {
     }
 
     /// The vault key, or nil when this slot does not open with `key`.
-    package func unwrap(with key: SlotKey, vaultID: [UInt8]) throws(CofferError) -> SecureBytes? {
+    package func unwrap(with key: VaultCredential, vaultID: [UInt8]) throws(CofferError) -> SecureBytes? {
         guard kind == key.slotKind else { return nil }
         let kek = try Self.keyEncryptionKey(for: key, kdf: kdf, salt: salt)
         let params = Array(body[0..<(body.count - FormatV1.nonceLength - FormatV1.wrappedKeyLength)])
@@ -112,17 +96,17 @@ package struct KeySlotRecord: Sendable, Equatable {
     }
 
     /// The key-encryption key of a slot (SPEC.md §4.2–4.4).
-    static func keyEncryptionKey(for key: SlotKey, kdf: Argon2idParameters?, salt: [UInt8]) throws(CofferError) -> SecureBytes {
+    static func keyEncryptionKey(for key: VaultCredential, kdf: Argon2idParameters?, salt: [UInt8]) throws(CofferError) -> SecureBytes {
         switch key {
         case .password(let password):
             guard let kdf else { throw .malformed("password slot without KDF parameters") }
             return try Argon2id.derive(password: password, salt: salt, parameters: kdf)
-        case .keyFile(let material):
+        case .keyFile(let keyFile):
             guard let kdf else { throw .malformed("key-file slot without KDF parameters") }
-            return try Argon2id.derive(password: material, salt: salt, parameters: kdf)
-        case .passwordAndKeyFile(let password, let material):
+            return try Argon2id.derive(password: keyFile.material, salt: salt, parameters: kdf)
+        case .passwordAndKeyFile(let password, let keyFile):
             guard let kdf else { throw .malformed("key-file slot without KDF parameters") }
-            return try Argon2id.derive(password: password, salt: salt, parameters: kdf, secret: material)
+            return try Argon2id.derive(password: password, salt: salt, parameters: kdf, secret: keyFile.material)
         case .rawKey(let raw):
             guard raw.count == FormatV1.keyLength else { throw .invalidKey("a raw key must be 32 bytes") }
             return try SubkeyDerivation.derive(from: raw, context: FormatV1.rawKeySlotContext, input: salt)

@@ -109,7 +109,7 @@ package struct VaultFile: Sendable {
     }
 
     /// Tries every slot of the credential's kind; returns the vault's keys.
-    package func unlock(with key: SlotKey) throws(CofferError) -> VaultKeys {
+    package func unlock(with key: VaultCredential) throws(CofferError) -> VaultKeys {
         for slot in header.slots where slot.kind == key.slotKind {
             if let vaultKey = try slot.unwrap(with: key, vaultID: header.vaultID) {
                 return try VaultKeys(vaultKey: vaultKey)
@@ -121,7 +121,7 @@ package struct VaultFile: Sendable {
     /// `unlock` then `verify`. A single-lane KDF keeps one core busy: the records are
     /// hashed on another meanwhile, and compared with the manifest only once it is
     /// authenticated, so checks and errors come in the order of SPEC.md §10.
-    package func unlockAndVerify(with key: SlotKey) throws(CofferError) -> VaultKeys {
+    package func unlockAndVerify(with key: VaultCredential) throws(CofferError) -> VaultKeys {
         let codec = self
         let hashing = ParallelWork.Background { () throws(CofferError) in try codec.recordDigests(threads: 1) }
         let keys: VaultKeys

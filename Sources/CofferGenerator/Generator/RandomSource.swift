@@ -3,9 +3,9 @@ internal import CSodium
 
 /// Where the generators get their random bytes.
 ///
-/// Internal on purpose: the public API always draws from the operating system,
-/// and only tests (through `@testable import`) can inject a seeded source.
-protocol RandomSource {
+/// Not public on purpose: the public API always draws from the operating system,
+/// and only tests (CofferTestSupport's `SeededRandom`) inject a seeded source.
+package protocol RandomSource {
     /// Fills `buffer` with uniformly random bytes.
     mutating func fill(_ buffer: UnsafeMutableRawBufferPointer) throws(CofferError)
 }
@@ -14,35 +14,6 @@ protocol RandomSource {
 struct SystemRandomSource: RandomSource {
     func fill(_ buffer: UnsafeMutableRawBufferPointer) throws(CofferError) {
         try SecureRandom.fill(buffer)
-    }
-}
-
-/// A reproducible stream for tests: the ChaCha20 (IETF) keystream under a key made
-/// from the seed. Every fill uses the next nonce, so no keystream is ever reused.
-struct SeededRandomSource: RandomSource {
-    private var key: [UInt8]
-    private var nonceCounter: UInt64 = 0
-
-    /// A stream determined by `seed`; the same seed always gives the same bytes.
-    init(seed: UInt64) {
-        var key = [UInt8](repeating: 0, count: Int(crypto_stream_chacha20_ietf_KEYBYTES))
-        withUnsafeBytes(of: seed.littleEndian) { seedBytes in
-            for (index, byte) in seedBytes.enumerated() { key[index] = byte }
-        }
-        self.key = key
-    }
-
-    mutating func fill(_ buffer: UnsafeMutableRawBufferPointer) throws(CofferError) {
-        try Sodium.ensureInitialized()
-        guard let base = buffer.baseAddress, buffer.count > 0 else { return }
-        var nonce = [UInt8](repeating: 0, count: Int(crypto_stream_chacha20_ietf_NONCEBYTES))
-        withUnsafeBytes(of: nonceCounter.littleEndian) { counter in
-            for (index, byte) in counter.enumerated() { nonce[index] = byte }
-        }
-        nonceCounter &+= 1
-        let status = crypto_stream_chacha20_ietf(base.assumingMemoryBound(to: UInt8.self),
-                                                 UInt64(buffer.count), nonce, key)
-        guard status == 0 else { throw .cryptoFailure("ChaCha20 keystream failed") }
     }
 }
 

@@ -1,6 +1,4 @@
 import CofferCrypto
-import CofferFormat
-import CofferStore
 /// What opens a vault: one of its key slots.
 ///
 /// ```swift
@@ -19,14 +17,21 @@ public enum VaultCredential: Sendable {
     case rawKey(SecureBytes)
 
     /// The kind of slot this credential opens.
-    public var slotKind: KeySlotKind { slotKey.slotKind }
-
-    var slotKey: SlotKey {
+    public var slotKind: KeySlotKind {
         switch self {
-        case .password(let p): return .password(p)
-        case .keyFile(let k): return .keyFile(material: k.material)
-        case .passwordAndKeyFile(let p, let k): return .passwordAndKeyFile(password: p, material: k.material)
-        case .rawKey(let r): return .rawKey(r)
+        case .password: return .password
+        case .keyFile: return .keyFile
+        case .passwordAndKeyFile: return .passwordAndKeyFile
+        case .rawKey: return .rawKey
+        }
+    }
+
+    /// The error when no slot of this kind opens.
+    package var wrongKeyError: CofferError {
+        switch self {
+        case .password: return .wrongPassword
+        case .keyFile, .passwordAndKeyFile: return .wrongKeyFile
+        case .rawKey: return .wrongRawKey
         }
     }
 }

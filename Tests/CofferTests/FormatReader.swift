@@ -1,0 +1,44 @@
+import Foundation
+import Coffer
+@testable import CofferCrypto
+@testable import CofferFormat
+@testable import CofferStore
+@testable import CofferVault
+@testable import CofferOTP
+@testable import CofferGenerator
+@testable import CofferTransfer
+
+/// Opens a vault the way SPEC.md §10 says: parse, unlock, verify, then decrypt every
+/// overview and every secret part, in file order.
+enum FormatReader {
+    struct Opened {
+        let codec: VaultFile
+        let keys: VaultKeys
+        let items: [(id: ItemID, revision: UInt64, attributes: ItemAttributes, secrets: ItemSecrets)]
+
+        var entries: [VectorEntry] { items.map { VectorEntry(id: $0.id, revision: $0.revision, attributes: $0.attributes, secrets: $0.secrets) } }
+    }
+
+    static func open(_ bytes: [UInt8], key: VaultCredential) throws(CofferError) -> Opened {
+        let codec = try VaultFile.parse(bytes)
+        let keys = try codec.unlock(with: key)
+        try codec.verify(keys: keys)
+        var items: [(id: ItemID, revision: UInt64, attributes: ItemAttributes, secrets: ItemSecrets)] = []
+        for record in codec.records {
+            let attributes = try record.openOverview(vaultID: codec.header.vaultID, keys: keys)
+            let secrets = try record.openSecrets(vaultID: codec.header.vaultID, keys: keys)
+            items.append((record.id, record.revision, attributes, secrets))
+        }
+        return Opened(codec: codec, keys: keys, items: items)
+    }
+
+    /// The outcome class of opening `bytes` with `key`, and the error if any.
+    static func outcome(_ bytes: [UInt8], key: VaultCredential) -> (VectorExpectation?, CofferError?, Opened?) {
+        do {
+            let opened = try open(bytes, key: key)
+            return (.success, nil, opened)
+        } catch {
+            return (VectorExpectation(error: error), error, nil)
+        }
+    }
+}
