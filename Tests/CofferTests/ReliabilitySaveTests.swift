@@ -1,0 +1,102 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import Testing
+import Coffer
+@testable import CofferCrypto
+@testable import CofferFormat
+@testable import CofferStore
+@testable import CofferVault
+
+/// Issue 15, finding 2: saves onto an older copy. Real files in a temporary folder.
+@Suite("Reliability: stale copies, symbolic links, backups after passwd")
+struct ReliabilitySaveTests {
+    static func names(in dir: URL) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
+    }
+
+    static func isSymbolicLink(_ path: String) -> Bool {
+        var status = stat()
+        return lstat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFLNK
+    }
+
+    // MARK: Finding 2: an older generation renamed into place
+
+    @Test("a save onto an older copy of the same vault (a sync tool renamed it into place) is a conflict; nothing is dropped")
+    func olderGenerationIsRefused() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("v.coffer").path
+            let older = dir.appendingPathComponent("older-copy").path
+            let writer = try Vault.create(at: path, password: try secure("pw"), options: testOptions)
+            try writer.add(.genericPassword(service: "one", account: "a"))                        // generation 2
+            try FileManager.default.copyItem(atPath: path, toPath: older)
+            try writer.add(.genericPassword(service: "only-in-3", account: "a"))                  // generation 3
+
+            let process = try Vault.open(at: path, password: try secure("pw"), options: testOptions)
+            #expect(process.generation == 3)
+            #expect(rename(older, path) == 0)                      // the sync tool puts generation 2 back
+            let olderBytes = try #require(FileManager.default.contents(atPath: path))
+
+            for attempt in 1...2 {
+                do {
+                    try process.add(.genericPassword(service: "new", account: "a"))
+                    Issue.record("attempt \(attempt): the save onto generation 2 succeeded")
+                } catch CofferError.conflict(let why) {
+                    #expect(why.contains("older"), "\(why)")
+                }
+                // Nothing written; the open vault still shows generation 3 and its item.
+                #expect(FileManager.default.contents(atPath: path) == olderBytes)
+                #expect(process.generation == 3)
+                #expect(try process.items().compactMap(\.service).sorted() == ["one", "only-in-3"])
+            }
+            #expect(throws: CofferError.self) { try process.refresh() }
+            #expect(process.generation == 3)
+
+            print("[reliability] save onto an older generation (2 renamed over 3): conflict, file unchanged, the open vault kept generation 3")
+        }
+    }
+
+    @Test("a save onto a fork with the same generation (another copy saved from an older one) is a conflict")
+    func forkWithSameGenerationIsRefused() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("v.coffer").path
+            let fork = dir.appendingPathComponent("fork.coffer").path
+            let writer = try Vault.create(at: path, password: try secure("pw"), options: testOptions)
+            try writer.add(.genericPassword(service: "one", account: "a"))                        // generation 2
+            try FileManager.default.copyItem(atPath: path, toPath: fork)
+            try writer.add(.genericPassword(service: "here", account: "a"))                       // generation 3 here
+            let elsewhere = try Vault.open(at: fork, password: try secure("pw"), options: testOptions)
+            try elsewhere.add(.genericPassword(service: "there", account: "a"))                   // generation 3 there
+            #expect(elsewhere.generation == 3)
+            #expect(rename(fork, path) == 0)
+            #expect(throws: CofferError.self) { try writer.add(.genericPassword(service: "more", account: "a")) }
+            #expect(writer.generation == 3)
+            #expect(Set(try writer.items().compactMap(\.service)) == ["one", "here"])
+        }
+    }
+
+    @Test("after another writer's newer save, the next generation is above every one seen")
+    func generationsNeverRepeat() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("v.coffer").path
+            let a = try Vault.create(at: path, password: try secure("pw"), options: testOptions)
+            let b = try Vault.open(at: path, password: try secure("pw"), options: testOptions)
+            var seen: [UInt64: Data] = [:]
+            func record() throws {
+                let info = try Vault.info(at: path)
+                let bytes = try #require(FileManager.default.contents(atPath: path))
+                if let earlier = seen[info.generation] { #expect(earlier == bytes, "generation \(info.generation) repeated") }
+                seen[info.generation] = bytes
+            }
+            try record()
+            for round in 0..<5 {
+                try a.add(.genericPassword(service: "a\(round)", account: "x")); try record()
+                try b.add(.genericPassword(service: "b\(round)", account: "x")); try record()
+            }
+            #expect(try Vault.info(at: path).generation == 11)
+        }
+    }
+}
