@@ -26,6 +26,7 @@ package enum StoreOperation {
     static let read = "read"
     static let openLock = "open lock file"
     static let lock = "flock"
+    static let readLink = "readlink"
 }
 
 /// Small helpers over the seam: `EINTR` retries, whole-buffer loops, quiet clean-up.

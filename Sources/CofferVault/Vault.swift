@@ -145,11 +145,12 @@ public final class Vault: @unchecked Sendable {
     /// ```
     public static func destroy(at path: String, lockTimeout: Duration = .seconds(10)) throws(CofferError) {
         let store = VaultFileStore(path: path)
+        let target = try store.resolved()   // the lock file is the link target's; destroy removes the link
         try store.withExclusiveLock(timeout: lockTimeout) { () throws(CofferError) in
             try store.destroy()
         }
         // A writer that was waiting for this lock finds no vault and stops with fileNotFound.
-        _ = store.io.retryingInterrupts { store.io.unlink(store.lockPath) }
+        _ = store.io.retryingInterrupts { store.io.unlink(target.lockPath) }
     }
 
     /// Wipes the vault's keys and decrypted attributes from memory. Until

@@ -11,7 +11,8 @@ import Coffer
 @testable import CofferStore
 @testable import CofferVault
 
-/// Issue 15, finding 2: saves onto an older copy. Real files in a temporary folder.
+/// Issue 15, findings 2, 3 and 4: saves onto an older copy, through a symbolic link,
+/// and after a password change. Real files in a temporary folder.
 @Suite("Reliability: stale copies, symbolic links, backups after passwd")
 struct ReliabilitySaveTests {
     static func names(in dir: URL) throws -> [String] {
@@ -97,6 +98,73 @@ struct ReliabilitySaveTests {
                 try b.add(.genericPassword(service: "b\(round)", account: "x")); try record()
             }
             #expect(try Vault.info(at: path).generation == 11)
+        }
+    }
+
+    // MARK: Finding 3: symbolic links
+
+    @Test("a save through a symbolic link writes the target in its folder and keeps the link; .bak goes beside the target")
+    func saveThroughSymbolicLink() throws {
+        try withTemporaryDirectory { dir in
+            let synced = dir.appendingPathComponent("Synced", isDirectory: true)
+            try FileManager.default.createDirectory(at: synced, withIntermediateDirectories: true)
+            let target = synced.appendingPathComponent("vault.coffer").path
+            let link = dir.appendingPathComponent("vault.coffer").path
+            _ = try Vault.create(at: target, password: try secure("pw"), options: testOptions)
+            #expect(symlink("Synced/vault.coffer", link) == 0)     // relative, like `ln -s Synced/vault.coffer`
+
+            let vault = try Vault.open(at: link, password: try secure("pw"), options: testOptions)
+            try vault.add(.genericPassword(service: "one", account: "a"))
+            try vault.add(.genericPassword(service: "two", account: "a"))
+
+            #expect(Self.isSymbolicLink(link), "the link was replaced by a regular file")
+            let beside = try Self.names(in: dir)
+            #expect(beside == ["Synced", "vault.coffer"], "files beside the link: \(beside)")
+            #expect(try Self.names(in: synced) == ["vault.coffer", "vault.coffer.bak", "vault.coffer.lock"])
+            let direct = try Vault.open(at: target, password: try secure("pw"), options: testOptions)
+            #expect(try direct.items().compactMap(\.service).sorted() == ["one", "two"])
+            #expect(direct.generation == 3)
+            let backup = try Vault.open(at: target + ".bak", password: try secure("pw"), options: testOptions)
+            #expect(try backup.items().compactMap(\.service) == ["one"])
+            // A writer using the real path and one using the link see each other's saves.
+            try direct.add(.genericPassword(service: "three", account: "a"))
+            try vault.add(.genericPassword(service: "four", account: "a"))
+            #expect(try Vault.open(at: target, password: try secure("pw"), options: testOptions).items().count == 4)
+            #expect(Self.isSymbolicLink(link))
+            print("[reliability] save through a symbolic link: link kept, target updated in its folder, .bak beside the target")
+        }
+    }
+
+    @Test("the write lock taken through a link and through the real path exclude each other")
+    func lockThroughSymbolicLink() throws {
+        try withTemporaryDirectory { dir in
+            let target = dir.appendingPathComponent("real.coffer").path
+            let link = dir.appendingPathComponent("link.coffer").path
+            let chain = dir.appendingPathComponent("chain.coffer").path
+            #expect(FileManager.default.createFile(atPath: target, contents: Data([1])))
+            #expect(symlink(target, link) == 0)
+            #expect(symlink("link.coffer", chain) == 0)           // a link to a link
+            for (holder, other) in [(link, target), (target, link), (chain, target), (link, chain)] {
+                let outcome = storeError {
+                    try VaultFileStore(path: holder).withExclusiveLock(timeout: .seconds(5)) { () throws(CofferError) in
+                        try VaultFileStore(path: other).withExclusiveLock(timeout: .milliseconds(100)) { () throws(CofferError) in 0 }
+                    }
+                }
+                #expect(outcome == .lockTimeout(other), "holding \(holder), locking \(other): \(String(describing: outcome))")
+            }
+        }
+    }
+
+    @Test("a vault created through a dangling link is created at the link's target")
+    func createThroughDanglingLink() throws {
+        try withTemporaryDirectory { dir in
+            let target = dir.appendingPathComponent("real.coffer").path
+            let link = dir.appendingPathComponent("link.coffer").path
+            #expect(symlink("real.coffer", link) == 0)
+            let vault = try Vault.create(at: link, password: try secure("pw"), options: testOptions)
+            try vault.add(.genericPassword(service: "s", account: "a"))
+            #expect(Self.isSymbolicLink(link))
+            #expect(try Vault.open(at: target, password: try secure("pw"), options: testOptions).items().count == 1)
         }
     }
 }
