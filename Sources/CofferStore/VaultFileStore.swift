@@ -106,11 +106,16 @@ package struct VaultFileStore: Sendable {
     /// current file becomes `<path>.bak`. Returns the new identity. A missing file ->
     /// `fileNotFound(path)` (use ``create(_:)``). On failure the file and its backup
     /// are unchanged, except after a failed directory fsync: see ``AtomicWriter``.
-    package func replace(with bytes: [UInt8], keepBackup: Bool) throws(CofferError) -> FileIdentity {
+    ///
+    /// With `slotsChanged` (the new version's key slots differ: a password change, a slot
+    /// added or removed), no file under the old slots is left beside it: with
+    /// `keepBackup`, `<path>.bak` becomes a copy of the new version; without, an existing
+    /// `<path>.bak` is removed.
+    package func replace(with bytes: [UInt8], keepBackup: Bool, slotsChanged: Bool = false) throws(CofferError) -> FileIdentity {
         let target = try resolved()
         let writer = try target.makeWriter()
         if try io.statIfExists(target.path) == nil { throw .fileNotFound(path) }
-        return try writer.write(bytes, mode: .replace(keepBackup: keepBackup))
+        return try writer.write(bytes, mode: slotsChanged ? .replaceChangingSlots(keepBackup: keepBackup) : .replace(keepBackup: keepBackup))
     }
 
     /// Runs `body` while holding the exclusive writers' lock on ``lockPath`` (of the

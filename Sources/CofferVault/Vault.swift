@@ -296,7 +296,8 @@ public final class Vault: @unchecked Sendable {
                 let bytes = try VaultFile.encode(header: changes.header ?? snapshot.header,
                                                       generation: generation,
                                                       records: snapshot.records(applying: changes), keys: keys)
-                try save(bytes) { identity in
+                let slotsChanged = changes.header.map { $0.slots != snapshot.header.slots } ?? false
+                try save(bytes, slotsChanged: slotsChanged) { identity in
                     changes.applyChecked(to: &snapshot)
                     snapshot.generation = generation
                     snapshot.identity = identity
@@ -306,11 +307,12 @@ public final class Vault: @unchecked Sendable {
             } else {
                 next = snapshot   // a write inside the transaction's body saved meanwhile
             }
+            let slotsChanged = changes.header.map { $0.slots != next.header.slots } ?? false
             try changes.apply(to: &next)
             next.generation = max(next.generation, highestGeneration) + 1
             let bytes = try VaultFile.encode(header: next.header, generation: next.generation,
                                                   records: next.allRecords, keys: keys)
-            try save(bytes) { identity in
+            try save(bytes, slotsChanged: slotsChanged) { identity in
                 next.identity = identity
                 snapshot = next
                 highestGeneration = next.generation
@@ -330,9 +332,12 @@ public final class Vault: @unchecked Sendable {
     }
 
     /// Replaces the file with `bytes`, then hands `saved` the new file's identity.
-    private func save(_ bytes: [UInt8], saved: (FileIdentity) -> Void) throws(CofferError) {
+    /// With `slotsChanged`, no backup under the old key slots is left (see `VaultFileStore.replace`):
+    /// a `.bak` that still opened with a replaced password would unwrap the vault key,
+    /// which decrypts everything saved later too.
+    private func save(_ bytes: [UInt8], slotsChanged: Bool, saved: (FileIdentity) -> Void) throws(CofferError) {
         do throws(CofferError) {
-            saved(try store.replace(with: bytes, keepBackup: options.keepsBackup))
+            saved(try store.replace(with: bytes, keepBackup: options.keepsBackup, slotsChanged: slotsChanged))
         } catch .io(StoreOperation.syncDirectory, let folder, let code) {
             // The new file is in place (only its durability is unknown): remember it, so
             // the next save does not mistake our own write for another writer's.

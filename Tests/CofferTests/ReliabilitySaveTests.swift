@@ -167,4 +167,58 @@ struct ReliabilitySaveTests {
             #expect(try Vault.open(at: target, password: try secure("pw"), options: testOptions).items().count == 1)
         }
     }
+
+    // MARK: Finding 4: no file left that opens with the old password
+
+    @Test("after a password change no file beside the vault opens with the old password", arguments: [true, false])
+    func passwordChangeLeavesNoOldBackup(keepsBackup: Bool) throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("v.coffer").path
+            var options = testOptions
+            let vault = try Vault.create(at: path, password: try secure("old"), options: options)
+            try vault.add(.genericPassword(service: "s", account: "a"), secrets: ItemSecrets(password: try secure("x")))
+            try vault.add(.genericPassword(service: "t", account: "a"))
+            #expect(FileManager.default.fileExists(atPath: path + ".bak"))
+
+            options.keepsBackup = keepsBackup
+            let reopened = try Vault.open(at: path, password: try secure("old"), options: options)
+            try reopened.changePassword(to: try secure("new"))
+            try reopened.add(.genericPassword(service: "after", account: "a"))   // its key would be readable with the old one
+            try reopened.changePassword(to: try secure("newer"))
+
+            var opened: [String] = []
+            var checked = 0
+            for name in try Self.names(in: dir) {
+                let file = dir.appendingPathComponent(name).path
+                for old in ["old", "new"] {
+                    checked += 1
+                    if (try? Vault.open(at: file, password: try secure(old), options: options)) != nil { opened.append("\(name) with \(old)") }
+                }
+            }
+            #expect(opened.isEmpty, "files opening with a replaced password: \(opened)")
+            #expect(try Vault.open(at: path, password: try secure("newer"), options: options).items().count == 3)
+            if keepsBackup {
+                #expect(try Vault.open(at: path + ".bak", password: try secure("newer"), options: options).items().count == 3)
+            } else {
+                #expect(!FileManager.default.fileExists(atPath: path + ".bak"))
+            }
+            print("[reliability] after passwd (backups \(keepsBackup ? "kept" : "off")): \(checked) open attempts with replaced passwords on the files beside the vault, \(opened.count) opened")
+        }
+    }
+
+    @Test("removing a key slot also replaces the backup that still held it")
+    func removedSlotLeavesNoBackup() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("v.coffer").path
+            let deviceKey = try SecureBytes.random(count: 32)
+            let vault = try Vault.create(at: path, credential: .password(try secure("pw")), additional: [.rawKey(deviceKey)], options: testOptions)
+            try vault.add(.genericPassword(service: "s", account: "a"))
+            try vault.removeKeySlot(.rawKey(deviceKey))
+            for name in try Self.names(in: dir) {
+                #expect(throws: CofferError.self, "\(name)") {
+                    try Vault.open(at: dir.appendingPathComponent(name).path, credential: .rawKey(deviceKey), options: testOptions)
+                }
+            }
+        }
+    }
 }
