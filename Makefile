@@ -2,6 +2,9 @@
 # Both install the system libraries first when pkg-config cannot find them.
 
 SWIFT ?= swift
+# Every build refuses an import of a target that is not a declared dependency, so an upward
+# reference between the library's layers (Package.swift) fails to compile, incremental or not.
+BUILD_FLAGS := --explicit-target-dependency-import-check error
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 APT_PACKAGES := libsodium-dev libargon2-dev libssl-dev pkg-config
 # Real peers for the import tests (keepassxc-cli, pykeepass); `make test` only, never `make demo`.
@@ -35,14 +38,14 @@ test-deps:
 	fi
 
 build: deps
-	$(SWIFT) build
+	$(SWIFT) build $(BUILD_FLAGS)
 
 demo: deps
-	$(SWIFT) run CofferDemo
+	$(SWIFT) run $(BUILD_FLAGS) CofferDemo
 
 # The whole suite, then every example's scripted walk-through (each exits non-zero on a wrong step).
 test: deps test-deps
-	$(SWIFT) build --build-tests
+	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	$(SWIFT) test --skip-build
 	@for example in $(EXAMPLES); do \
 	  echo "== example $$example"; \

@@ -5,6 +5,7 @@ import PackageDescription
 // its own does not compile. Internals shared between layers use `package` access.
 //
 //   CSodium, CArgon2, COpenSSLCrypto        system libraries (libcrypto only for TOTP's HMAC)
+//   CCofferSystem                           prctl, which Swift cannot call (variadic)
 //     -> CofferCrypto     guarded memory, wiping buffer, AEAD, Argon2id, BLAKE2b, HMAC, CofferError
 //     -> CofferFormat     Model/ (items, slots) + Format/ (bytes in, bytes out; no I/O)
 //     -> CofferStore      files, locks, atomic save, secret files: the one I/O seam
@@ -15,6 +16,8 @@ import PackageDescription
 //     -> Coffer           the product: re-exports the layers above, so `import Coffer` is enough
 //     -> CofferTerminal   signal-safe secret prompts             (Coffer; public API only)
 //     -> coffer (CofferCLI), Examples/, CofferDemo              (public API only)
+//   `make` builds with --explicit-target-dependency-import-check error, so an import of an
+//   undeclared target (an upward one above all) is a build error even in an incremental build.
 //   Tests/, Benchmarks/ and Fuzz/ may reach `package` internals; the product has no hooks for them.
 let package = Package(
     name: "Coffer",
@@ -46,9 +49,11 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"]), .brew(["openssl"])]
         ),
-        .target(name: "CofferCrypto", dependencies: ["CSodium", "CArgon2", "COpenSSLCrypto"]),
+        // prctl for ProcessHardening (Swift cannot call a variadic C function).
+        .target(name: "CCofferSystem", path: "Sources/CCofferSystem"),
+        .target(name: "CofferCrypto", dependencies: ["CSodium", "CArgon2", "COpenSSLCrypto", "CCofferSystem"]),
         .target(name: "CofferFormat", dependencies: ["CofferCrypto", "CSodium"]),
-        .target(name: "CofferStore", dependencies: ["CofferCrypto"]),
+        .target(name: "CofferStore", dependencies: ["CofferCrypto", "CofferFormat"]),
         .target(name: "CofferVault", dependencies: ["CofferCrypto", "CofferFormat", "CofferStore", "CSodium"]),
         .target(name: "CofferOTP", dependencies: ["CofferCrypto", "CofferFormat"]),
         .target(

@@ -17,13 +17,19 @@ OUT=.build-fuzz
 mkdir -p "$OUT"
 COMMON=(-package-name coffer -parse-as-library -swift-version 6 -O -g -sanitize=fuzzer,address)
 # Every system-library module of the package (CSodium, CArgon2, ...): its module map links the library.
-for map in Sources/*/module.modulemap; do COMMON+=(-I "$(dirname "$map")"); done
+for map in Sources/*/module.modulemap Sources/*/include/module.modulemap; do COMMON+=(-I "$(dirname "$map")"); done
 
 # The library's layers, lowest first (Package.swift's targets), each one instrumented module
 # built with -enable-testing, rebuilt with every layer above it when one of its sources changes.
 LAYERS=(CofferCrypto CofferFormat CofferStore CofferVault CofferOTP CofferGenerator CofferTransfer Coffer)
 OBJECTS=()
 rebuild=""
+# The package's own C code (CCofferSystem: prctl), instrumented like the rest.
+for source in Sources/CCoffer*/*.c; do
+  object="$OUT/$(basename "${source%.c}").o"
+  "${CLANG:-clang}" -c -O1 -g -fsanitize=fuzzer-no-link,address -I "$(dirname "$source")/include" "$source" -o "$object"
+  OBJECTS+=("$object")
+done
 for layer in "${LAYERS[@]}"; do
   mapfile -t SOURCES < <(find "Sources/$layer" -name '*.swift' | LC_ALL=C sort)
   if [ -z "$rebuild" ] && { [ ! -f "$OUT/$layer.o" ] || [ -n "$(find "Sources/$layer" Sources/*/module.modulemap Sources/*/shim.h -newer "$OUT/$layer.o" -type f | head -1)" ]; }; then

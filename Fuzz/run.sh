@@ -28,7 +28,7 @@ for target in "${targets[@]}"; do
   rm -rf "$seeds"
   rm -rf "$OUT/artifacts/$target"
   mkdir -p "$OUT/corpus/$target" "$OUT/artifacts/$target" "Fuzz/Regressions/$target"
-  COFFER_FUZZ_WRITE_SEEDS="$seeds" COFFER_FUZZ_VECTORS=Tests/Vectors COFFER_FUZZ_RESOURCES=Sources/Coffer/Resources \
+  COFFER_FUZZ_WRITE_SEEDS="$seeds" COFFER_FUZZ_VECTORS=Tests/Vectors COFFER_FUZZ_RESOURCES=Sources/CofferGenerator/Resources \
     "$binary" >/dev/null || { echo "fuzz: $target could not write its seeds" >&2; exit 2; }
   echo "fuzz: $target for ${seconds}s from $(ls "$seeds" | wc -l) seeds, $(ls "Fuzz/Regressions/$target" | wc -l) regressions, $(ls "$OUT/corpus/$target" | wc -l) corpus units"
   "$binary" -max_total_time="$seconds" -print_final_stats=1 -timeout=20 -rss_limit_mb=2048 \

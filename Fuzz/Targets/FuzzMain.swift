@@ -34,7 +34,7 @@ public func fuzzInitialize(_ argc: UnsafeMutablePointer<Int32>?,
     guard let output = variable("COFFER_FUZZ_WRITE_SEEDS") else { return 0 }
     do {
         let vectors = URL(fileURLWithPath: variable("COFFER_FUZZ_VECTORS") ?? "Tests/Vectors")
-        let resources = URL(fileURLWithPath: variable("COFFER_FUZZ_RESOURCES") ?? "Sources/Coffer/Resources")
+        let resources = URL(fileURLWithPath: variable("COFFER_FUZZ_RESOURCES") ?? "Sources/CofferGenerator/Resources")
         let seeds = try FuzzEntryPoints.seeds(vectors: vectors, resources: resources)
         let chosen = targetName == "vault" ? seeds.vault : seeds.inputs
         try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)

@@ -12,9 +12,16 @@ enum CLI {
     static func run(arguments: [String]) -> Never {
         // A closed pipe must be an I/O error (74), not a silent SIGPIPE death.
         signal(SIGPIPE, SIG_IGN)
+        // Before any secret is read: no core file, no debugger attach, no memory in crash output.
+        do {
+            try ProcessHardening.apply([.quietCrashes])
+        } catch {
+            Output.error("coffer: warning: could not make the process undumpable: \(error)")
+        }
         do {
             var command = try CofferCommand.parseAsRoot(arguments)
             try command.run()
+            warnIfSecretsWereNotLocked()
             exit(ExitStatus.success.rawValue)
         } catch let failure as CLIFailure {
             fail(failure)
@@ -39,8 +46,18 @@ enum CLI {
     }
 
     private static func fail(_ failure: CLIFailure) -> Never {
+        warnIfSecretsWereNotLocked()
         Output.error("coffer: " + failure.message)
         exit(failure.status.rawValue)
+    }
+
+    /// Once, at the end: secrets that the system would not lock into RAM (`ulimit -l`) may
+    /// have reached swap. The command still ran; the library's default policy allows it.
+    private static func warnIfSecretsWereNotLocked() {
+        let count = SecureMemory.unlockedRegionCount
+        guard count > 0 else { return }
+        Output.error("coffer: warning: \(count) secret buffer(s) could not be locked into RAM "
+            + "(the locked-memory limit, ulimit -l, is too low); they may have been written to swap")
     }
 
     /// `coffer <subcommand> --help` for the subcommand named in `arguments`, if any.

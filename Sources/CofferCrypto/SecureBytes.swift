@@ -3,7 +3,8 @@ internal import CSodium
 /// Secret bytes in guarded memory.
 ///
 /// The bytes live in a region from `sodium_malloc`: locked in RAM (not swapped
-/// out), surrounded by guard pages, and zeroed and freed on release. They are
+/// out; see ``SecureMemory`` for when the system refuses that), kept out of core dumps,
+/// surrounded by guard pages, and zeroed and freed on release. They are
 /// reachable only inside a scoped closure, and never shown by `description`,
 /// `debugDescription`, `dump` or string interpolation. `==` runs in constant time.
 ///
@@ -43,6 +44,10 @@ public final class SecureBytes: @unchecked Sendable {
         try Sodium.ensureInitialized()
         // One byte at least, so the pointer is always real.
         guard let raw = sodium_malloc(max(count, 1)) else { throw .secureMemoryUnavailable }
+        guard SecureMemory.lock(raw, count: max(count, 1)) else {
+            sodium_free(raw)
+            throw .secureMemoryUnavailable
+        }
         sodium_memzero(raw, max(count, 1))
         let pointer = raw.bindMemory(to: UInt8.self, capacity: max(count, 1))
         do {

@@ -17,7 +17,10 @@
 //       and the master password, adds a key-file slot and opens with it). Prints one line
 //       "NAME COUNT" per byte string looked for (password, secret, and for edit new-secret,
 //       new-password, key-file).
-// The vault password is the first line of stdin (not for memscan). KDF parameters come from
+//   CofferTestWriter secure-memory POLICY BYTES
+//       sets SecureMemory.lockingPolicy (best-effort or required), allocates BYTES of guarded
+//       memory and prints "allocated unlocked=N" or "refused" (secureMemoryUnavailable).
+// The vault password is the first line of stdin (not for memscan or secure-memory). KDF parameters come from
 // the vault. Exit codes: 0 ok, 3 conflict, 4 other Coffer error, 64 usage.
 import Coffer
 #if canImport(Glibc)
@@ -303,6 +306,21 @@ guard args.count >= 3 else { fail("usage", code: 64) }
 if args[1] == "memscan" {
     guard args.count == 4 else { fail("usage: memscan DIR MODE", code: 64) }
     do { try MemoryScan.run(directory: args[2], mode: args[3]) } catch { fail("\(error)", code: 4) }
+}
+if args[1] == "secure-memory" {
+    guard args.count == 4, let bytes = Int(args[3]), ["best-effort", "required"].contains(args[2]) else {
+        fail("usage: secure-memory best-effort|required BYTES", code: 64)
+    }
+    SecureMemory.lockingPolicy = args[2] == "required" ? .required : .bestEffort
+    do {
+        let secret = try SecureBytes(count: bytes) { (_: UnsafeMutableRawBufferPointer) throws(CofferError) in }
+        say("allocated \(secret.count) unlocked=\(SecureMemory.unlockedRegionCount)")
+    } catch CofferError.secureMemoryUnavailable {
+        say("refused unlocked=\(SecureMemory.unlockedRegionCount)")
+    } catch {
+        fail("\(error)", code: 4)
+    }
+    exit(0)
 }
 guard let password = readLine(strippingNewline: true) else { fail("usage: the password is the first line of stdin", code: 64) }
 let options = VaultOptions(lockTimeout: .seconds(60))

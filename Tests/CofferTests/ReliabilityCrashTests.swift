@@ -22,7 +22,7 @@ import Coffer
 struct ReliabilityCrashTests {
     static let password = "crash-test-password"
 
-    /// The model of `CrashState` in Sources/CofferTestWriter/main.swift.
+    /// The model of `CrashState` in Tests/CofferTestWriter/main.swift.
     enum Model {
         static func notes(_ n: Int) -> String {
             let unit = "state \(n) "

@@ -65,7 +65,7 @@ struct ReliabilityFuzzTests {
     @Test("The seeds from Tests/Vectors: success vectors open completely, every other seed runs clean")
     func seeds() throws {
         let seeds = try FuzzEntryPoints.seeds(vectors: VectorPaths.directory,
-                                              resources: Reliability.repositoryRoot.appendingPathComponent("Sources/Coffer/Resources"))
+                                              resources: Reliability.repositoryRoot.appendingPathComponent("Sources/CofferGenerator/Resources"))
         let vectors = try VectorFile.loadAll()
         #expect(seeds.vault.count == vectors.count)
         var opened = 0

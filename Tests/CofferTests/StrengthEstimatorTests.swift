@@ -185,14 +185,43 @@ struct StrengthEstimatorTests {
         #expect(StrengthEstimator.score(guesses: 1e10 + 6) == 4)
     }
 
-    @Test("Long inputs: the first 256 characters are analysed, the rest is brute force")
-    func longInput() {
-        let long = String(repeating: "correcthorse", count: 50)   // 600 characters
+    @Test("Long inputs: 'a' × 300 and 'password' × 40 are weak (the pattern analysis covers the whole input)",
+          arguments: [String(repeating: "a", count: 300), String(repeating: "password", count: 40)])
+    func longRepeatedWeakInput(_ long: String) {
         let estimate = StrengthEstimator.estimate(long)
-        #expect(estimate.patterns.last?.range == 256..<600)
-        #expect(estimate.guessesLog10 >= 344)
+        #expect(estimate.score <= 1, "\(long.prefix(12))… × \(long.count) characters rated \(estimate.score)")
+        #expect(estimate.patterns.last?.range.upperBound == long.unicodeScalars.count)
+        #expect(!estimate.patterns.contains { $0.kind == .bruteforce && $0.range.count > 20 })
+    }
+
+    @Test("Long inputs: repeating a password many times adds little more than guessing the period",
+          arguments: ["correcthorse", "Tr0ub4dor&3", "x7#Lq9", "password1", String(repeating: "k", count: 255) + "Z"])
+    func longRepeatedInput(_ unit: String) {
+        let long = String(repeating: unit, count: 2_000 / unit.count + 1)
+        let estimate = StrengthEstimator.estimate(long)
+        let start = StrengthEstimator.estimate(String(long.prefix(StrengthEstimator.maximumAnalyzedLength)))
+        let windows = Double(long.count / StrengthEstimator.maximumAnalyzedLength)
+        // Every window after the first costs at most the guess of a period (≤ 256).
+        #expect(estimate.guessesLog10 <= start.guessesLog10 + windows * log10(256) + 1e-9)
         #expect(estimate.guesses.isFinite)
+        #expect(!estimate.patterns.contains { $0.kind == .bruteforce && $0.range.count > 20 })
+    }
+
+    @Test("Long inputs: a long random password stays strong, and a huge one is analysed in bounded windows")
+    func longRandomInput() throws {
+        var generator = FormatSplitMix(seed: 7)
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#%&*+-=?@^_")
+        let random = String((0..<600).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] })
+        let estimate = StrengthEstimator.estimate(random)
         #expect(estimate.score == 4)
+        #expect(estimate.guessesLog10 > 300)
+        // 100,000 characters: 64 windows analysed, the rest brute force; a window that repeats
+        // an analysed one anywhere later is still recognised.
+        let huge = String((0..<100_000).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] })
+        let hugeEstimate = StrengthEstimator.estimate(huge)
+        #expect(hugeEstimate.score == 4)
+        #expect(hugeEstimate.patterns.last?.kind == .bruteforce)
+        #expect(hugeEstimate.patterns.last?.range.lowerBound == StrengthEstimator.maximumAnalyzedLength * StrengthEstimator.maximumAnalyzedWindows)
     }
 
     @Test("Estimates round-trip through Codable")

@@ -11,8 +11,11 @@ internal import CSodium
 /// programming over the string, the cheapest way to cover the whole password with
 /// those parts and brute force.
 ///
-/// Only the first ``maximumAnalyzedLength`` characters are analysed; each character
-/// after that adds one brute-force character (×10) to the estimate.
+/// A long password is analysed in windows of ``maximumAnalyzedLength`` characters, so the
+/// work per window stays bounded. A window that only goes on repeating what came before it
+/// (with any period up to a window) costs just the guess of that period, so `"a"` × 300 or
+/// `"password"` × 40 rate as weak as their start. After ``maximumAnalyzedWindows`` windows
+/// with new content, each further character counts as one brute-force character (×10).
 ///
 /// ```swift
 /// StrengthEstimator.estimate("password1").score                            // 0
@@ -23,8 +26,11 @@ internal import CSodium
 /// let estimate = StrengthEstimator.estimate(secret, userInputs: ["alice", "example.com"])
 /// ```
 public enum StrengthEstimator {
-    /// The number of characters (Unicode scalars) analysed for patterns: 256.
+    /// The size of one analysis window, in characters (Unicode scalars): 256.
     public static let maximumAnalyzedLength = 256
+    /// How many windows with new content are analysed for patterns (16,384 characters): this
+    /// bounds the work for any input. Repetition is recognised at any length.
+    public static let maximumAnalyzedWindows = 64
 
     /// Estimates a password held in guarded memory. Invalid UTF-8 bytes count as one
     /// unknown character each. Temporary copies of the characters are zeroed afterwards.
@@ -59,19 +65,42 @@ public enum StrengthEstimator {
         if let inputs = RankedDictionary.userInputs(userInputs) { dictionaries.append(inputs) }
         let matcher = DictionaryMatcher(dictionaries: dictionaries)
 
-        var analysed = Array(scalars.prefix(maximumAnalyzedLength))
-        defer { SecureBytes.wipe(&analysed) }
-        let result = analyse(analysed, matcher: matcher)
-
-        var guessesLog10 = result.guessesLog10
-        var patterns = result.sequence.map { entry in pattern(entry.match, guessesLog10: entry.guessesLog10) }
-        let rest = scalars.count - analysed.count
-        if rest > 0 {
-            // Beyond the analysed prefix: one more brute-force part.
-            let restLog10 = Double(rest) * log10(GuessEstimates.bruteforceCardinality)
-            guessesLog10 += restLog10
-            patterns.append(.init(kind: .bruteforce, range: analysed.count..<scalars.count, guessesLog10: restLog10))
+        var guessesLog10 = 0.0
+        var patterns: [StrengthEstimate.Pattern] = []
+        var first: MatchSequenceSearch.Result?
+        var firstWindow: [UInt32] = []
+        defer { SecureBytes.wipe(&firstWindow) }
+        var analysedWindows = 0
+        var start = 0
+        while start < scalars.count {
+            let end = min(start + maximumAnalyzedLength, scalars.count)
+            if let period = continuedPeriod(scalars, start: start, end: end) {
+                // The window goes on repeating what came before it (`"ab"` × 200, a copy of an
+                // earlier window): an attacker who guessed the start guesses only the period.
+                let log = log10(Double(max(2, period)))
+                guessesLog10 += log
+                patterns.append(.init(kind: .repeat, range: start..<end, guessesLog10: log))
+            } else if analysedWindows < maximumAnalyzedWindows {
+                analysedWindows += 1
+                var window = Array(scalars[start..<end])
+                defer { SecureBytes.wipe(&window) }
+                let result = analyse(window, matcher: matcher)
+                guessesLog10 += result.guessesLog10
+                patterns += result.sequence.map { entry in
+                    pattern(entry.match, guessesLog10: entry.guessesLog10, offset: start)
+                }
+                if first == nil { first = result; firstWindow = Array(scalars[start..<end]) }
+            } else {
+                // Past the analysed windows: brute force for the rest.
+                let restLog10 = Double(scalars.count - start) * log10(GuessEstimates.bruteforceCardinality)
+                guessesLog10 += restLog10
+                patterns.append(.init(kind: .bruteforce, range: start..<scalars.count, guessesLog10: restLog10))
+                break
+            }
+            start = end
         }
+        let result = first ?? analyse([], matcher: matcher)
+        if first == nil { guessesLog10 = result.guessesLog10 }
         let guesses = guessesLog10 < log10(Double.greatestFiniteMagnitude)
             ? pow(10, guessesLog10) : Double.greatestFiniteMagnitude
         let score = Self.score(guesses: guesses)
@@ -80,7 +109,7 @@ public enum StrengthEstimator {
             guessesLog10: guessesLog10,
             bits: guessesLog10 * log2(10),
             score: score,
-            feedback: StrengthFeedback.make(score: score, sequence: result.sequence, password: analysed),
+            feedback: StrengthFeedback.make(score: score, sequence: result.sequence, password: firstWindow),
             patterns: patterns)
     }
 
@@ -111,8 +140,21 @@ public enum StrengthEstimator {
         return 4
     }
 
-    private static func pattern(_ match: PasswordMatch, guessesLog10: Double) -> StrengthEstimate.Pattern {
-        let range = match.start..<(match.end + 1)
+    /// The smallest period `p` (at most one window) such that every character of
+    /// `scalars[start..<end]` equals the one `p` places before it; nil when there is none.
+    /// Each period is compared over the whole window, without an early exit.
+    static func continuedPeriod(_ scalars: [UInt32], start: Int, end: Int) -> Int? {
+        guard start > 0 else { return nil }
+        for period in 1...min(start, maximumAnalyzedLength) {
+            var difference: UInt32 = 0
+            for index in start..<end { difference |= scalars[index] ^ scalars[index - period] }
+            if difference == 0 { return period }
+        }
+        return nil
+    }
+
+    private static func pattern(_ match: PasswordMatch, guessesLog10: Double, offset: Int = 0) -> StrengthEstimate.Pattern {
+        let range = (offset + match.start)..<(offset + match.end + 1)
         switch match.pattern {
         case .dictionary(let detail):
             return .init(kind: .dictionary, range: range, guessesLog10: guessesLog10, dictionary: detail.dictionary,
