@@ -324,6 +324,8 @@ public final class Vault: @unchecked Sendable {
     /// older copy of the vault, or one saved elsewhere from an older copy. Saving over
     /// it would drop what only the newer generations hold, and reuse their numbers.
     private func checkNewer(_ theirs: VaultSnapshot) throws(CofferError) {
+        // The same version rewritten as a new file (a sync tool's identical copy) loses nothing.
+        if theirs.generation == snapshot.generation, Self.sameVersion(theirs, snapshot) { return }
         guard theirs.generation > highestGeneration else {
             throw .conflict("the file at \(path) was replaced by generation \(theirs.generation) of this vault, "
                 + "older than or diverging from generation \(highestGeneration) read here "
@@ -344,6 +346,13 @@ public final class Vault: @unchecked Sendable {
             if let identity = try store.currentIdentity() { saved(identity) }
             throw .io(operation: StoreOperation.syncDirectory, path: folder, errno: code)
         }
+    }
+
+    /// Whether two snapshots hold the same header and the same records.
+    private static func sameVersion(_ a: VaultSnapshot, _ b: VaultSnapshot) -> Bool {
+        guard a.header == b.header, a.entries.count == b.entries.count else { return false }
+        for (id, entry) in a.entries where b.entries[id]?.record.digest != entry.record.digest { return false }
+        return true
     }
 
     /// Reads, parses and verifies the file with the keys we hold.

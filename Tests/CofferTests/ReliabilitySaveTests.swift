@@ -79,6 +79,21 @@ struct ReliabilitySaveTests {
         }
     }
 
+    @Test("an identical copy of the current version renamed into place (a sync tool's download) is not a conflict")
+    func identicalCopyIsAccepted() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("v.coffer").path
+            let copy = dir.appendingPathComponent("download").path
+            let vault = try Vault.create(at: path, password: try secure("pw"), options: testOptions)
+            try vault.add(.genericPassword(service: "one", account: "a"))
+            try FileManager.default.copyItem(atPath: path, toPath: copy)
+            #expect(rename(copy, path) == 0)
+            try vault.add(.genericPassword(service: "two", account: "a"))
+            #expect(vault.generation == 3)
+            #expect(try Vault.open(at: path, password: try secure("pw"), options: testOptions).items().count == 2)
+        }
+    }
+
     @Test("after another writer's newer save, the next generation is above every one seen")
     func generationsNeverRepeat() throws {
         try withTemporaryDirectory { dir in
