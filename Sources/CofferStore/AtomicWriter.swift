@@ -24,8 +24,8 @@ import Darwin
 /// change) keeps no backup under the old slots: step 4 instead hard-links the new
 /// temporary file to a second temporary name, and right after the commit that name is
 /// renamed over `.bak` (without `keepBackup`, `.bak` is removed then). A crash between
-/// the two renames leaves the old `.bak` until the next save that changes slots; the
-/// vault file itself is complete either way.
+/// the two renames leaves the old `.bak` until the next save (without backups: the
+/// next one that changes slots); the vault file itself is complete either way.
 ///
 /// Where hard links are not supported (`EPERM`, `ENOTSUP`, `EOPNOTSUPP`, `EMLINK`:
 /// FAT, exFAT, some network file systems), steps 4 and 5 fall back to copies
