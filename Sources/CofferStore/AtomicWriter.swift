@@ -20,6 +20,13 @@ import Darwin
 ///    path, which fails with `EEXIST` instead of overwriting, then unlink it).
 /// 6. Remove the saved previous `.bak`; `fsync` the directory.
 ///
+/// `replaceChangingSlots` (the new version's key slots differ, e.g. after a password
+/// change) keeps no backup under the old slots: step 4 instead hard-links the new
+/// temporary file to a second temporary name, and right after the commit that name is
+/// renamed over `.bak` (without `keepBackup`, `.bak` is removed then). A crash between
+/// the two renames leaves the old `.bak` until the next save (without backups: the
+/// next one that changes slots); the vault file itself is complete either way.
+///
 /// Where hard links are not supported (`EPERM`, `ENOTSUP`, `EOPNOTSUPP`, `EMLINK`:
 /// FAT, exFAT, some network file systems), steps 4 and 5 fall back to copies
 /// (step 4) and to a check-then-rename (step 5, `create` only; not atomic against a
@@ -63,6 +70,12 @@ struct AtomicWriter: Sendable {
         case create
         /// Rename over the path; with `keepBackup`, the current file becomes `backupPath`.
         case replace(keepBackup: Bool)
+        /// Rename over the path, for a new version whose key slots changed (a password
+        /// change, a slot added or removed): no backup may keep the old slots. With
+        /// `keepBackup`, `backupPath` becomes a copy of the new file (a hard link made
+        /// before the commit, renamed over `backupPath` right after it); without, an
+        /// existing `backupPath` is removed after the commit.
+        case replaceChangingSlots(keepBackup: Bool)
     }
 
     let io: FileIO
@@ -103,6 +116,7 @@ struct AtomicWriter: Sendable {
         // 4-5. Backup and commit; everything is undone on failure.
         var pending = Rollback(io: io, backupPath: backupPath)
         pending.temporaries.append(temporary)
+        var newBackup: String?
         do throws(StoreError) {
             switch mode {
             case .replace(let keepBackup):
@@ -110,6 +124,14 @@ struct AtomicWriter: Sendable {
                 let renamed = io.retryingInterrupts { io.rename(temporary, path) }
                 if renamed.failed { throw .system(.commit, path: path, errno: renamed.errno) }
                 pending.temporaries.removeAll { $0 == temporary }
+            case .replaceChangingSlots(let keepBackup):
+                if keepBackup {
+                    newBackup = try temporaryCopy(of: temporary, operation: .linkBackup)
+                    if let newBackup { pending.temporaries.append(newBackup) }
+                }
+                let renamed = io.retryingInterrupts { io.rename(temporary, path) }
+                if renamed.failed { throw .system(.commit, path: path, errno: renamed.errno) }
+                pending.temporaries.removeAll { $0 == temporary || $0 == newBackup }
             case .create:
                 try commitExclusively(temporary)
                 pending.temporaries.removeAll { $0 == temporary }
@@ -120,6 +142,7 @@ struct AtomicWriter: Sendable {
         }
         // Committed. The saved previous backup is no longer needed.
         pending.discard()
+        if case .replaceChangingSlots = mode { replaceBackupWithNewVersion(newBackup) }
 
         // 6. Make the renames durable.
         let synced = io.retryingInterrupts { io.fsync(directoryFD) }
@@ -244,6 +267,19 @@ struct AtomicWriter: Sendable {
         if renamed.failed { throw .system(.renameBackup, path: backupPath, errno: renamed.errno) }
         pending.temporaries.removeAll { $0 == current }
         pending.backupReplaced = true
+    }
+
+    /// After a commit that changed the key slots: the backup under the old slots goes.
+    /// `newBackup` (a copy of the new file), when given, is renamed over it; if that
+    /// fails, or without one, the old backup is removed. Never throws: the new version
+    /// is already in place, and a caller told the save failed would think it was not.
+    func replaceBackupWithNewVersion(_ newBackup: String?) {
+        if let newBackup {
+            let renamed = io.retryingInterrupts { io.rename(newBackup, backupPath) }
+            if !renamed.failed { return }
+            io.unlinkQuietly(newBackup)
+        }
+        io.unlinkQuietly(backupPath)
     }
 
     /// Step 5 for `create`: link the temporary file to the path, which never

@@ -76,6 +76,8 @@ package struct FileIO: Sendable {
     var listDirectory: @Sendable (_ path: String) -> (names: [String]?, errno: Int32)
     /// `flock(fd, operation)`.
     var flock: @Sendable (_ fd: Int32, _ operation: Int32) -> SyscallResult
+    /// `readlink(path)`: the target of a symbolic link (`EINVAL` when `path` is not one).
+    var readLink: @Sendable (_ path: String) -> (target: String?, errno: Int32)
 
     /// The real system calls.
     static let live = FileIO(
@@ -91,7 +93,8 @@ package struct FileIO: Sendable {
         link: liveLink,
         unlink: liveUnlink,
         listDirectory: liveListDirectory,
-        flock: liveFlock
+        flock: liveFlock,
+        readLink: liveReadLink
     )
 }
 
@@ -191,3 +194,16 @@ private func liveListDirectory(_ path: String) -> (names: [String]?, errno: Int3
 }
 
 private func liveFlock(_ fd: Int32, _ operation: Int32) -> SyscallResult { result(flock(fd, operation)) }
+
+private func liveReadLink(_ path: String) -> (target: String?, errno: Int32) {
+    // PATH_MAX bytes; a longer target cannot be opened anyway.
+    var buffer = [CChar](repeating: 0, count: 4096)
+    let count = buffer.withUnsafeMutableBufferPointer { slots -> Int in
+        guard let base = slots.baseAddress else { return -1 }
+        return readlink(path, base, slots.count)
+    }
+    guard count >= 0 else { return (nil, errno) }
+    guard count < buffer.count else { return (nil, ENAMETOOLONG) }
+    let bytes = buffer[..<count].map { UInt8(bitPattern: $0) }
+    return (String(decoding: bytes, as: UTF8.self), 0)
+}

@@ -11,7 +11,7 @@ import Darwin
 /// place but its durability is unknown" (see ``AtomicWriter``).
 package enum StoreOperation: Sendable, Hashable, CustomStringConvertible {
     case openDirectory, createTemporary, setPermissions, write, syncFile, stat, close
-    case linkBackup, renameBackup, commit, linkNew, syncDirectory, open, read, openLock, lock, unlink
+    case linkBackup, renameBackup, commit, linkNew, syncDirectory, open, read, openLock, lock, unlink, readLink
     /// A step on a ``SecretFile``; `kind` names the file ("key file").
     case secretFile(SecretFileStep, kind: String)
 
@@ -39,6 +39,7 @@ package enum StoreOperation: Sendable, Hashable, CustomStringConvertible {
         case .openLock: return "open lock file"
         case .lock: return "flock"
         case .unlink: return "unlink"
+        case .readLink: return "readlink"
         case .secretFile(let step, let kind): return "\(step.rawValue) \(kind)"
         }
     }

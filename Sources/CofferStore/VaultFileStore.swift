@@ -16,7 +16,10 @@ import Darwin
 ///   must run inside ``withExclusiveLock(timeout:_:)``: each write first removes
 ///   leftover temporary files of crashed writers, which is only safe when no other
 ///   writer of the same path is running.
-/// - If `path` is a symbolic link, saves replace the link with a regular file.
+/// - If `path` is a symbolic link (or a chain of them), writes and the lock go to the
+///   file it names: the temporary file, `fsync`s and rename happen in the target's
+///   folder, the backup is `<target>.bak` and the lock `<target>.lock`, and the link
+///   stays. A writer using the link and one using the real path exclude each other.
 ///
 /// See ``AtomicWriter`` for the write procedure and exactly what each failure leaves.
 package struct VaultFileStore: Sendable {
@@ -64,13 +67,38 @@ package struct VaultFileStore: Sendable {
         try io.statIfExists(path)?.identity
     }
 
+    /// Largest number of symbolic links followed from `path` (Linux's own limit).
+    static let maximumLinks = 40
+
+    /// The store of the file `path` finally names: `self` unless `path` is a symbolic
+    /// link, else the store of its target (followed through chains of links; a relative
+    /// target is relative to the link's folder). The target need not exist yet.
+    /// Too many links -> `io(readlink, ELOOP)`.
+    package func resolved() throws(StoreError) -> VaultFileStore {
+        var current = self
+        for _ in 0...Self.maximumLinks {
+            let (target, code) = io.readLink(current.path)
+            guard let target else {
+                // EINVAL: not a link; ENOENT, ENOTDIR: nothing there (yet): this is the file.
+                if code == EINVAL || code == ENOENT || code == ENOTDIR { return current }
+                throw .system(.readLink, path: current.path, errno: code)
+            }
+            guard !target.isEmpty else { throw .system(.readLink, path: current.path, errno: ENOENT) }
+            let next = target.hasPrefix("/") ? target : (current.directory == "/" ? "/" : current.directory + "/") + target
+            current = VaultFileStore(path: next, io: io)
+        }
+        throw .system(.readLink, path: path, errno: ELOOP)
+    }
+
     /// Creates the file with `bytes` atomically, mode 0600. Never overwrites: an
     /// existing file -> `fileExists(path)`; missing folder -> `fileNotFound(folder)`.
-    /// Returns the new file's identity.
+    /// Through a dangling symbolic link, creates the link's target. Returns the new
+    /// file's identity.
     @discardableResult
     package func create(_ bytes: [UInt8]) throws(StoreError) -> FileIdentity {
-        let writer = try makeWriter()
-        if try io.statIfExists(path) != nil { throw .fileExists(path) }
+        let target = try resolved()
+        let writer = try target.makeWriter()
+        if try io.statIfExists(target.path) != nil { throw .fileExists(path) }
         return try writer.write(bytes, mode: .create)
     }
 
@@ -78,16 +106,24 @@ package struct VaultFileStore: Sendable {
     /// current file becomes `<path>.bak`. Returns the new identity. A missing file ->
     /// `fileNotFound(path)` (use ``create(_:)``). On failure the file and its backup
     /// are unchanged, except after a failed directory fsync: see ``AtomicWriter``.
-    package func replace(with bytes: [UInt8], keepBackup: Bool) throws(StoreError) -> FileIdentity {
-        let writer = try makeWriter()
-        if try io.statIfExists(path) == nil { throw .fileNotFound(path) }
-        return try writer.write(bytes, mode: .replace(keepBackup: keepBackup))
+    ///
+    /// With `slotsChanged` (the new version's key slots differ: a password change, a slot
+    /// added or removed), no file under the old slots is left beside it: with
+    /// `keepBackup`, `<path>.bak` becomes a copy of the new version; without, an existing
+    /// `<path>.bak` is removed.
+    package func replace(with bytes: [UInt8], keepBackup: Bool, slotsChanged: Bool = false) throws(StoreError) -> FileIdentity {
+        let target = try resolved()
+        let writer = try target.makeWriter()
+        if try io.statIfExists(target.path) == nil { throw .fileNotFound(path) }
+        return try writer.write(bytes, mode: slotsChanged ? .replaceChangingSlots(keepBackup: keepBackup) : .replace(keepBackup: keepBackup))
     }
 
-    /// Runs `body` while holding the exclusive writers' lock on ``lockPath``.
-    /// Times out with `lockTimeout(path)`. Not re-entrant. See ``FileLock``.
+    /// Runs `body` while holding the exclusive writers' lock on ``lockPath`` (of the
+    /// link's target when `path` is a symbolic link). Times out with `lockTimeout(path)`.
+    /// Not re-entrant. See ``FileLock``.
     package func withExclusiveLock<R>(timeout: Duration, _ body: () throws(CofferError) -> R) throws(CofferError) -> R {
-        try FileLock(io: io, lockPath: lockPath, protectedPath: path, directory: directory)
+        let target = try storeCall { () throws(StoreError) in try resolved() }
+        return try FileLock(io: io, lockPath: target.lockPath, protectedPath: path, directory: target.directory)
             .withExclusiveLock(timeout: timeout, body)
     }
 
@@ -97,11 +133,14 @@ package struct VaultFileStore: Sendable {
     /// Deletes the vault file, its backup and leftover temp files (call it under the
     /// lock; the lock file itself is removed by the caller afterwards). A missing vault
     /// file -> `fileNotFound(path)`; nothing else is touched then.
+    /// Through a symbolic link, deletes the target and its backup, then the link.
     package func destroy() throws(StoreError) {
         guard try io.statIfExists(path) != nil else { throw .fileNotFound(path) }
-        let writer = try makeWriter()
+        let target = try resolved()
+        let writer = try target.makeWriter()
         writer.removeStaleTemporaries()
-        for victim in [path, backupPath] {
+        let links = target.path == path ? [] : [path]
+        for victim in [target.path, target.backupPath] + links {
             let removed = io.retryingInterrupts { io.unlink(victim) }
             if removed.failed && removed.errno != ENOENT {
                 throw .system(.unlink, path: victim, errno: removed.errno)
@@ -111,8 +150,9 @@ package struct VaultFileStore: Sendable {
 
     @discardableResult
     package func restoreBackup() throws(StoreError) -> FileIdentity {
-        let writer = try makeWriter()
-        let backup = try io.readWholeFile(backupPath)
+        let target = try resolved()
+        let writer = try target.makeWriter()
+        let backup = try io.readWholeFile(target.backupPath)
         return try writer.write(backup.bytes, mode: .replace(keepBackup: false))
     }
 

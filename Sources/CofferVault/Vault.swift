@@ -32,6 +32,9 @@ public final class Vault: @unchecked Sendable {
     private let stateLock = NSRecursiveLock()
     private var keys: VaultKeys?
     private var snapshot: VaultSnapshot
+    /// The highest generation this vault has read or written. A save writes a generation
+    /// above it, and a file that is not above it is never merged onto (see ``commit``).
+    private var highestGeneration: UInt64
 
     init(path: String, options: VaultOptions, store: VaultFileStore, entropy: EntropySource,
          keys: VaultKeys, snapshot: VaultSnapshot) {
@@ -41,6 +44,7 @@ public final class Vault: @unchecked Sendable {
         self.entropy = entropy
         self.keys = keys
         self.snapshot = snapshot
+        self.highestGeneration = snapshot.generation
     }
 
     // MARK: Lifecycle
@@ -143,11 +147,12 @@ public final class Vault: @unchecked Sendable {
     /// ```
     public static func destroy(at path: String, lockTimeout: Duration = .seconds(10)) throws(CofferError) {
         let store = VaultFileStore(path: path)
+        let target = try storeCall { () throws(StoreError) in try store.resolved() }   // the lock file is the link target's; destroy removes the link
         try store.withExclusiveLock(timeout: lockTimeout) { () throws(CofferError) in
             try storeCall { () throws(StoreError) in try store.destroy() }
         }
         // A writer that was waiting for this lock finds no vault and stops with fileNotFound.
-        _ = store.io.retryingInterrupts { store.io.unlink(store.lockPath) }
+        _ = store.io.retryingInterrupts { store.io.unlink(target.lockPath) }
     }
 
     /// Wipes the vault's keys and decrypted attributes from memory. Until
@@ -175,17 +180,28 @@ public final class Vault: @unchecked Sendable {
             let newKeys = try codec.unlockAndVerify(with: credential)
             snapshot = try VaultSnapshot(codec: codec, keys: newKeys, identity: file.identity)
             keys = newKeys
+            // Unlocking accepts the file as it is now, like opening it; numbering continues
+            // above every generation seen, so none repeats.
+            highestGeneration = max(highestGeneration, snapshot.generation)
         }
     }
 
     /// Re-reads the file if another process saved it since this vault last did.
     /// Returns true when something was reloaded.
+    ///
+    /// A file whose generation is not above every one this vault has seen (an older copy
+    /// put back by a sync tool or a restore, or a copy saved elsewhere from an older one)
+    /// is ``CofferError/conflict(_:)``, and the vault keeps what it holds; open the file
+    /// again to accept that copy.
     @discardableResult
     public func refresh() throws(CofferError) -> Bool {
         try withLock { () throws(CofferError) -> Bool in
             let keys = try requireKeys()
             guard try storeCall({ () throws(StoreError) in try store.currentIdentity() }) != snapshot.identity else { return false }
-            snapshot = try readVerified(keys: keys)
+            let fresh = try readVerified(keys: keys)
+            try checkNewer(fresh)
+            snapshot = fresh
+            highestGeneration = snapshot.generation
             return true
         }
     }
@@ -261,12 +277,16 @@ public final class Vault: @unchecked Sendable {
         try store.withExclusiveLock(timeout: options.lockTimeout) { () throws(CofferError) in
             var next: VaultSnapshot
             if try storeCall({ () throws(StoreError) in try store.currentIdentity() }) != snapshot.identity {
-                // Another process saved since we read: start from its version.
+                // Another process saved since we read: start from its version, if it is newer
+                // than ours. An older or diverging copy (a sync tool renamed one into place)
+                // lacks what only our generations hold: merging onto it would drop that.
                 let theirs = try readVerified(keys: keys)
+                try checkNewer(theirs)
                 do throws(CofferError) {
                     try changes.checkNoConflict(base: snapshot, theirs: theirs)
                 } catch {
                     snapshot = theirs   // show the caller the current state before they retry
+                    highestGeneration = snapshot.generation
                     throw error
                 }
                 next = theirs
@@ -274,34 +294,55 @@ public final class Vault: @unchecked Sendable {
                 // The transaction checked its changes against this very snapshot: encode the
                 // file from both, and change the snapshot (in place: no copy of a large vault)
                 // only once the file is saved.
+                let generation = max(snapshot.generation, highestGeneration) + 1
                 let bytes = try VaultFile.encode(header: changes.header ?? snapshot.header,
-                                                      generation: snapshot.generation + 1,
+                                                      generation: generation,
                                                       records: snapshot.records(applying: changes), keys: keys)
-                try save(bytes) { identity in
+                let slotsChanged = changes.header.map { $0.slots != snapshot.header.slots } ?? false
+                try save(bytes, slotsChanged: slotsChanged) { identity in
                     changes.applyChecked(to: &snapshot)
-                    snapshot.generation += 1
+                    snapshot.generation = generation
                     snapshot.identity = identity
+                    highestGeneration = generation
                 }
                 return
             } else {
                 next = snapshot   // a write inside the transaction's body saved meanwhile
             }
+            let slotsChanged = changes.header.map { $0.slots != next.header.slots } ?? false
             try changes.apply(to: &next)
-            next.generation += 1
+            next.generation = max(next.generation, highestGeneration) + 1
             let bytes = try VaultFile.encode(header: next.header, generation: next.generation,
                                                   records: next.allRecords, keys: keys)
-            try save(bytes) { identity in
+            try save(bytes, slotsChanged: slotsChanged) { identity in
                 next.identity = identity
                 snapshot = next
+                highestGeneration = next.generation
             }
         }
     }
 
+    /// Refuses a file that is not newer than every generation this vault has seen: an
+    /// older copy of the vault, or one saved elsewhere from an older copy. Saving over
+    /// it would drop what only the newer generations hold, and reuse their numbers.
+    private func checkNewer(_ theirs: VaultSnapshot) throws(CofferError) {
+        // The same version rewritten as a new file (a sync tool's identical copy) loses nothing.
+        if theirs.generation == snapshot.generation, Self.sameVersion(theirs, snapshot) { return }
+        guard theirs.generation > highestGeneration else {
+            throw .conflict("the file at \(path) was replaced by generation \(theirs.generation) of this vault, "
+                + "older than or diverging from generation \(highestGeneration) read here "
+                + "(a sync tool or a restore put an older copy in place?); nothing was saved")
+        }
+    }
+
     /// Replaces the file with `bytes`, then hands `saved` the new file's identity.
-    private func save(_ bytes: [UInt8], saved: (FileIdentity) -> Void) throws(CofferError) {
+    /// With `slotsChanged`, no backup under the old key slots is left (see `VaultFileStore.replace`):
+    /// a `.bak` that still opened with a replaced password would unwrap the vault key,
+    /// which decrypts everything saved later too.
+    private func save(_ bytes: [UInt8], slotsChanged: Bool, saved: (FileIdentity) -> Void) throws(CofferError) {
         let identity: FileIdentity
         do throws(StoreError) {
-            identity = try store.replace(with: bytes, keepBackup: options.keepsBackup)
+            identity = try store.replace(with: bytes, keepBackup: options.keepsBackup, slotsChanged: slotsChanged)
         } catch {
             if case .system(.syncDirectory, _, _) = error {
                 // The new file is in place (only its durability is unknown): remember it, so
@@ -311,6 +352,13 @@ public final class Vault: @unchecked Sendable {
             throw CofferError(error)
         }
         saved(identity)
+    }
+
+    /// Whether two snapshots hold the same header and the same records.
+    private static func sameVersion(_ a: VaultSnapshot, _ b: VaultSnapshot) -> Bool {
+        guard a.header == b.header, a.entries.count == b.entries.count else { return false }
+        for (id, entry) in a.entries where b.entries[id]?.record.digest != entry.record.digest { return false }
+        return true
     }
 
     /// Reads, parses and verifies the file with the keys we hold.

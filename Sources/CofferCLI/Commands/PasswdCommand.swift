@@ -13,6 +13,13 @@ struct PasswdCommand: ParsableCommand {
             slot gets the new password and keeps the key file; otherwise the password slot \
             changes. Items are not re-encrypted. A vault without a password slot is exit 64.
 
+            The backup beside the vault (VAULT.bak) is replaced by a copy of the new version, \
+            so no file there opens with the old password. A copy made elsewhere before the \
+            change (a sync history, a backup disk, a copy someone took) still opens with the \
+            old password, and the vault key it unwraps is unchanged: it also decrypts items \
+            saved later, in any copy of the vault that person gets. To revoke an old password \
+            for copies, create a new vault and move the items (coffer export, then import).
+
             EXAMPLES:
               coffer passwd vault.coffer
               printf 'old\\nnew\\n' | coffer passwd vault.coffer
