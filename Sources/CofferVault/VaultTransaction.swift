@@ -257,6 +257,10 @@ public final class VaultTransaction {
         var header = self.header
         guard header.slots.count < FormatV1.maxSlots else { throw .slotUnavailable("a vault has at most \(FormatV1.maxSlots) key slots") }
         let kdf = header.slots.compactMap(\.kdf).first ?? vault.options.kdf
+        if credential.slotKind.hasKDF {
+            // What this library writes, it opens: the slots of this kind must fit the limit.
+            try vault.options.kdfLimit.check(header.slots.filter { $0.kind == credential.slotKind }.compactMap(\.kdf) + [kdf])
+        }
         header.slots.append(try KeySlotRecord.make(for: credential, vaultKey: keys.vaultKey, vaultID: header.vaultID,
                                              kdf: kdf, entropy: vault.entropy))
         setHeader(header)
@@ -267,6 +271,7 @@ public final class VaultTransaction {
         try ensureOpen()
         var header = self.header
         let key = credential
+        try vault.options.kdfLimit.check(header.slots, kind: key.slotKind)
         var kept: [KeySlotRecord] = []
         for slot in header.slots {
             if try slot.unwrap(with: key, vaultID: header.vaultID) == nil { kept.append(slot) }
@@ -300,6 +305,7 @@ public final class VaultTransaction {
         }
         let credential: VaultCredential = keyFile.map { .passwordAndKeyFile(newPassword, $0) } ?? .password(newPassword)
         let kdf = header.slots[first].kdf ?? vault.options.kdf
+        try vault.options.kdfLimit.check(kdf)
         let slot = try KeySlotRecord.make(for: credential, vaultKey: keys.vaultKey, vaultID: header.vaultID,
                                     kdf: kdf, entropy: vault.entropy)
         header.slots[first] = slot
