@@ -55,6 +55,10 @@ public struct CofferError: Error, Sendable, Hashable, CustomStringConvertible {
         /// they come from the caller (creating a slot, calibrating) or from a file being read.
         /// (SPEC.md names this kind, so it keeps its name.)
         case kdfParametersOutOfBounds
+        /// The slots an unlock would try cost more key derivation than the ``KDFLimit`` in
+        /// force (``VaultOptions/kdfLimit``), or new slots would: refused before any KDF runs.
+        /// The detail names the cost and the limit.
+        case kdfCostTooHigh
 
         // MARK: Import
         /// A file to import is not in the format named; the detail names the line or element.
@@ -187,6 +191,8 @@ extension CofferError {
     public static func tampered(_ part: TamperedPart) -> CofferError { CofferError(.tampered, tamperedPart: part) }
     public static let kdfParametersOutOfBounds = CofferError(.kdfParametersOutOfBounds)
     public static func kdfParametersOutOfBounds(_ why: String) -> CofferError { CofferError(.kdfParametersOutOfBounds, detail: why) }
+    public static let kdfCostTooHigh = CofferError(.kdfCostTooHigh)
+    public static func kdfCostTooHigh(_ why: String) -> CofferError { CofferError(.kdfCostTooHigh, detail: why) }
 
     public static let malformedImport = CofferError(.malformedImport)
     public static func malformedImport(_ what: String) -> CofferError { CofferError(.malformedImport, detail: what) }
@@ -280,6 +286,7 @@ extension CofferError {
         case .tampered:
             return "vault is corrupted or was tampered with (\(tamperedPart.map(String.init(describing:)) ?? "a part") failed authentication)"
         case .kdfParametersOutOfBounds: return "key-derivation parameters out of bounds (\(what))"
+        case .kdfCostTooHigh: return "key derivation would cost more than the limit: \(what)"
         case .unsupportedImport, .invalidGeneratorPolicy, .invalidWordList, .invalidOneTimePassword, .invalidItem,
              .invalidKey, .transactionEnded, .noSuchKeySlot, .valueTypeMismatch, .invalidArgument,
              .notARegularFile, .insecurePermissions, .fileTooLarge:

@@ -68,6 +68,10 @@ public final class Vault: @unchecked Sendable {
                        entropy: EntropySource, store: VaultFileStore? = nil) throws(CofferError) -> Vault {
         // Every slot added later uses these too: refuse what a reader would (SPEC.md §9).
         try options.kdf.validate()
+        // And what this library creates, it opens under the same limit.
+        for kind in Set(credentials.map(\.slotKind)) where kind.hasKDF {
+            try options.kdfLimit.check(Array(repeating: options.kdf, count: credentials.count { $0.slotKind == kind }))
+        }
         let store = store ?? VaultFileStore(path: path)
         let vaultKey = try entropy.secureBytes(FormatV1.keyLength)
         let keys = try formatCall { () throws(FormatError) in try VaultKeys(vaultKey: vaultKey) }
@@ -93,7 +97,9 @@ public final class Vault: @unchecked Sendable {
     ///
     /// Throws ``CofferError/wrongPassword``, ``CofferError/wrongKeyFile`` or
     /// ``CofferError/wrongRawKey`` when no slot opens, and a file error, ``CofferError/tampered(_:)``
-    /// or ``CofferError/truncated(_:)`` when the file cannot be trusted.
+    /// or ``CofferError/truncated(_:)`` when the file cannot be trusted. Throws
+    /// ``CofferError/kdfCostTooHigh(_:)``, before any KDF runs, when the slots of the
+    /// credential's kind cost more than `options.kdfLimit`.
     public static func open(at path: String, credential: VaultCredential,
                             options: VaultOptions = VaultOptions()) throws(CofferError) -> Vault {
         try open(at: path, credential: credential, options: options, entropy: .system)
@@ -109,6 +115,7 @@ public final class Vault: @unchecked Sendable {
         let store = store ?? VaultFileStore(path: path)
         let file = try storeCall { () throws(StoreError) in try store.read() }
         let codec = try formatCall { () throws(FormatError) in try VaultFile.parse(file.bytes) }
+        try options.kdfLimit.check(codec.header.slots, kind: credential.slotKind)
         let keys = try formatCall { () throws(FormatError) in try codec.unlockAndVerify(with: credential) }
         let snapshot = try VaultSnapshot(codec: codec, keys: keys, identity: file.identity)
         return Vault(path: path, options: options, store: store, entropy: entropy, keys: keys, snapshot: snapshot)
@@ -178,6 +185,7 @@ public final class Vault: @unchecked Sendable {
         try withLock { () throws(CofferError) in
             let file = try storeCall { () throws(StoreError) in try store.read() }
             let codec = try formatCall { () throws(FormatError) in try VaultFile.parse(file.bytes) }
+            try options.kdfLimit.check(codec.header.slots, kind: credential.slotKind)
             let newKeys = try formatCall { () throws(FormatError) in try codec.unlockAndVerify(with: credential) }
             snapshot = try VaultSnapshot(codec: codec, keys: newKeys, identity: file.identity)
             keys = newKeys

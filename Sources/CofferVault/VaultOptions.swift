@@ -7,6 +7,7 @@ import CofferStore
 /// var options = VaultOptions()
 /// options.kdf = try .calibrated(targetSeconds: 0.5)
 /// options.lockTimeout = .seconds(2)
+/// options.kdfLimit = KDFLimit(maxMemoryKiB: 2 * 1024 * 1024, maxIterations: 10)   // only to open a costlier vault
 /// let vault = try Vault.create(at: path, password: password, options: options)
 /// ```
 public struct VaultOptions: Sendable {
@@ -18,9 +19,15 @@ public struct VaultOptions: Sendable {
     public var lockTimeout: Duration
     /// How many earlier passwords an item keeps. Default: 10.
     public var passwordHistoryLimit: Int
+    /// The most key derivation one unlock may do, checked before any KDF runs; new slots
+    /// must fit it too. Default: ``KDFLimit/default`` (1 GiB × 10 passes per slot and in
+    /// all). A file over it is refused with ``CofferError/kdfCostTooHigh(_:)``.
+    public var kdfLimit: KDFLimit
 
     public init(kdf: Argon2idParameters = .default, keepsBackup: Bool = true,
-                lockTimeout: Duration = .seconds(10), passwordHistoryLimit: Int = 10) {
+                lockTimeout: Duration = .seconds(10), passwordHistoryLimit: Int = 10,
+                kdfLimit: KDFLimit = .default) {
+        self.kdfLimit = kdfLimit
         self.kdf = kdf
         self.keepsBackup = keepsBackup
         self.lockTimeout = lockTimeout

@@ -261,7 +261,11 @@ public final class VaultTransaction {
         var header = self.header
         guard header.slots.count < FormatV1.maxSlots else { throw .slotUnavailable("a vault has at most \(FormatV1.maxSlots) key slots") }
         let kdf = header.slots.compactMap(\.kdf).first ?? vault.options.kdf
-        header.slots.append(try formatCall { () throws(FormatError) in 
+        if credential.slotKind.hasKDF {
+            // What this library writes, it opens: the slots of this kind must fit the limit.
+            try vault.options.kdfLimit.check(header.slots.filter { $0.kind == credential.slotKind }.compactMap(\.kdf) + [kdf])
+        }
+        header.slots.append(try formatCall { () throws(FormatError) in
             try KeySlotRecord.make(for: credential, vaultKey: keys.vaultKey, vaultID: header.vaultID, kdf: kdf, entropy: vault.entropy)
         })
         setHeader(header)
@@ -272,6 +276,7 @@ public final class VaultTransaction {
         try ensureOpen()
         var header = self.header
         let key = credential
+        try vault.options.kdfLimit.check(header.slots, kind: key.slotKind)
         var kept: [KeySlotRecord] = []
         for slot in header.slots {
             let opens = try formatCall { () throws(FormatError) in try slot.unwrap(with: key, vaultID: header.vaultID) != nil }
@@ -306,7 +311,8 @@ public final class VaultTransaction {
         }
         let credential: VaultCredential = keyFile.map { .passwordAndKeyFile(newPassword, $0) } ?? .password(newPassword)
         let kdf = header.slots[first].kdf ?? vault.options.kdf
-        let slot = try formatCall { () throws(FormatError) in 
+        try vault.options.kdfLimit.check(kdf)
+        let slot = try formatCall { () throws(FormatError) in
             try KeySlotRecord.make(for: credential, vaultKey: keys.vaultKey, vaultID: header.vaultID, kdf: kdf, entropy: vault.entropy)
         }
         header.slots[first] = slot

@@ -13,7 +13,9 @@ struct InitCommand: ParsableCommand {
             exist yet is generated (64 random bytes, mode 0600).
 
             The key-derivation cost is set once, here: Argon2id with --kdf-memory MiB (1 to \
-            4096), --kdf-iterations (1 to 64) and --kdf-parallelism lanes (1 to 64).
+            4096), --kdf-iterations (1 to 64) and --kdf-parallelism lanes (1 to 64). Above \
+            1024 MiB or 10 iterations, which the other commands refuse to open without \
+            --max-kdf-memory/--max-kdf-passes, pass those flags here too.
 
             Exit codes: 73 if the file exists or its folder is missing; 64 for bad flags.
 
@@ -44,6 +46,8 @@ struct InitCommand: ParsableCommand {
     @Flag(name: .customLong("no-password"), help: "With --key-file: the key file alone opens the vault.")
     var noPassword = false
 
+    @OptionGroup var kdfLimit: KDFLimitArguments
+
     func validate() throws {
         guard (1...4096).contains(kdfMemory) else { throw ValidationError("--kdf-memory must be 1 to 4096 MiB") }
         guard (1...64).contains(kdfIterations) else { throw ValidationError("--kdf-iterations must be 1 to 64") }
@@ -55,8 +59,11 @@ struct InitCommand: ParsableCommand {
     func run() throws {
         var options = VaultOptions()
         options.kdf = Argon2idParameters(memoryKiB: kdfMemory * 1024, iterations: kdfIterations, lanes: kdfParallelism)
+        options.kdfLimit = kdfLimit.limit
         try mappingErrors(vault: vault, access: .creating) {
             try options.kdf.validate()
+            // What init creates, the other commands open without flags.
+            try options.kdfLimit.check(options.kdf)
             // Refuse before asking for a password.
             if FileChecks.exists(vault) { throw CofferError.fileExists(vault) }
             let folder = FileChecks.folder(of: vault)

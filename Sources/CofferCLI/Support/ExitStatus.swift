@@ -20,7 +20,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .noMatch: "no item matched (`get`/`edit`/`remove` find nothing, `search` finds nothing, a filtered `list` is empty, `get --field` names a missing field)"
         case .duplicate: "item already exists"
         case .usage: "usage error: bad flags or values, a missing stdin line, an empty new password, a mismatch, several items match, the vault needs `--key-file`, the last key slot cannot be removed"
-        case .vaultUnreadable: "vault unreadable: not a Coffer file, corrupted, tampered with, or an unsupported version"
+        case .vaultUnreadable: "vault unreadable: not a Coffer file, corrupted, tampered with, an unsupported version, or its key derivation costs more than the limit (raise it with `--max-kdf-memory`, `--max-kdf-passes`)"
         case .cannotCreate: "cannot create: the file exists, or its folder is missing (`init`, generating a key file)"
         case .ioError: "I/O error, including a missing vault file (other than for `init`), a vault path that is a folder, no clipboard tool"
         case .busy: "busy: lock timeout, or the file changed on disk in a way that cannot be merged"
@@ -35,7 +35,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .noMatch: "no item matched (or the item has no such field)"
         case .duplicate: "item already exists"
         case .usage: "usage error (also: several items match, the vault needs --key-file, a slot cannot be removed)"
-        case .vaultUnreadable: "vault unreadable: not a Coffer file, corrupted, tampered, or unsupported version"
+        case .vaultUnreadable: "vault unreadable: not a Coffer file, corrupted, tampered, unsupported version, KDF over the limit"
         case .cannotCreate: "cannot create: the file exists, or its folder is missing"
         case .ioError: "I/O error (also: the vault file does not exist, no clipboard tool)"
         case .busy: "busy: lock timeout, or the file changed on disk in a way that cannot be merged"
@@ -95,6 +95,9 @@ extension CLIFailure {
         case .kdfParametersOutOfBounds:
             // While creating, the parameters came from the command line.
             self.init(access == .creating ? .usage : .vaultUnreadable, "\(name): \(error.description)")
+        case .kdfCostTooHigh:
+            // Creating: the cost came from the command line; otherwise from the file.
+            self.init(access == .creating ? .usage : .vaultUnreadable, "\(name): \(error.description); \(KDFLimitArguments.hint)")
         case .fileExists:
             self.init(.cannotCreate, "cannot create \(error.path ?? name): the file exists")
         case .fileNotFound:

@@ -17,6 +17,8 @@ struct VaultArguments: ParsableArguments {
             help: ArgumentHelp("Seconds to wait for another process's write lock before giving up (exit 75).", valueName: "seconds"))
     var lockTimeout: Double = 10
 
+    @OptionGroup var kdfLimit: KDFLimitArguments
+
     func validate() throws {
         guard lockTimeout >= 0, lockTimeout <= 3600, lockTimeout.isFinite else {
             throw ValidationError("--lock-timeout must be 0 to 3600 seconds")
@@ -28,6 +30,7 @@ struct VaultArguments: ParsableArguments {
     var options: VaultOptions {
         var options = VaultOptions()
         options.lockTimeout = .milliseconds(Int64((lockTimeout * 1000).rounded()))
+        options.kdfLimit = kdfLimit.limit
         return options
     }
 
@@ -51,6 +54,8 @@ struct VaultArguments: ParsableArguments {
                 throw CLIFailure(.usage, "\(vault) has no password or key-file slot the coffer command can open")
             }
             let options = self.options
+            // Refuse a costly vault before any KDF and before the password prompt.
+            try info.checkUnlockCost(limit: options.kdfLimit, kinds: choices.map(\.slotKind))
             var password: SecureBytes?
             for (index, choice) in choices.enumerated() {
                 // A key file alone reads no master password.

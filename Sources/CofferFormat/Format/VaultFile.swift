@@ -109,9 +109,13 @@ package struct VaultFile: Sendable {
         }
     }
 
-    /// Tries every slot of the credential's kind; returns the vault's keys.
+    /// Tries every slot of the credential's kind, cheapest KDF first (memory × passes;
+    /// header order among equals), so a cheap slot that opens spares the costly ones;
+    /// returns the vault's keys. Any slot that opens gives the same vault key.
     package func unlock(with key: VaultCredential) throws(FormatError) -> VaultKeys {
-        for slot in header.slots where slot.kind == key.slotKind {
+        let cost = { (slot: KeySlotRecord) in slot.kdf.map { UInt64($0.memoryKiB) * UInt64($0.iterations) } ?? 0 }
+        let candidates = header.slots.filter { $0.kind == key.slotKind }
+        for slot in candidates.enumerated().sorted(by: { (cost($0.element), $0.offset) < (cost($1.element), $1.offset) }).map(\.element) {
             if let vaultKey = try slot.unwrap(with: key, vaultID: header.vaultID) {
                 return try VaultKeys(vaultKey: vaultKey)
             }
