@@ -61,7 +61,7 @@ enum SecretReader {
         do {
             return try body()
         } catch {
-            throw CLIFailure(error.kind == .inputTooLarge ? .usage : .ioError, error.description)
+            throw CLIFailure(error.kind == .inputTooLarge || error.kind == .lineTooLong ? .usage : .ioError, error.description)
         }
     }
 }
