@@ -24,7 +24,7 @@ enum SecretReader {
 
     /// Prompts on the terminal with echo off and reads one line.
     static func prompt(_ text: String) throws -> SecureBytes {
-        let line = try reporting { () throws(TerminalError) in try SecretInput.prompt(text) }
+        let line = try reporting { () throws(TerminalError) in try SecretInput.prompt(Output.visible(text)) }
         guard let line else { throw CLIFailure(.usage, "no password entered") }
         return line
     }
