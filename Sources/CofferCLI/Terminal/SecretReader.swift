@@ -22,6 +22,14 @@ enum SecretReader {
         try reporting { () throws(TerminalError) in try SecretInput.readAll(limit: 16 << 20) }
     }
 
+    /// An item's notes (`add`/`edit --notes`), read after every other secret: typed on a
+    /// terminal and ended with Ctrl-D, else the rest of standard input. One trailing
+    /// newline is dropped.
+    static func notes() throws -> SecureBytes {
+        if isInteractive { Output.error("Type the notes, then press Ctrl-D on a new line:") }
+        return try readAll()
+    }
+
     /// Prompts on the terminal with echo off and reads one line.
     static func prompt(_ text: String) throws -> SecureBytes {
         let line = try reporting { () throws(TerminalError) in try SecretInput.prompt(Output.visible(text)) }
