@@ -42,20 +42,22 @@ struct GenerateCommand: ParsableCommand {
             ("entropyBits", .rounded(passwordGenerator.entropyBits)),
             ("characters", .string(passwordGenerator.characters)),
         ], arrayKey: "passwords")
-        // Passwords are made a batch at a time into one buffer, written out, and wiped:
-        // memory stays the same for a million as for one.
+        // Passwords are made a batch at a time into guarded memory (locked, wiped when
+        // freed), streamed out, and freed: memory stays the same for a million as for one.
         let perBatch = min(count, max(1, (32 << 10) / length))
-        let batch = WipingBuffer(capacity: perBatch * length)
-        defer { batch.removeAll() }
         var remaining = count
         while remaining > 0 {
             let n = min(perBatch, remaining)
-            let region = UnsafeMutableRawBufferPointer(start: batch.pointer, count: n * length)
-            _ = try mappingErrors(vault: nil) { try passwordGenerator.generate(into: region) }
-            for index in 0..<n {
-                try stream.append(UnsafeRawBufferPointer(rebasing: region[(index * length)..<((index + 1) * length)]))
+            let batch = try mappingErrors(vault: nil) {
+                try SecureBytes(count: n * length) { (region: UnsafeMutableRawBufferPointer) throws(CofferError) in
+                    _ = try passwordGenerator.generate(into: region)
+                }
             }
-            batch.removeAll()
+            try batch.withUnsafeBytes { bytes in
+                for index in 0..<n {
+                    try stream.append(UnsafeRawBufferPointer(rebasing: bytes[(index * length)..<((index + 1) * length)]))
+                }
+            }
             remaining -= n
         }
         try stream.finish()
