@@ -4,25 +4,32 @@ import PackageDescription
 // The layers are targets, and every arrow points down: a file that imports a layer above
 // its own does not compile. Internals shared between layers use `package` access.
 //
-//   CSodium, CArgon2, COpenSSLCrypto        system libraries (libcrypto only for TOTP's HMAC)
-//   CCofferSystem                           prctl and posix_spawn with closefrom, which Swift cannot call
-//     -> CofferCrypto     guarded memory, wiping buffer, AEAD, Argon2id, BLAKE2b, HMAC, CofferError
-//     -> CofferFormat     Model/ (items, slots) + Format/ (bytes in, bytes out; no I/O)
-//     -> CofferStore      files, locks, atomic save, secret files: the one I/O seam
-//     -> CofferVault      the vault API: Vault, transactions, queries, key slots, keychain
-//     -> CofferOTP        TOTP and otpauth URIs                  (CofferCrypto, CofferFormat)
-//        CofferGenerator  passwords, passphrases, strength       (CofferCrypto)
-//        CofferTransfer   import and export; FoundationXML       (CofferStore, CofferVault, CofferOTP)
-//     -> Coffer           the product: re-exports the layers above, so `import Coffer` is enough
-//     -> CofferTerminal   signal-safe secret prompts, stdin reads    (Coffer; public API only)
-//     -> coffer (CofferCLI), ExampleSupport -> the examples      (Coffer + CofferTerminal; public API only)
-//        CofferDemo                                              (Coffer; public API only)
-//   `make` builds with --explicit-target-dependency-import-check error, so an import of an
-//   undeclared target (an upward one above all) is a build error even in an incremental build.
-//   Tests/, Benchmarks/ and Fuzz/ may reach `package` internals; the product has no hooks for them
-//   (debug builds only: an EntropySource may draw from a test's seeded stream).
-//     CofferTestSupport   helpers both test targets share        (Coffer and the layers, package API)
-//       -> CofferTests, CofferCLITests
+//   C:        CSodium, CArgon2, COpenSSLCrypto   system libraries (libcrypto only for TOTP's HMAC)
+//             CCofferSystem                      prctl, posix_spawn with closefrom (Swift cannot call them)
+//   Crypto:   CofferCrypto    guarded memory, wiping buffer, AEAD, Argon2id, BLAKE2b, HMAC,
+//                             process hardening, CofferError          <- the C targets
+//   Format:   CofferFormat    Model/ (items, credentials) + Format/ (bytes in, bytes out; no I/O)
+//                                                                      <- CofferCrypto
+//   Store:    CofferStore     files, locks, atomic saves, secret files: the one I/O seam
+//                                                                      <- CofferCrypto, CofferFormat
+//   Vault:    CofferVault     the vault API: Vault, transactions, queries, key slots, keychain
+//                                                                      <- Crypto, Format, Store
+//   Features: CofferOTP       TOTP and otpauth URIs                   <- Crypto, Format
+//             CofferGenerator passwords, passphrases, strength        <- Crypto
+//             CofferTransfer  import and export; FoundationXML        <- Crypto, Format, Store, Vault, OTP
+//   Product:  Coffer          re-exports every layer above, so `import Coffer` is enough
+//   Apps:     CofferTerminal  signal-safe secret prompts, stdin reads <- Coffer (public API only)
+//             coffer (CofferCLI)                                      <- Coffer, CofferTerminal, CCofferSystem
+//             ExampleSupport -> AccountsBook, Notebooks, OfflineFavourites, Transfers, Secuure
+//                                                                      <- Coffer, CofferTerminal
+//             CofferDemo                                              <- Coffer
+//   Tests, benchmarks (may use `package` API; the product has no hooks for them, except that
+//   debug builds let an EntropySource draw from a test's seeded stream):
+//             CofferTestSupport <- Coffer and the layers;  CofferTests <- it and every layer;
+//             CofferCLITests <- CofferTestSupport, CofferCLI (its exit-code table);
+//             CofferTestWriter <- Coffer;  CofferBench <- Coffer, Crypto, Format, Vault
+// `make` builds with --explicit-target-dependency-import-check error, so an import of a target
+// that is not a declared dependency (an upward one above all) is a build error, also incrementally.
 let package = Package(
     name: "Coffer",
     platforms: [.macOS(.v13)],

@@ -10,7 +10,7 @@ import sys
 
 # EFF's large wordlist (7,776 words), shipped with Coffer: notes and names drawn from
 # it compress about as well as ordinary text, which matters for KDBX's gzip.
-WORDLIST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Sources", "Coffer", "Resources",
+WORDLIST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Sources", "CofferGenerator", "Resources",
                         "eff_large_wordlist.txt")
 WORDS = [line.split()[-1] for line in open(WORDLIST, encoding="utf-8") if line.strip()]
 PASSWORD_CHARS = ("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"

@@ -19,8 +19,10 @@ package enum ParallelWork {
     /// It takes indices, not elements: the closure reads `array[index]` in place, while
     /// passing elements would copy each one, retaining the buffer they all share (a
     /// record's bytes are a slice of the file) from every thread at once.
-    package static func map<T>(count: Int, threads: Int = cores,
-                       _ transform: (Int) throws(CofferError) -> T) throws(CofferError) -> [T] {
+    ///
+    /// Generic over the error, so each layer keeps its own (typed) error through it.
+    package static func map<T, E: Error>(count: Int, threads: Int = cores,
+                       _ transform: (Int) throws(E) -> T) throws(E) -> [T] {
         let chunks = max(1, min(threads, count / minimumPerThread))
         if chunks == 1 {
             var out: [T] = []
@@ -31,15 +33,15 @@ package enum ParallelWork {
         let filled = UnsafeMutableBufferPointer<Int>.allocate(capacity: chunks)
         filled.initialize(repeating: 0)
         defer { filled.deallocate() }
-        let failures = UnsafeMutableBufferPointer<CofferError?>.allocate(capacity: chunks)
+        let failures = UnsafeMutableBufferPointer<E?>.allocate(capacity: chunks)
         failures.initialize(repeating: nil)
         defer { _ = failures.deinitialize(); failures.deallocate() }
-        var failure: CofferError?
+        var failure: E?
         // The threads write straight into the result's storage: no second copy of it.
         let result = [T](unsafeUninitializedCapacity: count) { buffer, initialized in
             let output = buffer.baseAddress!
             withoutActuallyEscaping(transform) { transform in
-                let chunkWork = ChunkWork(output: output, filled: filled, failures: failures, transform: transform)
+                let chunkWork = ChunkWork<T, E>(output: output, filled: filled, failures: failures, transform: transform)
                 DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
                     chunkWork.run(range: bounds(of: chunk, in: chunks, count: count), chunk: chunk)
                 }
@@ -60,14 +62,14 @@ package enum ParallelWork {
 
     /// What the threads of one `map` share. @unchecked: each chunk writes only its own
     /// output range and its own `filled` and `failures` slots.
-    private final class ChunkWork<T>: @unchecked Sendable {
+    private final class ChunkWork<T, E: Error>: @unchecked Sendable {
         let output: UnsafeMutablePointer<T>
         let filled: UnsafeMutableBufferPointer<Int>
-        let failures: UnsafeMutableBufferPointer<CofferError?>
-        let transform: (Int) throws(CofferError) -> T
+        let failures: UnsafeMutableBufferPointer<E?>
+        let transform: (Int) throws(E) -> T
 
         init(output: UnsafeMutablePointer<T>, filled: UnsafeMutableBufferPointer<Int>,
-             failures: UnsafeMutableBufferPointer<CofferError?>, transform: @escaping (Int) throws(CofferError) -> T) {
+             failures: UnsafeMutableBufferPointer<E?>, transform: @escaping (Int) throws(E) -> T) {
             self.output = output
             self.filled = filled
             self.failures = failures
@@ -79,7 +81,7 @@ package enum ParallelWork {
             var done = 0
             defer { filled[chunk] = done }
             for index in range {
-                do throws(CofferError) {
+                do throws(E) {
                     (output + index).initialize(to: try transform(index))
                     done += 1
                 } catch {
@@ -95,19 +97,19 @@ package enum ParallelWork {
     }
 
     /// Runs `work` on another thread; `wait()` returns its result.
-    package final class Background<T: Sendable>: @unchecked Sendable {
+    package final class Background<T: Sendable, E: Error>: @unchecked Sendable {
         // @unchecked: `result` is written once before `done` is signalled, read after.
-        private var result: Result<T, CofferError>?
+        private var result: Result<T, E>?
         private let done = DispatchSemaphore(value: 0)
 
-        package init(_ work: @escaping @Sendable () throws(CofferError) -> T) {
+        package init(_ work: @escaping @Sendable () throws(E) -> T) {
             DispatchQueue.global(qos: .userInitiated).async {
-                self.result = Result { () throws(CofferError) in try work() }
+                self.result = Result { () throws(E) in try work() }
                 self.done.signal()
             }
         }
 
-        package func wait() throws(CofferError) -> T {
+        package func wait() throws(E) -> T {
             done.wait()
             done.signal()   // a second wait returns at once
             return try result!.get()

@@ -112,10 +112,10 @@ enum XMLTree {
         return root
     }
 
+    /// The parser's error by its code only: libxml2's own text can quote the file's
+    /// content (an entity name, a value), which may be secret.
     static func describe(_ error: NSError) -> String {
-        let text = error.localizedDescription
-        // Foundation's default text is a generic "operation could not be completed".
-        return text.contains("could not be completed") || text.isEmpty ? "not well-formed XML (error \(error.code))" : text
+        "not well-formed XML (libxml2 error \(error.code))"
     }
 
     /// The offset of the first byte that is not part of valid UTF-8 (RFC 3629: no overlong

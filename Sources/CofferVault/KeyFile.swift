@@ -10,7 +10,7 @@ extension KeyFile {
             try SecretFile.contents(of: path, limit: Self.maximumSize, kind: "key file", name: "key file \(path)")
         }
         guard contents.count > 0 else { throw .invalidKey("key file \(path) is empty") }
-        self.init(material: try contents.withUnsafeBytes { (raw) throws(CofferError) in try Self.material(contents: raw) })
+        self.init(material: try contents.withUnsafeBytes { (raw) throws(CofferError) in try formatCall { () throws(FormatError) in try Self.material(contents: raw) } })
     }
 
     /// Writes 64 random bytes to a new file (mode 0600; never overwrites) and returns it.

@@ -70,20 +70,21 @@ public final class Vault: @unchecked Sendable {
         try options.kdf.validate()
         let store = store ?? VaultFileStore(path: path)
         let vaultKey = try entropy.secureBytes(FormatV1.keyLength)
-        let keys = try VaultKeys(vaultKey: vaultKey)
+        let keys = try formatCall { () throws(FormatError) in try VaultKeys(vaultKey: vaultKey) }
         let vaultID = try entropy.bytes(FormatV1.vaultIDLength)
         var slots: [KeySlotRecord] = []
         for credential in credentials {
-            slots.append(try KeySlotRecord.make(for: credential, vaultKey: vaultKey, vaultID: vaultID,
-                                          kdf: options.kdf, entropy: entropy))
+            slots.append(try formatCall { () throws(FormatError) in 
+                try KeySlotRecord.make(for: credential, vaultKey: vaultKey, vaultID: vaultID, kdf: options.kdf, entropy: entropy)
+            })
         }
         let header = VaultHeader(vaultID: vaultID, slots: slots, extensions: [])
-        let bytes = try VaultFile.encode(header: header, generation: 1, records: [], keys: keys)
+        let bytes = try formatCall { () throws(FormatError) in try VaultFile.encode(header: header, generation: 1, records: [], keys: keys) }
         // Under the write lock, so this never races another writer's temp-file cleanup.
         let identity = try store.withExclusiveLock(timeout: options.lockTimeout) { () throws(CofferError) in
             try storeCall { () throws(StoreError) in try store.create(bytes) }
         }
-        let codec = try VaultFile.parse(bytes)
+        let codec = try formatCall { () throws(FormatError) in try VaultFile.parse(bytes) }
         let snapshot = try VaultSnapshot(codec: codec, keys: keys, identity: identity)
         return Vault(path: path, options: options, store: store, entropy: entropy, keys: keys, snapshot: snapshot)
     }
@@ -107,8 +108,8 @@ public final class Vault: @unchecked Sendable {
                      entropy: EntropySource, store: VaultFileStore? = nil) throws(CofferError) -> Vault {
         let store = store ?? VaultFileStore(path: path)
         let file = try storeCall { () throws(StoreError) in try store.read() }
-        let codec = try VaultFile.parse(file.bytes)
-        let keys = try codec.unlockAndVerify(with: credential)
+        let codec = try formatCall { () throws(FormatError) in try VaultFile.parse(file.bytes) }
+        let keys = try formatCall { () throws(FormatError) in try codec.unlockAndVerify(with: credential) }
         let snapshot = try VaultSnapshot(codec: codec, keys: keys, identity: file.identity)
         return Vault(path: path, options: options, store: store, entropy: entropy, keys: keys, snapshot: snapshot)
     }
@@ -120,7 +121,7 @@ public final class Vault: @unchecked Sendable {
     /// of the file is checked by ``open(at:credential:options:)``.
     public static func info(at path: String) throws(CofferError) -> VaultInfo {
         let file = try storeCall { () throws(StoreError) in try VaultFileStore(path: path).readPrefix(VaultFile.summaryPrefixLength) }
-        let summary = try VaultFile.parseSummary(file.bytes)
+        let summary = try formatCall { () throws(FormatError) in try VaultFile.parseSummary(file.bytes) }
         return VaultInfo(
             formatVersion: Int(FormatV1.version),
             vaultID: ItemID(validated: summary.header.vaultID).hex,
@@ -176,8 +177,8 @@ public final class Vault: @unchecked Sendable {
     public func unlock(with credential: VaultCredential) throws(CofferError) {
         try withLock { () throws(CofferError) in
             let file = try storeCall { () throws(StoreError) in try store.read() }
-            let codec = try VaultFile.parse(file.bytes)
-            let newKeys = try codec.unlockAndVerify(with: credential)
+            let codec = try formatCall { () throws(FormatError) in try VaultFile.parse(file.bytes) }
+            let newKeys = try formatCall { () throws(FormatError) in try codec.unlockAndVerify(with: credential) }
             snapshot = try VaultSnapshot(codec: codec, keys: newKeys, identity: file.identity)
             keys = newKeys
             // Unlocking accepts the file as it is now, like opening it; numbering continues
@@ -219,8 +220,10 @@ public final class Vault: @unchecked Sendable {
             let keys = try requireKeys()
             let fresh = try readVerified(keys: keys)
             for record in fresh.allRecords.sorted(by: { $0.id < $1.id }) {
-                _ = try record.openOverview(vaultID: fresh.vaultID, keys: keys)
-                _ = try record.openSecrets(vaultID: fresh.vaultID, keys: keys)
+                try formatCall { () throws(FormatError) in 
+                    _ = try record.openOverview(vaultID: fresh.vaultID, keys: keys)
+                    _ = try record.openSecrets(vaultID: fresh.vaultID, keys: keys)
+                }
             }
         }
     }
@@ -295,9 +298,10 @@ public final class Vault: @unchecked Sendable {
                 // file from both, and change the snapshot (in place: no copy of a large vault)
                 // only once the file is saved.
                 let generation = max(snapshot.generation, highestGeneration) + 1
-                let bytes = try VaultFile.encode(header: changes.header ?? snapshot.header,
-                                                      generation: generation,
-                                                      records: snapshot.records(applying: changes), keys: keys)
+                let records = snapshot.records(applying: changes)
+                let bytes = try formatCall { () throws(FormatError) in 
+                    try VaultFile.encode(header: changes.header ?? snapshot.header, generation: generation, records: records, keys: keys)
+                }
                 let slotsChanged = changes.header.map { $0.slots != snapshot.header.slots } ?? false
                 try save(bytes, slotsChanged: slotsChanged) { identity in
                     changes.applyChecked(to: &snapshot)
@@ -312,8 +316,9 @@ public final class Vault: @unchecked Sendable {
             let slotsChanged = changes.header.map { $0.slots != next.header.slots } ?? false
             try changes.apply(to: &next)
             next.generation = max(next.generation, highestGeneration) + 1
-            let bytes = try VaultFile.encode(header: next.header, generation: next.generation,
-                                                  records: next.allRecords, keys: keys)
+            let bytes = try formatCall { () throws(FormatError) in 
+                try VaultFile.encode(header: next.header, generation: next.generation, records: next.allRecords, keys: keys)
+            }
             try save(bytes, slotsChanged: slotsChanged) { identity in
                 next.identity = identity
                 snapshot = next
@@ -364,11 +369,11 @@ public final class Vault: @unchecked Sendable {
     /// Reads, parses and verifies the file with the keys we hold.
     private func readVerified(keys: VaultKeys) throws(CofferError) -> VaultSnapshot {
         let file = try storeCall { () throws(StoreError) in try store.read() }
-        let codec = try VaultFile.parse(file.bytes)
+        let codec = try formatCall { () throws(FormatError) in try VaultFile.parse(file.bytes) }
         guard codec.header.vaultID == snapshot.vaultID else {
             throw .conflict("the file at \(path) now holds a different vault")
         }
-        try codec.verify(keys: keys)
+        try formatCall { () throws(FormatError) in try codec.verify(keys: keys) }
         return try VaultSnapshot(codec: codec, keys: keys, identity: file.identity, reusing: snapshot)
     }
 

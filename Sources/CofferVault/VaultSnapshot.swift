@@ -30,12 +30,12 @@ package struct VaultSnapshot: Sendable {
         // threads copied each record, retaining the file buffer they all share from
         // every thread at once.
         let opened = try read.withUnsafeBufferPointer { (records) throws(CofferError) -> [[UInt8]] in
-            try ParallelWork.map(count: records.count) { (index) throws(CofferError) -> [UInt8] in
+            try formatCall { () throws(FormatError) in try ParallelWork.map(count: records.count) { (index) throws(FormatError) -> [UInt8] in
                 if let previous, let old = previous.entries[records[index].id], old.record.digest == records[index].digest {
                     return old.overview
                 }
                 return try records[index].openOverviewList(vaultID: vaultID, keys: keys)
-            }
+            } }
         }
         entries = Dictionary(minimumCapacity: read.count)
         for index in read.indices {
@@ -46,7 +46,7 @@ package struct VaultSnapshot: Sendable {
     /// The attributes of item `id`, decoded from its (checked) overview.
     func attributes(_ id: ItemID) throws(CofferError) -> ItemAttributes? {
         guard let list = entries[id]?.overview else { return nil }
-        return try EntryCodec.decodeOverview(list)
+        return try formatCall { () throws(FormatError) in try EntryCodec.decodeOverview(list) }
     }
 
     /// The holder of `key`, building the index on first use.

@@ -119,9 +119,11 @@ public final class VaultTransaction {
         if ordered, decided, let limit = query.limit, limit >= 0, candidates.count > limit {
             candidates.removeSubrange(limit...)   // the rest would be decoded only to be dropped
         }
-        var found = try ParallelWork.map(count: candidates.count) { [candidates] (index) throws(CofferError) -> Item in
-            Item(id: candidates[index].id, revision: candidates[index].revision,
-                 attributes: try EntryCodec.decodeOverview(candidates[index].list))
+        var found = try formatCall { () throws(FormatError) in 
+            try ParallelWork.map(count: candidates.count) { [candidates] (index) throws(FormatError) -> Item in
+                Item(id: candidates[index].id, revision: candidates[index].revision,
+                     attributes: try EntryCodec.decodeOverview(candidates[index].list))
+            }
         }
         candidates = []
         if !decided { found.removeAll { !query.matches($0.attributes) } }
@@ -153,7 +155,7 @@ public final class VaultTransaction {
     public func secrets(for id: ItemID) throws(CofferError) -> ItemSecrets {
         try ensureOpen()
         guard let record = currentRecord(id) else { throw .itemNotFound }
-        return try record.openSecrets(vaultID: vaultID, keys: keys)
+        return try formatCall { () throws(FormatError) in try record.openSecrets(vaultID: vaultID, keys: keys) }
     }
 
     // MARK: Writing items
@@ -192,7 +194,7 @@ public final class VaultTransaction {
         newAttributes.created = old.created
         newAttributes.modified = Date().roundedToMilliseconds
         if attributes != nil, newAttributes.preservedFields.isEmpty { newAttributes.preservedFields = old.preservedFields }
-        let oldSecrets = try record.openSecrets(vaultID: vaultID, keys: keys)
+        let oldSecrets = try formatCall { () throws(FormatError) in try record.openSecrets(vaultID: vaultID, keys: keys) }
         var newSecrets = secrets ?? oldSecrets
         if secrets != nil {
             if newSecrets.preservedFields.isEmpty { newSecrets.preservedFields = oldSecrets.preservedFields }
@@ -214,7 +216,7 @@ public final class VaultTransaction {
         try ensureOpen()
         guard let old = try currentAttributes(id), let record = currentRecord(id) else { throw CofferError.itemNotFound }
         var attributes = old
-        let oldSecrets = try record.openSecrets(vaultID: vaultID, keys: keys)
+        let oldSecrets = try formatCall { () throws(FormatError) in try record.openSecrets(vaultID: vaultID, keys: keys) }
         var secrets = oldSecrets
         try body(&attributes, &secrets)
         try attributes.validate()
@@ -232,8 +234,10 @@ public final class VaultTransaction {
     }
 
     private func stage(id: ItemID, revision: UInt64, attributes: ItemAttributes, secrets: ItemSecrets) throws(CofferError) -> Item {
-        let record = try EntryRecord.seal(id: id, revision: revision, attributes: attributes, secrets: secrets,
-                                          vaultID: vaultID, keys: keys, entropy: vault.entropy)
+        let record = try formatCall { () throws(FormatError) in 
+            try EntryRecord.seal(id: id, revision: revision, attributes: attributes, secrets: secrets,
+                                 vaultID: vaultID, keys: keys, entropy: vault.entropy)
+        }
         try change(id, .put(record, attributes))
         return Item(id: id, revision: revision, attributes: attributes)
     }
@@ -257,8 +261,9 @@ public final class VaultTransaction {
         var header = self.header
         guard header.slots.count < FormatV1.maxSlots else { throw .slotUnavailable("a vault has at most \(FormatV1.maxSlots) key slots") }
         let kdf = header.slots.compactMap(\.kdf).first ?? vault.options.kdf
-        header.slots.append(try KeySlotRecord.make(for: credential, vaultKey: keys.vaultKey, vaultID: header.vaultID,
-                                             kdf: kdf, entropy: vault.entropy))
+        header.slots.append(try formatCall { () throws(FormatError) in 
+            try KeySlotRecord.make(for: credential, vaultKey: keys.vaultKey, vaultID: header.vaultID, kdf: kdf, entropy: vault.entropy)
+        })
         setHeader(header)
     }
 
@@ -269,9 +274,10 @@ public final class VaultTransaction {
         let key = credential
         var kept: [KeySlotRecord] = []
         for slot in header.slots {
-            if try slot.unwrap(with: key, vaultID: header.vaultID) == nil { kept.append(slot) }
+            let opens = try formatCall { () throws(FormatError) in try slot.unwrap(with: key, vaultID: header.vaultID) != nil }
+            if !opens { kept.append(slot) }
         }
-        guard kept.count < header.slots.count else { throw key.wrongKeyError }
+        guard kept.count < header.slots.count else { throw CofferError(key.wrongKeyError) }
         guard !kept.isEmpty else { throw .slotUnavailable("cannot remove the last key slot") }
         header.slots = kept
         setHeader(header)
@@ -300,8 +306,9 @@ public final class VaultTransaction {
         }
         let credential: VaultCredential = keyFile.map { .passwordAndKeyFile(newPassword, $0) } ?? .password(newPassword)
         let kdf = header.slots[first].kdf ?? vault.options.kdf
-        let slot = try KeySlotRecord.make(for: credential, vaultKey: keys.vaultKey, vaultID: header.vaultID,
-                                    kdf: kdf, entropy: vault.entropy)
+        let slot = try formatCall { () throws(FormatError) in 
+            try KeySlotRecord.make(for: credential, vaultKey: keys.vaultKey, vaultID: header.vaultID, kdf: kdf, entropy: vault.entropy)
+        }
         header.slots[first] = slot
         header.slots = header.slots.enumerated().filter { $0.offset == first || $0.element.kind != kind }.map(\.element)
         setHeader(header)

@@ -100,4 +100,53 @@ struct ErrorKindTests {
         #expect(CofferError(StoreError.fileTooLarge("big", path: "/f")) == .fileTooLarge)
         #expect(CofferError(StoreError.lockTimeout("/v")).path == "/v")
     }
+
+    @Test("The format layer's errors convert in one place: each case to its kind; crypto passes through")
+    func formatConversion() throws {
+        let cases: [(FormatError, CofferError.Kind)] = [
+            (.notACofferFile, .notACofferFile),
+            (.unsupportedVersion(7), .unsupportedVersion),
+            (.truncated("header"), .truncated),
+            (.malformed("manifest"), .malformed),
+            (.tampered(.manifest), .tampered),
+            (.kdfParametersOutOfBounds("lanes"), .kdfParametersOutOfBounds),
+            (.wrongPassword, .wrongPassword),
+            (.wrongKeyFile, .wrongKeyFile),
+            (.wrongRawKey, .wrongRawKey),
+            (.invalidItem("dates"), .invalidItem),
+            (.invalidKey("length"), .invalidKey),
+            (.invalidArgument("ids"), .invalidArgument),
+            (.slotUnavailable("slots"), .slotUnavailable),
+            (.crypto(.secureMemoryUnavailable), .secureMemoryUnavailable),
+        ]
+        for (error, kind) in cases {
+            #expect(CofferError(error).kind == kind, "\(error)")
+            do throws(CofferError) {
+                try formatCall { () throws(FormatError) -> Void in throw error }
+                Issue.record("formatCall did not throw \(error)")
+            } catch {
+                #expect(error.kind == kind)
+            }
+        }
+        // Values and details ride along, as when the format layer threw CofferError itself.
+        #expect(CofferError(FormatError.unsupportedVersion(7)).version == 7)
+        #expect(CofferError(FormatError.tampered(.entry("ab"))).tamperedPart == .entry("ab"))
+        #expect(CofferError(FormatError.tampered(.header)) != CofferError.tampered(.manifest))
+        #expect(CofferError(FormatError.truncated("header")).detail == "header")
+        #expect(CofferError(FormatError.malformed("manifest: short")).description == CofferError.malformed("manifest: short").description)
+        // A lower layer's error passes through unchanged, detail included.
+        let lower = CofferError.kdfFailed("out of memory")
+        let passed = CofferError(FormatError.crypto(lower))
+        #expect(passed == lower && passed.detail == "out of memory")
+        #expect(try formatCall { () throws(FormatError) in 42 } == 42)
+    }
+
+    @Test("Format functions throw FormatError; the reader's cases come from the bytes")
+    func formatErrorsFromReaders() {
+        #expect(throws: FormatError.notACofferFile) { try VaultFile.parse(Array("not a vault at all".utf8)) }
+        #expect(throws: FormatError.truncated("format version")) { try VaultFile.parse(FormatV1.magic) }
+        var version = FormatV1.magic
+        version += [9, 0]
+        #expect(throws: FormatError.unsupportedVersion(9)) { try VaultFile.parse(version) }
+    }
 }

@@ -20,6 +20,11 @@ enum FormatReader {
     }
 
     static func open(_ bytes: [UInt8], key: VaultCredential) throws(CofferError) -> Opened {
+        try formatCall { () throws(FormatError) in try openFormat(bytes, key: key) }
+    }
+
+    /// ``open(_:key:)`` with the format layer's own error.
+    static func openFormat(_ bytes: [UInt8], key: VaultCredential) throws(FormatError) -> Opened {
         let codec = try VaultFile.parse(bytes)
         let keys = try codec.unlock(with: key)
         try codec.verify(keys: keys)

@@ -102,13 +102,13 @@ struct FormatTamperTests {
         for _ in 0..<300 {
             let attributes = Self.randomAttributes(&rng)
             let overview = EntryCodec.encodeOverview(attributes).publicBytes
-            let decoded = try overview.withBytes { (raw) throws(CofferError) in try EntryCodec.decodeOverview(raw) }
+            let decoded = try overview.withBytes { (raw) throws(CofferError) in try formatCall { () throws(FormatError) in try EntryCodec.decodeOverview(raw) } }
             #expect(decoded == attributes)
             #expect(EntryCodec.encodeOverview(decoded).publicBytes == overview)
 
             let secrets = try Self.randomSecrets(&rng)
             let encoded = EntryCodec.encodeSecrets(secrets).publicBytes
-            let back = try encoded.withBytes { (raw) throws(CofferError) in try EntryCodec.decodeSecrets(raw) }
+            let back = try encoded.withBytes { (raw) throws(CofferError) in try formatCall { () throws(FormatError) in try EntryCodec.decodeSecrets(raw) } }
             #expect(back == secrets)
             #expect(EntryCodec.encodeSecrets(back).publicBytes == encoded)
 
@@ -131,7 +131,7 @@ struct FormatTamperTests {
         #expect(EntryCodec.encodeOverview(a).publicBytes == overview)
 
         let secret = field(0x0000, [9]) + field(1, Array("pw".utf8)) + field(0x0006, [1, 2]) + field(0x0006, [3]) + field(0x7FFF, [4])
-        let s = try secret.withBytes { (raw) throws(CofferError) in try EntryCodec.decodeSecrets(raw) }
+        let s = try secret.withBytes { (raw) throws(CofferError) in try formatCall { () throws(FormatError) in try EntryCodec.decodeSecrets(raw) } }
         #expect(s.preservedFields.map(\.tag) == [0x0000, 0x0006, 0x0006, 0x7FFF])
         #expect(EntryCodec.encodeSecrets(s).publicBytes == secret)
 
@@ -139,7 +139,7 @@ struct FormatTamperTests {
         #expect(throws: CofferError.self) { try decodeOverview(base + field(0x8000, [])) }
         #expect(throws: CofferError.self) { try decodeOverview(base + field(0xFFFF, [1])) }
         #expect(throws: CofferError.self) {
-            try (field(1, [1]) + field(0x8001, [])).withBytes { (raw) throws(CofferError) in try EntryCodec.decodeSecrets(raw) }
+            try (field(1, [1]) + field(0x8001, [])).withBytes { (raw) throws(CofferError) in try formatCall { () throws(FormatError) in try EntryCodec.decodeSecrets(raw) } }
         }
         #expect(try Self.errorClass { () throws(CofferError) in try decodeOverview(base + field(0x8000, [])) } == .malformed)
     }
@@ -166,8 +166,8 @@ struct FormatTamperTests {
         for (what, bytes, expected) in cases {
             #expect(try Self.errorClass { () throws(CofferError) in try decodeOverview(bytes) } == expected, "\(what)")
         }
-        #expect(try Self.errorClass { () throws(CofferError) in
-            try (field(4, field(1, Array("x".utf8)) + field(2, i64(0)) + field(3, []))).withBytes { (raw) throws(CofferError) in
+        #expect(try Self.errorClass { () throws(FormatError) in
+            try (field(4, field(1, Array("x".utf8)) + field(2, i64(0)) + field(3, []))).withBytes { (raw) throws(FormatError) in
                 _ = try EntryCodec.decodeSecrets(raw)
             }
         } == .malformed, "history entry with an unknown field")
@@ -178,9 +178,12 @@ struct FormatTamperTests {
         let b = try FormatVaultBuilder(entropy: formatTestEntropy("dates"),
                                        slots: [(.rawKey(try SecureBytes(copying: [UInt8](repeating: 7, count: 32))), testKDF)])
         let far = ItemAttributes(kind: .secureNote, label: "far", created: Date(timeIntervalSince1970: 1e15))
+        let farID = try b.newID()
         #expect(throws: CofferError.invalidItem) {
-            try EntryRecord.seal(id: try b.newID(), revision: 1, attributes: far, secrets: ItemSecrets(),
-                                 vaultID: b.vaultID, keys: b.keys, entropy: b.entropy)
+            try formatCall { () throws(FormatError) in
+                try EntryRecord.seal(id: farID, revision: 1, attributes: far, secrets: ItemSecrets(),
+                                     vaultID: b.vaultID, keys: b.keys, entropy: b.entropy)
+            }
         }
         let edge = ItemAttributes(kind: .secureNote, label: "edge", created: vectorDate(EntryCodec.dateRange.lowerBound),
                                   modified: vectorDate(EntryCodec.dateRange.upperBound))
@@ -226,11 +229,11 @@ struct FormatTamperTests {
         var manifest = ByteWriter()
         manifest.u64(1)
         manifest.u32(10_000_001)
-        #expect(try Self.errorClass { () throws(CofferError) in try manifest.bytes.withBytes { (r) throws(CofferError) in _ = try Manifest.parse(r) } } == .malformed)
+        #expect(try Self.errorClass { () throws(CofferError) in try manifest.bytes.withBytes { (r) throws(CofferError) in try formatCall { () throws(FormatError) in _ = try Manifest.parse(r) } } } == .malformed)
         var declared = ByteWriter()
         declared.u64(1)
         declared.u32(1_000)
-        #expect(try Self.errorClass { () throws(CofferError) in try declared.bytes.withBytes { (r) throws(CofferError) in _ = try Manifest.parse(r) } } == .malformed)
+        #expect(try Self.errorClass { () throws(CofferError) in try declared.bytes.withBytes { (r) throws(CofferError) in try formatCall { () throws(FormatError) in _ = try Manifest.parse(r) } } } == .malformed)
     }
 
     @Test("Header bounds: slot and extension counts and lengths")
@@ -251,11 +254,11 @@ struct FormatTamperTests {
             ("no extension count", header([rawSlot], []), .truncated),
         ]
         for (what, body, expected) in cases {
-            #expect(try Self.errorClass { () throws(CofferError) in _ = try body.withBytes { (r) throws(CofferError) in try VaultHeader.parse(r) } } == expected, "\(what)")
+            #expect(try Self.errorClass { () throws(CofferError) in _ = try body.withBytes { (r) throws(CofferError) in try formatCall { () throws(FormatError) in try VaultHeader.parse(r) } } } == expected, "\(what)")
         }
         // A header that uses every bound at its limit still parses.
         let full = header(Array(repeating: rawSlot, count: 32), [0, 0])
-        #expect(try full.withBytes { (r) throws(CofferError) in try VaultHeader.parse(r) }.slots.count == 32)
+        #expect(try full.withBytes { (r) throws(CofferError) in try formatCall { () throws(FormatError) in try VaultHeader.parse(r) } }.slots.count == 32)
     }
 
     @Test("KDF parameters are bounded on read, before any KDF runs")
@@ -273,8 +276,8 @@ struct FormatTamperTests {
             (4 * 1024 * 1024 + 1, 1, 1), (.max, 1, 1), (7, 1, 1), (0, 1, 1), (64, 0, 1), (64, 65, 1), (64, 1, 0), (64, 1, 65), (8, 1, 2),
         ]
         for (m, t, p) in refused {
-            #expect(throws: CofferError.self) { try KeySlotRecord(type: 1, body: slot(m, t, p), index: 0) }
-            #expect(try Self.errorClass { () throws(CofferError) in _ = try KeySlotRecord(type: 1, body: slot(m, t, p), index: 0) } == .kdfOutOfBounds, "m=\(m) t=\(t) p=\(p)")
+            #expect(throws: FormatError.self) { try KeySlotRecord(type: 1, body: slot(m, t, p), index: 0) }
+            #expect(try Self.errorClass { () throws(FormatError) in _ = try KeySlotRecord(type: 1, body: slot(m, t, p), index: 0) } == .kdfOutOfBounds, "m=\(m) t=\(t) p=\(p)")
         }
         let accepted: [(UInt32, UInt32, UInt32)] = [(8, 1, 1), (4 * 1024 * 1024, 64, 64), (16, 1, 2), (512, 64, 64)]
         for (m, t, p) in accepted {
@@ -299,7 +302,7 @@ struct FormatTamperTests {
                     try KeySlotRecord(type: 0x10, body: [UInt8](repeating: 9, count: 4096), index: 2)],
             extensions: [HeaderExtension(type: 0x7FFF, value: [1, 2, 3]), HeaderExtension(type: 0x0001, value: [])])
         let body = header.encodeBody()
-        let parsed = try body.withBytes { (r) throws(CofferError) in try VaultHeader.parse(r) }
+        let parsed = try body.withBytes { (r) throws(CofferError) in try formatCall { () throws(FormatError) in try VaultHeader.parse(r) } }
         #expect(parsed == header)
         #expect(parsed.encodeBody() == body)
         #expect(parsed.slots.map(\.kind) == [.rawKey, .unknown(0xFE), .unknown(0x10)])
@@ -322,10 +325,15 @@ struct FormatTamperTests {
     }
 
     private func decodeOverview(_ bytes: [UInt8]) throws(CofferError) -> ItemAttributes {
-        try bytes.withBytes { (raw) throws(CofferError) in try EntryCodec.decodeOverview(raw) }
+        try bytes.withBytes { (raw) throws(CofferError) in try formatCall { () throws(FormatError) in try EntryCodec.decodeOverview(raw) } }
     }
 
     /// The class of the CofferError `body` throws; nil if it does not throw.
+    /// ``errorClass(_:)`` of a format-layer call, through the one conversion to ``CofferError``.
+    static func errorClass<T>(_ body: () throws(FormatError) -> T) throws -> VectorExpectation? {
+        try errorClass { () throws(CofferError) in try formatCall(body) }
+    }
+
     static func errorClass<T>(_ body: () throws(CofferError) -> T) throws -> VectorExpectation? {
         do {
             _ = try body()

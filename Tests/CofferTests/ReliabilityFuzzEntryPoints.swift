@@ -56,7 +56,7 @@ enum FuzzEntryPoints {
         do {
             let password = try SecureBytes(copying: Array("correct horse battery staple".utf8))
             let keyFile = (0x40...0x7F).map { UInt8($0) }
-            let material = try keyFile.withBytes { (raw) throws(CofferError) in try KeyFile.material(contents: raw) }
+            let material = try keyFile.withBytes { (raw) throws(CofferError) in try formatCall { () throws(FormatError) in try KeyFile.material(contents: raw) } }
             let raw = try SecureBytes(copying: (0..<32).map { UInt8($0) })
             let others = try ["old password", "new password", "pässwörd 🔑 ключ"].map { text throws(CofferError) in
                 VaultCredential.password(try SecureBytes(copying: Array(text.utf8)))
@@ -87,7 +87,7 @@ enum FuzzEntryPoints {
                                 restampMACs: Bool) {
         let codec: VaultFile
         do {
-            codec = try VaultFile.parse(bytes)
+            codec = try formatCall { () throws(FormatError) in try VaultFile.parse(bytes) }
         } catch {
             report.errors.append(error)
             return
@@ -105,7 +105,7 @@ enum FuzzEntryPoints {
                 keys = cached
             } else {
                 do {
-                    keys = try codec.unlock(with: key)
+                    keys = try formatCall { () throws(FormatError) in try codec.unlock(with: key) }
                 } catch {
                     report.errors.append(error)
                     continue
@@ -114,7 +114,7 @@ enum FuzzEntryPoints {
             }
             report.reach(.unlocked)
             do {
-                try codec.verify(keys: keys)
+                try formatCall { () throws(FormatError) in try codec.verify(keys: keys) }
             } catch {
                 report.errors.append(error)
                 // Only a key holder can compute the MACs: do so, so that mutated manifests
@@ -134,8 +134,10 @@ enum FuzzEntryPoints {
             }
             for record in codec.records {
                 do {
-                    _ = try record.openOverview(vaultID: codec.header.vaultID, keys: keys)
-                    _ = try record.openSecrets(vaultID: codec.header.vaultID, keys: keys)
+                    try formatCall { () throws(FormatError) in 
+                        _ = try record.openOverview(vaultID: codec.header.vaultID, keys: keys)
+                        _ = try record.openSecrets(vaultID: codec.header.vaultID, keys: keys)
+                    }
                 } catch {
                     report.errors.append(error)
                     openedAll = false
@@ -242,7 +244,7 @@ enum FuzzEntryPoints {
         switch parser {
         case .keyFile:
             let key = try KeyFile(contents: try SecureBytes(copying: data))
-            let material = try data.withBytes { (raw) throws(CofferError) in try KeyFile.material(contents: raw) }
+            let material = try data.withBytes { (raw) throws(CofferError) in try formatCall { () throws(FormatError) in try KeyFile.material(contents: raw) } }
             if key.material != material || key.material.count != 32 { report.violation("key file material differs") }
 
         case .wordlist:
@@ -254,11 +256,11 @@ enum FuzzEntryPoints {
             }
 
         case .overview:
-            let attributes = try data.withBytes { (raw) throws(CofferError) in try EntryCodec.decodeOverview(raw) }
+            let attributes = try data.withBytes { (raw) throws(CofferError) in try formatCall { () throws(FormatError) in try EntryCodec.decodeOverview(raw) } }
             if EntryCodec.encodeOverview(attributes).publicBytes != data { report.violation("overview does not re-encode byte for byte") }
 
         case .secrets:
-            let secrets = try data.withBytes { (raw) throws(CofferError) in try EntryCodec.decodeSecrets(raw) }
+            let secrets = try data.withBytes { (raw) throws(CofferError) in try formatCall { () throws(FormatError) in try EntryCodec.decodeSecrets(raw) } }
             if EntryCodec.encodeSecrets(secrets).publicBytes != data { report.violation("secret part does not re-encode byte for byte") }
 
         case .padding:
@@ -270,17 +272,17 @@ enum FuzzEntryPoints {
             }
 
         case .header:
-            let header = try data.withBytes { (raw) throws(CofferError) in try VaultHeader.parse(raw) }
+            let header = try data.withBytes { (raw) throws(CofferError) in try formatCall { () throws(FormatError) in try VaultHeader.parse(raw) } }
             if header.encodeBody() != data { report.violation("header body does not re-encode byte for byte") }
 
         case .manifest:
-            let manifest = try data.withBytes { (raw) throws(CofferError) in try Manifest.parse(raw) }
+            let manifest = try data.withBytes { (raw) throws(CofferError) in try formatCall { () throws(FormatError) in try Manifest.parse(raw) } }
             var writer = ByteWriter()
             manifest.encode(into: &writer)
             if Array(writer.bytes.dropFirst(4)) != data { report.violation("manifest does not re-encode byte for byte") }
 
         case .entryRecord:
-            let record = try EntryRecord(body: data[...], index: 0)
+            let record = try formatCall { () throws(FormatError) in try EntryRecord(body: data[...], index: 0) }
             if Array(record.body) != data || record.revision < 1 { report.violation("entry record fields differ from its bytes") }
 
         case .itemID:
@@ -315,7 +317,7 @@ enum FuzzEntryPoints {
             }
 
         case .preamble:
-            try data.withBytes { (raw) throws(CofferError) in try VaultFile.checkPreamble(raw) }
+            try data.withBytes { (raw) throws(CofferError) in try formatCall { () throws(FormatError) in try VaultFile.checkPreamble(raw) } }
             if data.count < 10 || !data.starts(with: FormatV1.magic) { report.violation("bad preamble accepted") }
 
         case .importKeePassXCXML, .importKeePassXCCSV, .importBitwardenJSON, .importBrowserCSV, .importCofferJSON:

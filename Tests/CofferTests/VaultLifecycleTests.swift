@@ -83,7 +83,7 @@ struct KDFBoundsTests {
         body.u32(kdf.iterations)
         body.u32(kdf.lanes)
         body.bytes([UInt8](repeating: 0, count: 16 + 24 + 48))   // salt, nonce, wrapped key
-        return try KeySlotRecord(type: KeySlotKind.password.code, body: body.bytes, index: 0)
+        return try formatCall { () throws(FormatError) in try KeySlotRecord(type: KeySlotKind.password.code, body: body.bytes, index: 0) }
     }
 
     static func isOutOfBounds(_ error: any Error) -> Bool {

@@ -78,7 +78,7 @@ struct VectorFile: Sendable {
     /// The credential the header names.
     func credential() throws -> VaultCredential {
         let material = try keyFile.map { contents in
-            try contents.withBytes { (raw) throws(CofferError) in try KeyFile.material(contents: raw) }
+            try contents.withBytes { (raw) throws(CofferError) in try formatCall { () throws(FormatError) in try KeyFile.material(contents: raw) } }
         }
         switch (password, material, rawKey) {
         case (let p?, nil, nil): return .password(try SecureBytes(copying: p))

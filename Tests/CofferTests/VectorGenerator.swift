@@ -90,7 +90,7 @@ enum VectorCatalog {
     static func s(_ text: String) throws -> SecureBytes { try SecureBytes(copying: text) }
     static func passwordKey(_ text: String = password) throws -> VaultCredential { .password(try s(text)) }
     static func material(_ contents: [UInt8]) throws -> SecureBytes {
-        try contents.withBytes { (raw) throws(CofferError) in try KeyFile.material(contents: raw) }
+        try contents.withBytes { (raw) throws(CofferError) in try formatCall { () throws(FormatError) in try KeyFile.material(contents: raw) } }
     }
 
     // MARK: Items
@@ -585,6 +585,6 @@ enum VectorCatalog {
 extension VaultHeader {
     /// Parses a header body held in an array (test helper).
     static func parse(bytes: [UInt8]) throws -> VaultHeader {
-        try bytes.withBytes { (raw) throws(CofferError) in try VaultHeader.parse(raw) }
+        try bytes.withBytes { (raw) throws(CofferError) in try formatCall { () throws(FormatError) in try VaultHeader.parse(raw) } }
     }
 }

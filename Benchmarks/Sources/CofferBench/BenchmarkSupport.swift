@@ -25,16 +25,18 @@ package enum BenchmarkSupport {
         private var record: EntryRecord?
 
         package init() throws(CofferError) {
-            keys = try VaultKeys(vaultKey: try SecureBytes.random(count: FormatV1.keyLength))
+            let vaultKey = try SecureBytes.random(count: FormatV1.keyLength)
+            keys = try formatCall { () throws(FormatError) in try VaultKeys(vaultKey: vaultKey) }
             vaultID = try SecureRandom.bytes(FormatV1.vaultIDLength)
         }
 
         /// Seals one entry as `VaultTransaction.add` does; returns the record's size.
         @discardableResult
         package func seal(_ attributes: ItemAttributes, _ secrets: ItemSecrets) throws(CofferError) -> Int {
-            let id = try ItemID.random()
-            let record = try EntryRecord.seal(id: id, revision: 1, attributes: attributes, secrets: secrets,
-                                              vaultID: vaultID, keys: keys, entropy: .system)
+            let record = try formatCall { () throws(FormatError) in 
+                try EntryRecord.seal(id: try ItemID.random(), revision: 1, attributes: attributes, secrets: secrets,
+                                     vaultID: vaultID, keys: keys, entropy: .system)
+            }
             self.record = record
             return record.body.count
         }
@@ -42,7 +44,7 @@ package enum BenchmarkSupport {
         /// Opens the last sealed entry's overview and secret part.
         package func openLast() throws(CofferError) -> (ItemAttributes, ItemSecrets) {
             guard let record else { throw .invalidArgument("nothing sealed yet") }
-            return (try record.openOverview(vaultID: vaultID, keys: keys), try record.openSecrets(vaultID: vaultID, keys: keys))
+            return try formatCall { () throws(FormatError) in (try record.openOverview(vaultID: vaultID, keys: keys), try record.openSecrets(vaultID: vaultID, keys: keys)) }
         }
     }
 
@@ -53,30 +55,33 @@ package enum BenchmarkSupport {
 
         /// `rawKey` must open one of the file's raw-key slots.
         package init(path: String, rawKey: SecureBytes) throws(CofferError) {
-            bytes = try storeCall { () throws(StoreError) in try VaultFileStore(path: path).read().bytes }
-            keys = try VaultFile.parse(bytes).unlock(with: .rawKey(rawKey))
+            let bytes = try storeCall { () throws(StoreError) in try VaultFileStore(path: path).read().bytes }
+            self.bytes = bytes
+            keys = try formatCall { () throws(FormatError) in try VaultFile.parse(bytes).unlock(with: .rawKey(rawKey)) }
         }
 
         package var entryCount: Int { (try? VaultFile.parse(bytes).records.count) ?? 0 }
 
         /// Steps 1–9 of SPEC.md §10: structure, no key.
-        package func parse() throws(CofferError) { _ = try VaultFile.parse(bytes) }
+        package func parse() throws(CofferError) { _ = try formatCall { () throws(FormatError) in try VaultFile.parse(bytes) } }
 
         /// Steps 11–14: header and manifest MACs, every record's digest.
-        package func verify() throws(CofferError) { try VaultFile.parse(bytes).verify(keys: keys) }
+        package func verify() throws(CofferError) { try formatCall { () throws(FormatError) in try VaultFile.parse(bytes).verify(keys: keys) } }
 
         /// Decrypting and decoding every overview, as an open does; returns how many.
         package func decodeOverviews() throws(CofferError) -> Int {
-            let codec = try VaultFile.parse(bytes)
+            let codec = try formatCall { () throws(FormatError) in try VaultFile.parse(bytes) }
             let snapshot = try VaultSnapshot(codec: codec, keys: keys, identity: FileIdentity(device: 0, inode: 0, size: 0, modifiedNanoseconds: 0))
             return snapshot.entries.count
         }
 
         /// Encoding the whole file again, as a save does (no write).
         package func encode() throws(CofferError) -> Int {
-            let codec = try VaultFile.parse(bytes)
-            return try VaultFile.encode(header: codec.header, generation: codec.manifest.generation + 1,
-                                             records: codec.records, keys: keys).count
+            return try formatCall { () throws(FormatError) in 
+                let codec = try VaultFile.parse(bytes)
+                return try VaultFile.encode(header: codec.header, generation: codec.manifest.generation + 1,
+                                            records: codec.records, keys: keys).count
+            }
         }
     }
 }

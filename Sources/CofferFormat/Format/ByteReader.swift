@@ -1,6 +1,6 @@
 import CofferCrypto
 /// Bounds-checked little-endian reads. Every read names the structure it is in,
-/// so a short input reports ``CofferError/truncated(_:)`` with that name. Names are
+/// so a short input reports ``FormatError/truncated(_:)`` with that name. Names are
 /// autoclosures: they are built only on failure, not once per field of a large vault.
 struct ByteReader {
     let buffer: UnsafeRawBufferPointer
@@ -14,43 +14,43 @@ struct ByteReader {
     var remaining: Int { buffer.count - offset }
     var isAtEnd: Bool { offset >= buffer.count }
 
-    mutating func skip(_ count: Int, in structure: @autoclosure () -> String) throws(CofferError) {
+    mutating func skip(_ count: Int, in structure: @autoclosure () -> String) throws(FormatError) {
         guard count >= 0, count <= remaining else { throw .truncated(structure()) }
         offset += count
     }
 
-    mutating func u8(_ structure: @autoclosure () -> String) throws(CofferError) -> UInt8 {
+    mutating func u8(_ structure: @autoclosure () -> String) throws(FormatError) -> UInt8 {
         guard remaining >= 1 else { throw .truncated(structure()) }
         defer { offset += 1 }
         return buffer[offset]
     }
 
-    mutating func u16(_ structure: @autoclosure () -> String) throws(CofferError) -> UInt16 {
+    mutating func u16(_ structure: @autoclosure () -> String) throws(FormatError) -> UInt16 {
         UInt16(truncatingIfNeeded: try integer(2, structure()))
     }
 
-    mutating func u32(_ structure: @autoclosure () -> String) throws(CofferError) -> UInt32 {
+    mutating func u32(_ structure: @autoclosure () -> String) throws(FormatError) -> UInt32 {
         UInt32(truncatingIfNeeded: try integer(4, structure()))
     }
 
-    mutating func u64(_ structure: @autoclosure () -> String) throws(CofferError) -> UInt64 {
+    mutating func u64(_ structure: @autoclosure () -> String) throws(FormatError) -> UInt64 {
         try integer(8, structure())
     }
 
     /// Reads `count` bytes, after checking they are there (so no huge allocation happens first).
-    mutating func bytes(_ count: Int, _ structure: @autoclosure () -> String) throws(CofferError) -> [UInt8] {
+    mutating func bytes(_ count: Int, _ structure: @autoclosure () -> String) throws(FormatError) -> [UInt8] {
         let range = try range(count, structure())
         return Array(buffer[range])
     }
 
     /// Advances past `count` bytes and returns where they are.
-    mutating func range(_ count: Int, _ structure: @autoclosure () -> String) throws(CofferError) -> Range<Int> {
+    mutating func range(_ count: Int, _ structure: @autoclosure () -> String) throws(FormatError) -> Range<Int> {
         guard count >= 0, count <= remaining else { throw .truncated(structure()) }
         defer { offset += count }
         return offset..<(offset + count)
     }
 
-    private mutating func integer(_ width: Int, _ structure: @autoclosure () -> String) throws(CofferError) -> UInt64 {
+    private mutating func integer(_ width: Int, _ structure: @autoclosure () -> String) throws(FormatError) -> UInt64 {
         guard remaining >= width else { throw .truncated(structure()) }
         let value: UInt64
         switch width {

@@ -31,14 +31,14 @@ package enum EntryCodec {
     static let dateRange: ClosedRange<Int64> = -62_135_596_800_000...253_402_300_799_999
 
     /// A date field's value, refused outside ``dateRange``.
-    static func date(_ reader: FieldReader, _ range: Range<Int>, _ name: String) throws(CofferError) -> Int64 {
+    static func date(_ reader: FieldReader, _ range: Range<Int>, _ name: String) throws(FormatError) -> Int64 {
         let ms = try reader.i64(range, name)
         guard dateRange.contains(ms) else { throw .malformed("\(name) date \(ms) outside years 1 to 9999") }
         return ms
     }
 
     /// Refuses to write a date a reader would refuse.
-    static func checkDates(_ a: ItemAttributes, _ s: ItemSecrets) throws(CofferError) {
+    static func checkDates(_ a: ItemAttributes, _ s: ItemSecrets) throws(FormatError) {
         let dates = [a.created, a.modified] + s.passwordHistory.map(\.replaced)
         guard dates.allSatisfy({ dateRange.contains($0.millisecondsSince1970) }) else {
             throw .invalidItem("item dates must be between the years 1 and 9999")
@@ -77,22 +77,22 @@ package enum EntryCodec {
         return assemble(fields)
     }
 
-    static func decodeOverview(_ buffer: UnsafeRawBufferPointer) throws(CofferError) -> ItemAttributes {
+    static func decodeOverview(_ buffer: UnsafeRawBufferPointer) throws(FormatError) -> ItemAttributes {
         // Built when asked to, so never nil here.
         try readOverview(buffer, build: true)!
     }
 
-    package static func decodeOverview(_ list: [UInt8]) throws(CofferError) -> ItemAttributes {
-        try list.withBytes { (raw) throws(CofferError) in try decodeOverview(raw) }
+    package static func decodeOverview(_ list: [UInt8]) throws(FormatError) -> ItemAttributes {
+        try list.withBytes { (raw) throws(FormatError) in try decodeOverview(raw) }
     }
 
     /// Every check of ``decodeOverview(_:)``, without building the attributes: opening a
     /// vault checks all overviews, and builds attributes only for the items it lists.
-    static func validateOverview(_ list: [UInt8]) throws(CofferError) {
+    static func validateOverview(_ list: [UInt8]) throws(FormatError) {
         // Most overviews take the quick path; one it does not vouch for gets the full
         // reading, which also names what is wrong.
         if list.withUnsafeBytes({ isPlainValidOverview($0) }) { return }
-        _ = try list.withBytes { (raw) throws(CofferError) in try readOverview(raw, build: false) }
+        _ = try list.withBytes { (raw) throws(FormatError) in try readOverview(raw, build: false) }
     }
 
     /// True only for a valid overview of the usual shape: tags 1 to 14 in order (URLs and
@@ -132,14 +132,14 @@ package enum EntryCodec {
     }
 
     /// One pass for decoding and checking, so the two can never disagree.
-    private static func readOverview(_ buffer: UnsafeRawBufferPointer, build: Bool) throws(CofferError) -> ItemAttributes? {
+    private static func readOverview(_ buffer: UnsafeRawBufferPointer, build: Bool) throws(FormatError) -> ItemAttributes? {
         let T = OverviewTag.self
         var reader = FieldReader(buffer, structure: "overview") { T.repeatable.contains($0) || $0 > T.field }
         var kind: ItemKind?
         var created: Int64?, modified: Int64?
         var a = ItemAttributes(kind: .genericPassword, created: Date(timeIntervalSince1970: 0))
         /// The string at `r`, checked; nil (after the check) when not building.
-        func text(_ r: Range<Int>, _ name: String) throws(CofferError) -> String? {
+        func text(_ r: Range<Int>, _ name: String) throws(FormatError) -> String? {
             if build { return try reader.string(r, name) }
             try reader.checkString(r, name)
             return nil
@@ -166,7 +166,7 @@ package enum EntryCodec {
             case T.created: created = try date(reader, r, "overview: created")
             case T.modified: modified = try date(reader, r, "overview: modified")
             case T.field:
-                let (name, value) = try decodePair(reader.nested(r, "field"), build: build) { (p, vr) throws(CofferError) -> String in
+                let (name, value) = try decodePair(reader.nested(r, "field"), build: build) { (p, vr) throws(FormatError) -> String in
                     if build { return try p.string(vr, "value") }
                     try p.checkString(vr, "value")
                     return ""
@@ -216,7 +216,7 @@ package enum EntryCodec {
         return assemble(fields)
     }
 
-    static func decodeSecrets(_ buffer: UnsafeRawBufferPointer) throws(CofferError) -> ItemSecrets {
+    static func decodeSecrets(_ buffer: UnsafeRawBufferPointer) throws(FormatError) -> ItemSecrets {
         let T = SecretTag.self
         var reader = FieldReader(buffer, structure: "secret") { T.repeatable.contains($0) || $0 > T.attachment }
         var s = ItemSecrets()
@@ -225,7 +225,7 @@ package enum EntryCodec {
             case T.password: s.password = try reader.secure(r)
             case T.notes: s.notes = try reader.secure(r)
             case T.field:
-                let (name, value) = try decodePair(reader.nested(r, "field")) { (p, vr) throws(CofferError) in try p.secure(vr) }
+                let (name, value) = try decodePair(reader.nested(r, "field")) { (p, vr) throws(FormatError) in try p.secure(vr) }
                 s.fields.append(SecretField(name: name, value: value))
             case T.history:
                 var nested = reader.nested(r, "history")
@@ -240,7 +240,7 @@ package enum EntryCodec {
                 guard let password, let replaced else { throw .malformed("secret history: missing field") }
                 s.passwordHistory.append(PasswordHistoryEntry(password: password, replaced: Date(millisecondsSince1970: replaced)))
             case T.attachment:
-                let (name, data) = try decodePair(reader.nested(r, "attachment")) { (p, vr) throws(CofferError) in try p.secure(vr) }
+                let (name, data) = try decodePair(reader.nested(r, "attachment")) { (p, vr) throws(FormatError) in try p.secure(vr) }
                 s.attachments.append(Attachment(name: name, data: data))
             default:
                 guard isUnknownTagAllowed(tag) else { throw .malformed("secret: unknown critical field \(tag)") }
@@ -261,8 +261,8 @@ package enum EntryCodec {
 
     /// Reads a nested (name, value) pair: exactly tag 1 then tag 2.
     private static func decodePair<V>(
-        _ reader: FieldReader, build: Bool = true, value: (FieldReader, Range<Int>) throws(CofferError) -> V
-    ) throws(CofferError) -> (String, V) {
+        _ reader: FieldReader, build: Bool = true, value: (FieldReader, Range<Int>) throws(FormatError) -> V
+    ) throws(FormatError) -> (String, V) {
         var reader = reader
         guard let (t1, nameRange) = try reader.next(), t1 == PairTag.name,
               let (t2, valueRange) = try reader.next(), t2 == PairTag.value else {

@@ -24,12 +24,12 @@ package struct EntryRecord: Sendable {
     enum Part: UInt8 { case overview = 1, secret = 2 }
 
     /// Parses a record body; `index` names it in errors. `digest` nil computes it.
-    init(body: ArraySlice<UInt8>, index: Int, digest: Digest256? = nil) throws(CofferError) {
+    init(body: ArraySlice<UInt8>, index: Int, digest: Digest256? = nil) throws(FormatError) {
         // Built only for an error message: a large vault parses many records.
         func name() -> String { "entry record \(index)" }
         let start = body.startIndex
         typealias Parts = (id: ItemID, revision: UInt64, oNonce: Range<Int>, oCipher: Range<Int>, sNonce: Range<Int>, sCipher: Range<Int>)
-        let parsed = try body.withBytes { (raw) throws(CofferError) -> Parts in
+        let parsed = try body.withBytes { (raw) throws(FormatError) -> Parts in
             var reader = ByteReader(raw)
             let id = ItemID(buffer: UnsafeRawBufferPointer(rebasing: raw[try reader.range(FormatV1.entryIDLength, name())]))
             let revision = try reader.u64(name())
@@ -56,7 +56,7 @@ package struct EntryRecord: Sendable {
         secretCiphertext = shift(parsed.sCipher)
     }
 
-    private static func checkCiphertextLength(_ length: Int, max: Int, _ name: @autoclosure () -> String) throws(CofferError) {
+    private static func checkCiphertextLength(_ length: Int, max: Int, _ name: @autoclosure () -> String) throws(FormatError) {
         guard length >= minCiphertext, length <= max, (length - FormatV1.tagLength) % FormatV1.paddingBlock == 0 else {
             throw .malformed("\(name()): ciphertext length \(length) is invalid")
         }
@@ -64,9 +64,11 @@ package struct EntryRecord: Sendable {
 
     /// Seals `attributes` and `secrets` as a new record at `revision`.
     package static func seal(id: ItemID, revision: UInt64, attributes: ItemAttributes, secrets: ItemSecrets,
-                     vaultID: [UInt8], keys: VaultKeys, entropy: EntropySource) throws(CofferError) -> EntryRecord {
+                     vaultID: [UInt8], keys: VaultKeys, entropy: EntropySource) throws(FormatError) -> EntryRecord {
         try EntryCodec.checkDates(attributes, secrets)
-        let overviewPlain = try Padding.pad(EntryCodec.encodeOverview(attributes).publicBytes, blockSize: FormatV1.paddingBlock)
+        let overviewPlain = try crypto { () throws(CofferError) in
+            try Padding.pad(EntryCodec.encodeOverview(attributes).publicBytes, blockSize: FormatV1.paddingBlock)
+        }
         guard overviewPlain.count + FormatV1.tagLength <= FormatV1.maxOverviewCiphertext else {
             throw .invalidItem("item attributes exceed 1 MiB")
         }
@@ -75,14 +77,17 @@ package struct EntryRecord: Sendable {
             throw .invalidItem("item secrets exceed 64 MiB")
         }
         let secretPlain = try secretList.paddedSecureBytes(blockSize: FormatV1.paddingBlock)
-        let oNonce = try entropy.bytes(FormatV1.nonceLength)
-        let sNonce = try entropy.bytes(FormatV1.nonceLength)
-        let oCipher = try overviewPlain.withBytes { (p) throws(CofferError) in
-            try XChaCha20Poly1305.seal(p, key: keys.overviewKey, nonce: oNonce,
-                                       associatedData: associatedData(vaultID: vaultID, id: id, revision: revision, part: .overview))
+        let (oNonce, oCipher, sNonce, sCipher) = try crypto { () throws(CofferError) in
+            let oNonce = try entropy.bytes(FormatV1.nonceLength)
+            let sNonce = try entropy.bytes(FormatV1.nonceLength)
+            let oCipher = try overviewPlain.withBytes { (p) throws(CofferError) in
+                try XChaCha20Poly1305.seal(p, key: keys.overviewKey, nonce: oNonce,
+                                           associatedData: associatedData(vaultID: vaultID, id: id, revision: revision, part: .overview))
+            }
+            let sCipher = try XChaCha20Poly1305.seal(secretPlain, key: keys.secretKey, nonce: sNonce,
+                                                     associatedData: associatedData(vaultID: vaultID, id: id, revision: revision, part: .secret))
+            return (oNonce, oCipher, sNonce, sCipher)
         }
-        let sCipher = try XChaCha20Poly1305.seal(secretPlain, key: keys.secretKey, nonce: sNonce,
-                                                 associatedData: associatedData(vaultID: vaultID, id: id, revision: revision, part: .secret))
         var writer = ByteWriter(capacity: fixedLength + oCipher.count + sCipher.count)
         writer.bytes(id.bytes)
         writer.u64(revision)
@@ -96,15 +101,15 @@ package struct EntryRecord: Sendable {
     }
 
     /// Decrypts the overview. A failed tag means the record was altered.
-    package func openOverview(vaultID: [UInt8], keys: VaultKeys) throws(CofferError) -> ItemAttributes {
+    package func openOverview(vaultID: [UInt8], keys: VaultKeys) throws(FormatError) -> ItemAttributes {
         try EntryCodec.decodeOverview(openOverviewList(vaultID: vaultID, keys: keys))
     }
 
     /// Decrypts the overview and checks it as ``openOverview(vaultID:keys:)`` does, but
     /// returns its field list (unpadded) instead of building attributes from it.
-    package func openOverviewList(vaultID: [UInt8], keys: VaultKeys) throws(CofferError) -> [UInt8] {
+    package func openOverviewList(vaultID: [UInt8], keys: VaultKeys) throws(FormatError) -> [UInt8] {
         var plain: [UInt8]
-        do {
+        do throws(CofferError) {
             plain = try body.withBytes { (raw) throws(CofferError) in
                 let base = body.startIndex
                 // The associated data on the stack: no allocation per overview of a large vault.
@@ -120,15 +125,17 @@ package struct EntryRecord: Sendable {
             }
         } catch .authenticationFailed {
             throw .tampered(.entry(id.hex))
+        } catch {
+            throw .crypto(error)
         }
         let length: Int
-        do {
+        do throws(CofferError) {
             // The entry is named only on failure: formatting its id costs more than decrypting it.
             length = try Padding.unpaddedLength(plain, blockSize: FormatV1.paddingBlock, structure: "")
         } catch where error.kind == .malformed {
             throw .malformed("entry \(id.hex) overview\(error.detail ?? "")")
         } catch {
-            throw error
+            throw .crypto(error)
         }
         plain.removeSubrange(length...)
         try EntryCodec.validateOverview(plain)
@@ -136,21 +143,28 @@ package struct EntryRecord: Sendable {
     }
 
     /// Decrypts the secret part into guarded memory.
-    package func openSecrets(vaultID: [UInt8], keys: VaultKeys) throws(CofferError) -> ItemSecrets {
+    package func openSecrets(vaultID: [UInt8], keys: VaultKeys) throws(FormatError) -> ItemSecrets {
         let padded: SecureBytes
-        do {
+        do throws(CofferError) {
             padded = try XChaCha20Poly1305.open(body[secretCiphertext], key: keys.secretKey, nonce: Array(body[secretNonce]),
                                                 associatedData: Self.associatedData(vaultID: vaultID, id: id, revision: revision, part: .secret))
         } catch .authenticationFailed {
             throw .tampered(.entry(id.hex))
+        } catch {
+            throw .crypto(error)
         }
-        let plain = try Padding.unpad(padded, blockSize: FormatV1.paddingBlock, structure: "entry \(id.hex) secret")
-        return try plain.withUnsafeBytes { (raw) throws(CofferError) in try EntryCodec.decodeSecrets(raw) }
+        let plain: SecureBytes
+        do throws(CofferError) {
+            plain = try Padding.unpad(padded, blockSize: FormatV1.paddingBlock, structure: "entry \(id.hex) secret")
+        } catch {
+            throw FormatError(reading: error)
+        }
+        return try plain.withUnsafeBytes { (raw) throws(FormatError) in try EntryCodec.decodeSecrets(raw) }
     }
 
     /// BLAKE2b-256 of a body, as listed in the manifest.
-    static func computeDigest(_ body: ArraySlice<UInt8>) throws(CofferError) -> Digest256 {
-        try body.withBytes { (raw) throws(CofferError) in try BLAKE2b.digest256(buffer: raw) }
+    static func computeDigest(_ body: ArraySlice<UInt8>) throws(FormatError) -> Digest256 {
+        try crypto { () throws(CofferError) in try body.withBytes { (raw) throws(CofferError) in try BLAKE2b.digest256(buffer: raw) } }
     }
 
     /// `"coffer.v1.entry" 0x00 || vault id || entry id || revision (u64 LE) || part` (SPEC.md §6):

@@ -19,7 +19,7 @@ struct FieldReader {
     var buffer: UnsafeRawBufferPointer { reader.buffer }
 
     /// The next field's tag and where its value is, or nil at the end.
-    mutating func next() throws(CofferError) -> (tag: UInt16, value: Range<Int>)? {
+    mutating func next() throws(FormatError) -> (tag: UInt16, value: Range<Int>)? {
         if reader.isAtEnd { return nil }
         let tag = try reader.u16("\(structure) field tag")
         let length = try reader.u32("\(structure) field length")
@@ -35,13 +35,13 @@ struct FieldReader {
     func bytes(_ range: Range<Int>) -> [UInt8] { Array(buffer[range]) }
 
     /// The checks of ``string(_:_:)`` without making the string.
-    func checkString(_ range: Range<Int>, _ name: String) throws(CofferError) {
+    func checkString(_ range: Range<Int>, _ name: String) throws(FormatError) {
         let slice = UnsafeRawBufferPointer(rebasing: buffer[range])
         if slice.allSatisfy({ $0 < 0x80 }) { return }
         _ = try string(range, name)
     }
 
-    func string(_ range: Range<Int>, _ name: String) throws(CofferError) -> String {
+    func string(_ range: Range<Int>, _ name: String) throws(FormatError) -> String {
         let slice = UnsafeRawBufferPointer(rebasing: buffer[range])
         let text = String(decoding: slice, as: UTF8.self)
         // ASCII is valid UTF-8: skip the byte-by-byte comparison below in the usual case.
@@ -51,27 +51,29 @@ struct FieldReader {
         return text
     }
 
-    func u8(_ range: Range<Int>, _ name: String) throws(CofferError) -> UInt8 {
+    func u8(_ range: Range<Int>, _ name: String) throws(FormatError) -> UInt8 {
         guard range.count == 1 else { throw .malformed("\(structure): \(name) must be 1 byte") }
         return buffer[range.lowerBound]
     }
 
-    func u16(_ range: Range<Int>, _ name: String) throws(CofferError) -> UInt16 {
+    func u16(_ range: Range<Int>, _ name: String) throws(FormatError) -> UInt16 {
         guard range.count == 2 else { throw .malformed("\(structure): \(name) must be 2 bytes") }
         return UInt16(buffer[range.lowerBound]) | UInt16(buffer[range.lowerBound + 1]) << 8
     }
 
-    func i64(_ range: Range<Int>, _ name: String) throws(CofferError) -> Int64 {
+    func i64(_ range: Range<Int>, _ name: String) throws(FormatError) -> Int64 {
         guard range.count == 8 else { throw .malformed("\(structure): \(name) must be 8 bytes") }
         var reader = ByteReader(UnsafeRawBufferPointer(rebasing: buffer[range]))
         return Int64(bitPattern: try reader.u64(name))
     }
 
     /// A secret value copied into guarded memory.
-    func secure(_ range: Range<Int>) throws(CofferError) -> SecureBytes {
+    func secure(_ range: Range<Int>) throws(FormatError) -> SecureBytes {
         let slice = UnsafeRawBufferPointer(rebasing: buffer[range])
-        return try SecureBytes(count: slice.count) { (out: UnsafeMutableRawBufferPointer) throws(CofferError) in
-            out.copyMemory(from: slice)
+        return try crypto { () throws(CofferError) in
+            try SecureBytes(count: slice.count) { (out: UnsafeMutableRawBufferPointer) throws(CofferError) in
+                out.copyMemory(from: slice)
+            }
         }
     }
 
@@ -144,10 +146,10 @@ package struct FieldList {
     }
 
     /// The encoding padded to `blockSize`, assembled directly in guarded memory.
-    func paddedSecureBytes(blockSize: Int) throws(CofferError) -> SecureBytes {
+    func paddedSecureBytes(blockSize: Int) throws(FormatError) -> SecureBytes {
         let total = count
         let padded = (total / blockSize + 1) * blockSize
-        return try SecureBytes(count: padded) { (out: UnsafeMutableRawBufferPointer) throws(CofferError) in
+        return try crypto { () throws(CofferError) in try SecureBytes(count: padded) { (out: UnsafeMutableRawBufferPointer) throws(CofferError) in
             var offset = 0
             for piece in pieces {
                 let length = piece.count
@@ -159,7 +161,7 @@ package struct FieldList {
                 offset += length
             }
             try Padding.padInPlace(out, unpaddedLength: total, blockSize: blockSize)
-        }
+        } }
     }
 
     private static func header(_ tag: UInt16, _ length: Int) -> [UInt8] {

@@ -20,7 +20,7 @@ package struct KeySlotRecord: Sendable, Equatable {
     static let argon2idV13: UInt8 = 1
 
     /// Parses and validates a slot body; `index` names the slot in errors.
-    init(type: UInt8, body: [UInt8], index: Int) throws(CofferError) {
+    init(type: UInt8, body: [UInt8], index: Int) throws(FormatError) {
         let kind = KeySlotKind(code: type)
         self.kind = kind
         self.body = body
@@ -36,14 +36,15 @@ package struct KeySlotRecord: Sendable, Equatable {
             wrappedKey = Array(body[40..<88])
         case .password, .passwordAndKeyFile, .keyFile:
             guard body.count == Self.argon2BodyLength else { throw .malformed("\(name): slot is \(body.count) bytes, expected 101") }
-            let parsed: (Argon2idParameters, UInt8) = try body.withBytes { (raw) throws(CofferError) in
+            let parsed: (Argon2idParameters, UInt8) = try body.withBytes { (raw) throws(FormatError) in
                 var reader = ByteReader(raw)
                 let kdfID = try reader.u8(name)
                 let m = try reader.u32(name), t = try reader.u32(name), p = try reader.u32(name)
                 return (Argon2idParameters(memoryKiB: m, iterations: t, lanes: p), kdfID)
             }
             guard parsed.1 == Self.argon2idV13 else { throw .malformed("\(name): unknown KDF \(parsed.1)") }
-            try parsed.0.checkBounds(name)   // SPEC.md §9, before any KDF runs
+            // SPEC.md §9, before any KDF runs.
+            do { try parsed.0.checkBounds(name) } catch { throw FormatError(reading: error) }
             kdf = parsed.0
             salt = Array(body[13..<29])
             nonce = Array(body[29..<53])
@@ -53,12 +54,12 @@ package struct KeySlotRecord: Sendable, Equatable {
 
     /// Creates a slot wrapping `vaultKey` for `key`.
     package static func make(for key: VaultCredential, vaultKey: SecureBytes, vaultID: [UInt8], kdf: Argon2idParameters,
-                     entropy: EntropySource) throws(CofferError) -> KeySlotRecord {
+                     entropy: EntropySource) throws(FormatError) -> KeySlotRecord {
         let kind = key.slotKind
-        let salt = try entropy.bytes(FormatV1.saltLength)
+        let salt = try crypto { () throws(CofferError) in try entropy.bytes(FormatV1.saltLength) }
         var params = ByteWriter()
         if kind.usesArgon2 {
-            try kdf.checkBounds("new key slot")
+            do { try kdf.checkBounds("new key slot") } catch { throw FormatError(reading: error) }
             params.u8(argon2idV13)
             params.u32(kdf.memoryKiB)
             params.u32(kdf.iterations)
@@ -66,27 +67,31 @@ package struct KeySlotRecord: Sendable, Equatable {
         }
         params.bytes(salt)
         let kek = try keyEncryptionKey(for: key, kdf: kind.usesArgon2 ? kdf : nil, salt: salt)
-        let nonce = try entropy.bytes(FormatV1.nonceLength)
-        let wrapped = try XChaCha20Poly1305.seal(vaultKey, key: kek, nonce: nonce,
-                                                 associatedData: associatedData(vaultID: vaultID, type: kind.code, params: params.bytes))
+        let wrapped = try crypto { () throws(CofferError) in
+            let nonce = try entropy.bytes(FormatV1.nonceLength)
+            return (nonce, try XChaCha20Poly1305.seal(vaultKey, key: kek, nonce: nonce,
+                                                      associatedData: associatedData(vaultID: vaultID, type: kind.code, params: params.bytes)))
+        }
         var body = params
-        body.bytes(nonce)
-        body.bytes(wrapped)
+        body.bytes(wrapped.0)
+        body.bytes(wrapped.1)
         return try KeySlotRecord(type: kind.code, body: body.bytes, index: 0)
     }
 
     /// The vault key, or nil when this slot does not open with `key`.
-    package func unwrap(with key: VaultCredential, vaultID: [UInt8]) throws(CofferError) -> SecureBytes? {
+    package func unwrap(with key: VaultCredential, vaultID: [UInt8]) throws(FormatError) -> SecureBytes? {
         guard kind == key.slotKind else { return nil }
         let kek = try Self.keyEncryptionKey(for: key, kdf: kdf, salt: salt)
         let params = Array(body[0..<(body.count - FormatV1.nonceLength - FormatV1.wrappedKeyLength)])
-        do {
+        do throws(CofferError) {
             let vaultKey = try XChaCha20Poly1305.open(wrappedKey, key: kek, nonce: nonce,
                                                       associatedData: Self.associatedData(vaultID: vaultID, type: kind.code, params: params))
             guard vaultKey.count == FormatV1.keyLength else { return nil }
             return vaultKey
         } catch .authenticationFailed {
             return nil
+        } catch {
+            throw .crypto(error)
         }
     }
 
@@ -96,20 +101,24 @@ package struct KeySlotRecord: Sendable, Equatable {
     }
 
     /// The key-encryption key of a slot (SPEC.md §4.2–4.4).
-    static func keyEncryptionKey(for key: VaultCredential, kdf: Argon2idParameters?, salt: [UInt8]) throws(CofferError) -> SecureBytes {
+    static func keyEncryptionKey(for key: VaultCredential, kdf: Argon2idParameters?, salt: [UInt8]) throws(FormatError) -> SecureBytes {
         switch key {
         case .password(let password):
             guard let kdf else { throw .malformed("password slot without KDF parameters") }
-            return try Argon2id.derive(password: password, salt: salt, parameters: kdf)
+            return try crypto { () throws(CofferError) in try Argon2id.derive(password: password, salt: salt, parameters: kdf) }
         case .keyFile(let keyFile):
             guard let kdf else { throw .malformed("key-file slot without KDF parameters") }
-            return try Argon2id.derive(password: keyFile.material, salt: salt, parameters: kdf)
+            return try crypto { () throws(CofferError) in try Argon2id.derive(password: keyFile.material, salt: salt, parameters: kdf) }
         case .passwordAndKeyFile(let password, let keyFile):
             guard let kdf else { throw .malformed("key-file slot without KDF parameters") }
-            return try Argon2id.derive(password: password, salt: salt, parameters: kdf, secret: keyFile.material)
+            return try crypto { () throws(CofferError) in
+                try Argon2id.derive(password: password, salt: salt, parameters: kdf, secret: keyFile.material)
+            }
         case .rawKey(let raw):
             guard raw.count == FormatV1.keyLength else { throw .invalidKey("a raw key must be 32 bytes") }
-            return try SubkeyDerivation.derive(from: raw, context: FormatV1.rawKeySlotContext, input: salt)
+            return try crypto { () throws(CofferError) in
+                try SubkeyDerivation.derive(from: raw, context: FormatV1.rawKeySlotContext, input: salt)
+            }
         }
     }
 }

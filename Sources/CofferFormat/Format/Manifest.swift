@@ -8,7 +8,7 @@ package struct Manifest: Sendable, Equatable {
     /// Bytes of one manifest entry: id (16), revision (8), record digest (32).
     static let entryLength = FormatV1.entryIDLength + 8 + FormatV1.digestLength
 
-    static func parse(_ buffer: UnsafeRawBufferPointer) throws(CofferError) -> Manifest {
+    static func parse(_ buffer: UnsafeRawBufferPointer) throws(FormatError) -> Manifest {
         var reader = ByteReader(buffer)
         let generation = try reader.u64("manifest generation")
         let count = Int(try reader.u32("manifest entry count"))

@@ -18,7 +18,7 @@ package struct VaultFile: Sendable {
     let manifestMAC: [UInt8]
 
     /// Reads the magic and version only: enough to tell what a file is.
-    static func checkPreamble(_ raw: UnsafeRawBufferPointer) throws(CofferError) {
+    static func checkPreamble(_ raw: UnsafeRawBufferPointer) throws(FormatError) {
         let magic = FormatV1.magic
         let prefix = min(raw.count, magic.count)
         guard raw.prefix(prefix).elementsEqual(magic.prefix(prefix)) else { throw .notACofferFile }
@@ -36,7 +36,7 @@ package struct VaultFile: Sendable {
     /// up to the manifest, shared by `parse` and `parseSummary`. The reader it returns
     /// stands just after the manifest length.
     private static func parseHead(_ raw: UnsafeRawBufferPointer)
-        throws(CofferError) -> (header: VaultHeader, headerEnd: Int, headerMAC: [UInt8], manifestLength: Int, reader: ByteReader) {
+        throws(FormatError) -> (header: VaultHeader, headerEnd: Int, headerMAC: [UInt8], manifestLength: Int, reader: ByteReader) {
         try checkPreamble(raw)
         var reader = ByteReader(raw, offset: FormatV1.magic.count + 2)
         let headerLength = Int(try reader.u32("header length"))
@@ -47,7 +47,8 @@ package struct VaultFile: Sendable {
         let headerMAC = try reader.bytes(FormatV1.digestLength, "header MAC")
         // The checksum catches corruption before any KDF runs; the MAC (checked after
         // unlocking) catches deliberate changes.
-        guard try BLAKE2b.digest256(buffer: UnsafeRawBufferPointer(rebasing: raw[0..<headerEnd])) == checksum else {
+        let computed = try crypto { () throws(CofferError) in try BLAKE2b.digest256(buffer: UnsafeRawBufferPointer(rebasing: raw[0..<headerEnd])) }
+        guard computed == checksum else {
             throw .tampered(.header)
         }
         let header = try VaultHeader.parse(UnsafeRawBufferPointer(rebasing: raw[headerRange]))
@@ -63,8 +64,8 @@ package struct VaultFile: Sendable {
     /// ``summaryPrefixLength`` bytes), for ``Vault/info(at:)``: nothing authenticated,
     /// nothing past the manifest's count read. `prefix` shorter than the file is fine;
     /// a file that ends early gives `truncated`, as `parse` would.
-    package static func parseSummary(_ prefix: [UInt8]) throws(CofferError) -> (header: VaultHeader, generation: UInt64, entryCount: Int) {
-        try prefix.withBytes { (raw) throws(CofferError) -> (header: VaultHeader, generation: UInt64, entryCount: Int) in
+    package static func parseSummary(_ prefix: [UInt8]) throws(FormatError) -> (header: VaultHeader, generation: UInt64, entryCount: Int) {
+        try prefix.withBytes { (raw) throws(FormatError) -> (header: VaultHeader, generation: UInt64, entryCount: Int) in
             let head = try parseHead(raw)
             var reader = head.reader
             let generation = try reader.u64("manifest generation")
@@ -77,8 +78,8 @@ package struct VaultFile: Sendable {
         }
     }
 
-    package static func parse(_ bytes: [UInt8]) throws(CofferError) -> VaultFile {
-        try bytes.withBytes { (raw) throws(CofferError) -> VaultFile in
+    package static func parse(_ bytes: [UInt8]) throws(FormatError) -> VaultFile {
+        try bytes.withBytes { (raw) throws(FormatError) -> VaultFile in
             var (header, headerEnd, headerMAC, manifestLength, reader) = try parseHead(raw)
             let manifestRange = try reader.range(manifestLength, "manifest")
             let manifestEnd = manifestRange.upperBound
@@ -109,7 +110,7 @@ package struct VaultFile: Sendable {
     }
 
     /// Tries every slot of the credential's kind; returns the vault's keys.
-    package func unlock(with key: VaultCredential) throws(CofferError) -> VaultKeys {
+    package func unlock(with key: VaultCredential) throws(FormatError) -> VaultKeys {
         for slot in header.slots where slot.kind == key.slotKind {
             if let vaultKey = try slot.unwrap(with: key, vaultID: header.vaultID) {
                 return try VaultKeys(vaultKey: vaultKey)
@@ -121,9 +122,9 @@ package struct VaultFile: Sendable {
     /// `unlock` then `verify`. A single-lane KDF keeps one core busy: the records are
     /// hashed on another meanwhile, and compared with the manifest only once it is
     /// authenticated, so checks and errors come in the order of SPEC.md §10.
-    package func unlockAndVerify(with key: VaultCredential) throws(CofferError) -> VaultKeys {
+    package func unlockAndVerify(with key: VaultCredential) throws(FormatError) -> VaultKeys {
         let codec = self
-        let hashing = ParallelWork.Background { () throws(CofferError) in try codec.recordDigests(threads: 1) }
+        let hashing = ParallelWork.Background { () throws(FormatError) in try codec.recordDigests(threads: 1) }
         let keys: VaultKeys
         do {
             keys = try unlock(with: key)
@@ -136,10 +137,10 @@ package struct VaultFile: Sendable {
     }
 
     /// BLAKE2b-256 of every record body, in file order.
-    func recordDigests(threads: Int = ParallelWork.cores) throws(CofferError) -> [Digest256] {
+    func recordDigests(threads: Int = ParallelWork.cores) throws(FormatError) -> [Digest256] {
         // Through a buffer pointer, as in `VaultSnapshot.init`: no copy of each record.
-        try records.withUnsafeBufferPointer { (records) throws(CofferError) -> [Digest256] in
-            try ParallelWork.map(count: records.count, threads: threads) { (index) throws(CofferError) in
+        try records.withUnsafeBufferPointer { (records) throws(FormatError) -> [Digest256] in
+            try ParallelWork.map(count: records.count, threads: threads) { (index) throws(FormatError) in
                 try EntryRecord.computeDigest(records[index].body)
             }
         }
@@ -148,20 +149,20 @@ package struct VaultFile: Sendable {
     /// Checks the header MAC, the manifest MAC, and that the records are exactly the
     /// manifest's entries, in order, with matching revisions and digests.
     /// `digests` are ``recordDigests(threads:)``, when already computed.
-    package func verify(keys: VaultKeys, digests: [Digest256]? = nil) throws(CofferError) {
-        let headerOK = try bytes.withBytes { (raw) throws(CofferError) in
-            ConstantTime.equals(try BLAKE2b.mac(raw[0..<headerEnd], key: keys.headerKey), headerMAC)
+    package func verify(keys: VaultKeys, digests: [Digest256]? = nil) throws(FormatError) {
+        let headerOK = try bytes.withBytes { (raw) throws(FormatError) in
+            ConstantTime.equals(try crypto { () throws(CofferError) in try BLAKE2b.mac(raw[0..<headerEnd], key: keys.headerKey) }, headerMAC)
         }
         guard headerOK else { throw .tampered(.header) }
-        let manifestOK = try bytes.withBytes { (raw) throws(CofferError) in
-            ConstantTime.equals(try BLAKE2b.mac(raw[0..<manifestEnd], key: keys.manifestKey), manifestMAC)
+        let manifestOK = try bytes.withBytes { (raw) throws(FormatError) in
+            ConstantTime.equals(try crypto { () throws(CofferError) in try BLAKE2b.mac(raw[0..<manifestEnd], key: keys.manifestKey) }, manifestMAC)
         }
         guard manifestOK else { throw .tampered(.manifest) }
         try verifyRecordsMatchManifest(digests: digests)
     }
 
     /// Records against the (already authenticated) manifest.
-    func verifyRecordsMatchManifest(digests: [Digest256]? = nil) throws(CofferError) {
+    func verifyRecordsMatchManifest(digests: [Digest256]? = nil) throws(FormatError) {
         let digests = if let digests { digests } else { try recordDigests() }
         for (index, (record, expected)) in zip(records, manifest.entries).enumerated() {
             guard record.id == expected.id, record.revision == expected.revision,
@@ -175,7 +176,7 @@ package struct VaultFile: Sendable {
     }
 
     /// Writes a file: preamble, header, checksum, header MAC, manifest, manifest MAC, records.
-    package static func encode(header: VaultHeader, generation: UInt64, records: [EntryRecord], keys: VaultKeys) throws(CofferError) -> [UInt8] {
+    package static func encode(header: VaultHeader, generation: UInt64, records: [EntryRecord], keys: VaultKeys) throws(FormatError) -> [UInt8] {
         let ordered = records.sorted { $0.id < $1.id }
         for (a, b) in zip(ordered, ordered.dropFirst()) where a.id == b.id {
             throw .invalidArgument("two records share entry id \(a.id.hex)")
@@ -200,10 +201,12 @@ package struct VaultFile: Sendable {
         writer.u16(FormatV1.version)
         writer.u32(UInt32(body.count))
         writer.bytes(body)
-        writer.bytes(try BLAKE2b.hash(writer.bytes))
-        writer.bytes(try BLAKE2b.mac(writer.bytes[0..<(FormatV1.preambleLength + body.count)], key: keys.headerKey))
+        writer.bytes(try crypto { () throws(CofferError) in try BLAKE2b.hash(writer.bytes) })
+        writer.bytes(try crypto { () throws(CofferError) in
+            try BLAKE2b.mac(writer.bytes[0..<(FormatV1.preambleLength + body.count)], key: keys.headerKey)
+        })
         manifest.encode(into: &writer)
-        writer.bytes(try BLAKE2b.mac(writer.bytes, key: keys.manifestKey))
+        writer.bytes(try crypto { () throws(CofferError) in try BLAKE2b.mac(writer.bytes, key: keys.manifestKey) })
         for record in ordered {
             writer.u32(UInt32(record.body.count))
             writer.bytes(record.body)

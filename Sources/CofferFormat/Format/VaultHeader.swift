@@ -12,7 +12,7 @@ package struct VaultHeader: Sendable, Equatable {
     }
 
     /// Parses the header body (the bytes after the 14-byte preamble).
-    static func parse(_ buffer: UnsafeRawBufferPointer) throws(CofferError) -> VaultHeader {
+    static func parse(_ buffer: UnsafeRawBufferPointer) throws(FormatError) -> VaultHeader {
         var reader = ByteReader(buffer)
         let vaultID = try reader.bytes(FormatV1.vaultIDLength, "header vault id")
         let slotCount = Int(try reader.u8("header slot count"))

@@ -9,12 +9,15 @@ package final class VaultKeys: Sendable {
     let overviewKey: SecureBytes
     let secretKey: SecureBytes
 
-    package init(vaultKey: SecureBytes) throws(CofferError) {
+    package init(vaultKey: SecureBytes) throws(FormatError) {
         guard vaultKey.count == FormatV1.keyLength else { throw .invalidKey("vault key must be 32 bytes") }
         self.vaultKey = vaultKey
-        headerKey = try SubkeyDerivation.derive(from: vaultKey, context: FormatV1.headerKeyContext)
-        manifestKey = try SubkeyDerivation.derive(from: vaultKey, context: FormatV1.manifestKeyContext)
-        overviewKey = try SubkeyDerivation.derive(from: vaultKey, context: FormatV1.overviewKeyContext)
-        secretKey = try SubkeyDerivation.derive(from: vaultKey, context: FormatV1.secretKeyContext)
+        func derive(_ context: String) throws(FormatError) -> SecureBytes {
+            try crypto { () throws(CofferError) in try SubkeyDerivation.derive(from: vaultKey, context: context) }
+        }
+        headerKey = try derive(FormatV1.headerKeyContext)
+        manifestKey = try derive(FormatV1.manifestKeyContext)
+        overviewKey = try derive(FormatV1.overviewKeyContext)
+        secretKey = try derive(FormatV1.secretKeyContext)
     }
 }

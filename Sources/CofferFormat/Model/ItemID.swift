@@ -63,7 +63,7 @@ public struct ItemID: Sendable, Hashable, Comparable, Codable, CustomStringConve
     }
 
     /// A new random id.
-    package static func random() throws(CofferError) -> ItemID { ItemID(validated: try SecureRandom.bytes(16)) }
+    package static func random() throws(FormatError) -> ItemID { ItemID(validated: try crypto { () throws(CofferError) in try SecureRandom.bytes(16) }) }
 
     /// Lowercase hex.
     public var hex: String {

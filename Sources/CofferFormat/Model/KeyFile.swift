@@ -24,11 +24,11 @@ public struct KeyFile: Sendable {
     /// A key file from bytes the caller already holds.
     public init(contents: SecureBytes) throws(CofferError) {
         guard contents.count > 0 else { throw .invalidKey("key file contents are empty") }
-        material = try contents.withUnsafeBytes { (raw) throws(CofferError) in try Self.material(contents: raw) }
+        material = try contents.withUnsafeBytes { (raw) throws(CofferError) in try formatCall { () throws(FormatError) in try Self.material(contents: raw) } }
     }
 
     /// Key-file material: BLAKE2b-256 of `"coffer.v1.keyfile" 0x00 || contents` (SPEC.md §4.3).
-    package static func material(contents: UnsafeRawBufferPointer) throws(CofferError) -> SecureBytes {
-        try BLAKE2b.secretDigest(prefix: FormatV1.keyFileLabel, secret: contents)
+    package static func material(contents: UnsafeRawBufferPointer) throws(FormatError) -> SecureBytes {
+        try crypto { () throws(CofferError) in try BLAKE2b.secretDigest(prefix: FormatV1.keyFileLabel, secret: contents) }
     }
 }

@@ -27,7 +27,7 @@ public enum VaultCredential: Sendable {
     }
 
     /// The error when no slot of this kind opens.
-    package var wrongKeyError: CofferError {
+    package var wrongKeyError: FormatError {
         switch self {
         case .password: return .wrongPassword
         case .keyFile, .passwordAndKeyFile: return .wrongKeyFile
