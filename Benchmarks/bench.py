@@ -148,7 +148,7 @@ class Bench:
             return lambda: ([binary, "get", vault, "--service", title, "--account", user], f"{PASSWORD}\n")
         if op == "add one + save":
             return lambda: ([binary, "add", self.fresh_copy(vault, "work.coffer"), "--service", new[0], "--account", new[1],
-                             "--url", new[3], "--notes", new[4]], f"{PASSWORD}\n{new[2]}\n")
+                             "--url", new[3], "--notes"], f"{PASSWORD}\n{new[2]}\n{new[4]}\n")
         return lambda: ([binary, "passwd", self.fresh_copy(vault, "work.coffer")], f"{PASSWORD}\n{NEW_PASSWORD}\n")
 
     # MARK: Measuring

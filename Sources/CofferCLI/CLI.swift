@@ -18,6 +18,7 @@ enum CLI {
         } catch {
             Output.error("coffer: warning: could not make the process undumpable: \(error)")
         }
+        if notesValueGiven(arguments, parseFailed: false) { fail(notesOnCommandLine) }
         do {
             var command = try CofferCommand.parseAsRoot(arguments)
             try command.run()
@@ -36,6 +37,7 @@ enum CLI {
                 CofferCommand.exit(withError: error)
             }
             if code == .validationFailure {
+                if notesValueGiven(arguments, parseFailed: true) { fail(notesOnCommandLine) }
                 let message = CofferCommand.message(for: error)
                     .split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
                     .filter { !$0.isEmpty }.joined(separator: "; ")
@@ -58,6 +60,24 @@ enum CLI {
         guard count > 0 else { return }
         Output.error("coffer: warning: \(count) secret buffer(s) could not be locked into RAM "
             + "(the locked-memory limit, ulimit -l, is too low); they may have been written to swap")
+    }
+
+    /// Notes are secrets: `add`/`edit --notes` reads them from the terminal or stdin. A
+    /// value given on the command line (visible in `ps`) is refused, never stored, and
+    /// never repeated in the message (ArgumentParser's own message would quote it).
+    private static let notesOnCommandLine = CLIFailure(.usage,
+        "--notes takes no value: notes are secret, so they are read from the terminal or the rest of stdin, never from the command line; nothing was stored")
+
+    /// True when `add` or `edit` got `--notes=TEXT`, or (when parsing failed, `parseFailed`
+    /// true) `--notes` followed by a word that is not an option: the rejected argument.
+    private static func notesValueGiven(_ arguments: [String], parseFailed: Bool) -> Bool {
+        guard let command = arguments.first(where: { !$0.hasPrefix("-") }), command == "add" || command == "edit" else { return false }
+        for (index, argument) in arguments.enumerated() {
+            if argument == "--" { break }
+            if argument.hasPrefix("--notes=") { return true }
+            if parseFailed, argument == "--notes", index + 1 < arguments.count, !arguments[index + 1].hasPrefix("-") { return true }
+        }
+        return false
     }
 
     /// `coffer <subcommand> --help` for the subcommand named in `arguments`, if any.

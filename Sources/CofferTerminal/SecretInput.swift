@@ -29,8 +29,18 @@ public enum SecretInput {
     /// True when standard input is a terminal (then secrets are prompted for).
     public static var isInteractive: Bool { isatty(STDIN_FILENO) == 1 }
 
+    /// The longest line ``readLine(fd:)``, ``readTextLine(fd:)`` and ``prompt(_:promptFD:)``
+    /// accept: 64 KiB. A longer line (or endless input without a newline, such as
+    /// `/dev/zero`) is ``TerminalError/Kind/lineTooLong`` after reading at most this much.
+    public static let maxLineLength = 64 * 1024
+
     /// Reads one line from `fd` (up to, not including, "\n"; one trailing "\r" is
-    /// dropped). Returns nil at end of input before any byte.
+    /// dropped). Returns nil at end of input before any byte. A line over
+    /// ``maxLineLength`` bytes is ``TerminalError/Kind/lineTooLong``.
+    ///
+    /// Input is read in blocks, yet no more of `fd` is consumed than the line: on a file
+    /// the bytes after the newline are given back (`lseek`); on a pipe or terminal they are
+    /// kept, in memory that is wiped, for the next call of these functions on `fd`.
     public static func readLine(fd: Int32 = STDIN_FILENO) throws(TerminalError) -> SecureBytes? {
         let buffer = WipingBuffer(capacity: 256)
         defer { buffer.removeAll() }
@@ -55,6 +65,12 @@ public enum SecretInput {
         defer { buffer.removeAll() }
         let chunk = WipingBuffer(capacity: 4096)
         defer { chunk.removeAll() }
+        // What an earlier line read left over comes first.
+        if let rest = Pending.take(fd) {
+            buffer.append(rest.bytes)
+            rest.removeAll()
+            guard buffer.count <= limit else { throw TerminalError(.inputTooLarge, limit: limit) }
+        }
         while true {
             let n = read(fd, chunk.pointer, chunk.capacity)
             if n < 0 {
@@ -80,7 +96,13 @@ public enum SecretInput {
     /// Call it when ``isInteractive`` is true; on a pipe, use ``readLine(fd:)``.
     public static func prompt(_ text: String, promptFD: Int32 = STDERR_FILENO) throws(TerminalError) -> SecureBytes? {
         let (fd, owned) = TerminalEcho.openTerminal()
-        defer { if owned { close(fd) } }
+        defer {
+            if owned {
+                // Nothing read ahead on this descriptor may reach a later file with its number.
+                Pending.take(fd)?.removeAll()
+                close(fd)
+            }
+        }
         // Anything the caller printed through stdio goes out before the prompt.
         fflush(nil)
         // Echo goes off before the prompt shows, so nothing typed after it is echoed.
@@ -92,25 +114,79 @@ public enum SecretInput {
         return line
     }
 
-    /// Reads up to "\n" into `buffer`; false at end of input before any byte.
+    /// Reads up to "\n" into `buffer`, a block at a time; false at end of input before
+    /// any byte. What follows the newline in the last block is given back to `fd` when it
+    /// can seek, else kept for the next read (``Pending``).
     private static func readLine(fd: Int32, into buffer: WipingBuffer) throws(TerminalError) -> Bool {
-        var byte: UInt8 = 0
-        defer { byte = 0 }
         var sawAny = false
-        while true {
-            let n = read(fd, &byte, 1)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw TerminalError(.readFailed, errno: errno)
+        var ended = false
+        if let rest = Pending.take(fd) {
+            defer { rest.removeAll() }
+            sawAny = rest.count > 0
+            ended = try appendLine(rest.bytes, fd: fd, into: buffer, seekable: false)
+        }
+        if !ended {
+            let block = WipingBuffer(capacity: blockSize)
+            defer { block.removeAll() }
+            while true {
+                let n = read(fd, block.pointer, block.capacity)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw TerminalError(.readFailed, errno: errno)
+                }
+                if n == 0 { break }
+                sawAny = true
+                if try appendLine(UnsafeRawBufferPointer(start: block.pointer, count: n), fd: fd, into: buffer, seekable: true) { break }
             }
-            if n == 0 { break }
-            sawAny = true
-            if byte == 10 { break }
-            buffer.append(byte)
         }
         guard sawAny else { return false }
         if buffer.last == 13 { buffer.removeLast() }
         return true
+    }
+
+    private static let blockSize = 4096
+
+    /// Appends `bytes` up to a newline to `buffer`; true when the line ended. The bytes
+    /// after the newline go back to `fd` (when `seekable` and it can seek) or to ``Pending``.
+    private static func appendLine(_ bytes: UnsafeRawBufferPointer, fd: Int32, into buffer: WipingBuffer,
+                                   seekable: Bool) throws(TerminalError) -> Bool {
+        let newline = bytes.firstIndex(of: 10)
+        let lineBytes = UnsafeRawBufferPointer(rebasing: bytes[..<(newline ?? bytes.count)])
+        guard buffer.count + lineBytes.count <= maxLineLength else {
+            throw TerminalError(.lineTooLong, limit: maxLineLength)
+        }
+        buffer.append(lineBytes)
+        guard let newline else { return false }
+        let rest = UnsafeRawBufferPointer(rebasing: bytes[(newline + 1)...])
+        if !rest.isEmpty && !(seekable && lseek(fd, -off_t(rest.count), SEEK_CUR) >= 0) {
+            Pending.keep(rest, for: fd)
+        }
+        return true
+    }
+
+    /// Bytes read past a line's end on a descriptor that cannot seek back (a pipe, a
+    /// terminal), held for the next read of that descriptor and wiped once taken.
+    ///
+    /// Reads of one descriptor happen one at a time, as any read of standard input must,
+    /// so the table is not locked.
+    private enum Pending {
+        nonisolated(unsafe) private static var remainders: [Int32: WipingBuffer] = [:]
+
+        static func take(_ fd: Int32) -> WipingBuffer? {
+            remainders.removeValue(forKey: fd)
+        }
+
+        /// Puts `bytes` before anything already held for `fd` (there is none: a line is
+        /// only read past when nothing was held).
+        static func keep(_ bytes: UnsafeRawBufferPointer, for fd: Int32) {
+            let buffer = WipingBuffer(capacity: bytes.count)
+            buffer.append(bytes)
+            if let older = remainders.removeValue(forKey: fd) {
+                buffer.append(older.bytes)
+                older.removeAll()
+            }
+            remainders[fd] = buffer
+        }
     }
 
     private static func secure(_ buffer: WipingBuffer) throws(TerminalError) -> SecureBytes {
@@ -146,6 +222,8 @@ public struct TerminalError: Error, Sendable, Hashable, CustomStringConvertible 
         case echoNotDisabled
         /// ``SecretInput/readAll(fd:limit:)`` read more than its limit.
         case inputTooLarge
+        /// A line was longer than ``SecretInput/maxLineLength``: nothing was returned.
+        case lineTooLong
         /// Guarded memory for the secret could not be allocated.
         case secureMemoryUnavailable
     }
@@ -169,6 +247,7 @@ public struct TerminalError: Error, Sendable, Hashable, CustomStringConvertible 
         case .terminalSettingsUnavailable: return "cannot read the terminal settings: \(reason)"
         case .echoNotDisabled: return "cannot turn off terminal echo: \(reason)"
         case .inputTooLarge: return "the text on standard input is larger than \(limit >> 20) MiB"
+        case .lineTooLong: return "a line of input is longer than \(limit >> 10) KiB; nothing was read from it"
         case .secureMemoryUnavailable: return "guarded memory for the secret is unavailable"
         }
     }

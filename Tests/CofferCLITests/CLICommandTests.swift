@@ -14,9 +14,9 @@ struct CLICommandTests {
             #expect(info.out.contains("entries:        0"))
 
             var result = try CLI.run(["add", "v.coffer", "--service", "github.com", "--account", "octocat",
-                                      "--label", "GitHub", "--url", "https://github.com", "--notes", "recovery in safe",
+                                      "--label", "GitHub", "--url", "https://github.com", "--notes",
                                       "--tag", "work", "--tag", "code"],
-                                     input: "pw\nhunter2\n", in: dir)
+                                     input: "pw\nhunter2\nrecovery in safe\n", in: dir)
             #expect(result.status == 0, "\(result.err)")
             #expect(result.out.isEmpty, "add prints nothing on stdout")
 
@@ -147,7 +147,7 @@ struct CLICommandTests {
 
             // …and without one, the password is kept while attributes change.
             result = try CLI.run(["edit", "v.coffer", "--service", "s", "--account", "a", "--label", "Renamed",
-                                  "--tag", "x", "--notes", "n1", "--favorite"], input: "pw\n", in: dir)
+                                  "--tag", "x", "--notes", "--favorite"], input: "pw\nn1\n", in: dir)
             #expect(result.status == 0, "\(result.err)")
             #expect(try CLI.run(["get", "v.coffer", "--service", "s"], input: "pw\n", in: dir).out == "three\n")
             let item = try #require(try CLI.run(["list", "v.coffer", "--json"], input: "pw\n", in: dir).jsonArray().first)

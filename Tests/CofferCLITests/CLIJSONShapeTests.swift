@@ -32,8 +32,8 @@ struct CLIJSONShapeTests {
     func list() throws {
         try withVault { dir in
             try CLI.run(["add", "v.coffer", "--service", "github.com", "--account", "octocat", "--label", "GitHub",
-                         "--tag", "work", "--comment", "personal", "--field", "plan=pro", "--notes", "secret-notes",
-                         "--favorite"], input: "pw\nsecret-password\n", in: dir)
+                         "--tag", "work", "--comment", "personal", "--field", "plan=pro", "--notes",
+                         "--favorite"], input: "pw\nsecret-password\nsecret-notes\n", in: dir)
             let expectedKeys: Set<String> = ["id", "kind", "label", "service", "account", "server", "protocol", "port",
                                              "path", "urls", "tags", "favorite", "comment", "fields", "created", "modified"]
             for arguments in [["list", "v.coffer", "--json"], ["search", "v.coffer", "octo", "--json"]] {

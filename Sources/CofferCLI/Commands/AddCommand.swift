@@ -13,8 +13,14 @@ struct AddCommand: ParsableCommand {
             `coffer get`. Each --secret-field NAME then reads one more line (or prompt) for its value.
 
             --server takes a URL: its host is the server, its scheme the protocol, plus port \
-            and path; the URL is also kept in the item's URLs. --notes are stored encrypted \
-            with the password; --comment and --field NAME=VALUE are searchable and not secret.
+            and path; the URL is also kept in the item's URLs. --comment and --field NAME=VALUE \
+            are searchable and not secret.
+
+            NOTES are secret, so they are never taken from the command line (where `ps` shows \
+            them): --notes reads them last, typed on a terminal and ended with Ctrl-D, or on \
+            a pipe as the rest of stdin after the other lines (the master password, the item's \
+            password unless --generate, one line per --secret-field). One trailing newline is \
+            dropped. `--notes TEXT` is refused (exit 64).
 
             Exit code 2 if an item with the same service and account (or the same server, \
             protocol, port, path and account) exists: change it with `coffer edit`.
@@ -23,6 +29,7 @@ struct AddCommand: ParsableCommand {
               coffer add vault.coffer --service github.com --account octocat --tag work
               coffer add vault.coffer --server https://example.com/login --account me --generate --length 24
               printf 'master\\nitem-password\\n' | coffer add vault.coffer --service api --account ci
+              { printf 'master\\nitem-password\\n'; cat notes.txt; } | coffer add vault.coffer --service db --notes
             """)
 
     @OptionGroup var vault: VaultArguments
@@ -42,8 +49,8 @@ struct AddCommand: ParsableCommand {
     @Option(help: "A URL for the item (repeatable).")
     var url: [String] = []
 
-    @Option(help: ArgumentHelp("Notes, stored encrypted with the password.", valueName: "text"))
-    var notes: String?
+    @Flag(help: "Read notes, stored encrypted with the password: typed on a terminal (end with Ctrl-D), else the rest of stdin after the other lines. Never a value on the command line.")
+    var notes = false
 
     @Option(help: ArgumentHelp("A short, searchable, non-secret comment.", valueName: "text"))
     var comment: String?
@@ -100,9 +107,9 @@ struct AddCommand: ParsableCommand {
         } else {
             password = try SecretReader.newSecret(prompt: "Password for \(Self.name(attributes)): ", what: "the item's password")
         }
-        let secrets = ItemSecrets(password: password,
-                                  notes: try notes.map { try SecureBytes(copying: $0) },
-                                  fields: try readSecretFields(secretField))
+        let fields = try readSecretFields(secretField)
+        let itemNotes = notes ? try SecretReader.notes() : nil
+        let secrets = ItemSecrets(password: password, notes: itemNotes.flatMap { $0.count == 0 ? nil : $0 }, fields: fields)
         do {
             let item = try vault.run { try unlocked.vault.add(attributes, secrets: secrets) }
             Output.error("added \(itemPhrase(item))")

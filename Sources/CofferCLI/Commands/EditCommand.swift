@@ -13,8 +13,13 @@ struct EditCommand: ParsableCommand {
             The new password: --generate makes one (generator flags as in `coffer generate`); \
             --password-stdin reads it (asked twice on a terminal, the line after the master \
             password on a pipe). Without either, on a pipe, a non-empty line after the master \
-            password still becomes the new password; a missing or empty line keeps it. \
-            Values of --secret-field NAME are read after that.
+            password still becomes the new password; a missing or empty line keeps it (not \
+            with --notes: then no such line is read). Values of --secret-field NAME are read \
+            after that.
+
+            --notes reads the new notes last: typed on a terminal and ended with Ctrl-D, or the \
+            rest of stdin on a pipe; empty notes remove them. Notes are secret, so `--notes TEXT` \
+            is refused (exit 64).
 
             EXAMPLES:
               coffer edit vault.coffer --service github.com --account octocat --generate --length 32
@@ -34,8 +39,8 @@ struct EditCommand: ParsableCommand {
     @Option(help: "A new display name (an empty string removes it).")
     var label: String?
 
-    @Option(help: ArgumentHelp("New notes, stored encrypted (an empty string removes them).", valueName: "text"))
-    var notes: String?
+    @Flag(help: "Read new notes (encrypted): typed on a terminal (end with Ctrl-D), else the rest of stdin after the other lines; empty removes them. Never a value on the command line.")
+    var notes = false
 
     @Option(help: ArgumentHelp("A new non-secret comment (an empty string removes it).", valueName: "text"))
     var comment: String?
@@ -79,11 +84,11 @@ struct EditCommand: ParsableCommand {
             newPassword = try mappingErrors(vault: nil) { try passwordGenerator.generate() }
         } else if passwordStdin {
             newPassword = try SecretReader.newSecret(prompt: "New password for \(item.displayName): ", what: "the item's new password")
-        } else if !SecretReader.isInteractive, let line = try SecretReader.readLine(fd: 0), line.count > 0 {
+        } else if !notes, !SecretReader.isInteractive, let line = try SecretReader.readLine(fd: 0), line.count > 0 {
             newPassword = line
         }
         let secretFields = try readSecretFields(secretField)
-        let newNotes = try notes.map { try SecureBytes(copying: $0) }
+        let newNotes = notes ? try SecretReader.notes() : nil
 
         let updated = try vault.run {
             try unlocked.vault.update(item.id) { attributes, secrets in

@@ -9,7 +9,8 @@ struct PassphraseCommand: ParsableCommand {
         discussion: """
             Words are unbiased picks from 7,776 words (12.9 bits each). Default: 6 \
             lowercase words joined by "-" (77.5 bits). The separator may not contain letters \
-            or digits; it may be empty only with --case capitalized.
+            or digits; it may be empty only with --case capitalized. --count has no upper \
+            limit: passphrases are written as they are made (also with --json), in bounded memory.
 
             JSON shape:
               {"words": int, "separator": str, "entropyBits": number, "passphrases": [str]}
@@ -32,14 +33,14 @@ struct PassphraseCommand: ParsableCommand {
     @Flag(help: "Append one random digit to one random word.")
     var number = false
 
-    @Option(help: ArgumentHelp("How many passphrases, 1 to 1000.", valueName: "n"))
+    @Option(help: ArgumentHelp("How many passphrases (default 1, no upper limit); they are printed as they are made.", valueName: "n"))
     var count: Int = 1
 
     @Flag(help: "Print JSON (shape above).")
     var json = false
 
     func validate() throws {
-        guard (1...1000).contains(count) else { throw ValidationError("--count must be 1 to 1000") }
+        guard count >= 1 else { throw ValidationError("--count must be at least 1") }
         guard PassphrasePolicy.WordCase(rawValue: wordCase) != nil else {
             throw ValidationError("--case must be lowercase, uppercase or capitalized")
         }
@@ -49,19 +50,22 @@ struct PassphraseCommand: ParsableCommand {
         let policy = PassphrasePolicy(wordCount: words, separator: separator,
                                       wordCase: PassphrasePolicy.WordCase(rawValue: wordCase) ?? .lowercase,
                                       includeNumber: number)
-        let (generator, phrases) = try mappingErrors(vault: nil) { () throws -> (PassphraseGenerator, [SecureBytes]) in
-            let generator = try PassphraseGenerator(policy: policy)
-            return (generator, try generator.generate(count: count))
+        let generator = try mappingErrors(vault: nil) { try PassphraseGenerator(policy: policy) }
+        let stream = try SecretStream(json: json, head: [
+            ("words", .int(Int64(words))),
+            ("separator", .string(separator)),
+            ("entropyBits", .rounded(generator.entropyBits)),
+        ], arrayKey: "passphrases")
+        // A batch at a time from one random stream, each in guarded memory that is freed
+        // (and wiped) once the batch is in the stream.
+        var remaining = count
+        while remaining > 0 {
+            let n = min(remaining, 256)
+            for phrase in try mappingErrors(vault: nil, { try generator.generate(count: n) }) {
+                try stream.append(phrase)
+            }
+            remaining -= n
         }
-        if json {
-            try JSONValue.object([
-                ("words", .int(Int64(words))),
-                ("separator", .string(separator)),
-                ("entropyBits", .rounded(generator.entropyBits)),
-                ("passphrases", .array(phrases.map { .secret($0) })),
-            ]).print()
-            return
-        }
-        for phrase in phrases { try Output.secretLine(phrase) }
+        try stream.finish()
     }
 }

@@ -19,7 +19,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .success: "success"
         case .noMatch: "no item matched (`get`/`edit`/`remove` find nothing, `search` finds nothing, a filtered `list` is empty, `get --field` names a missing field)"
         case .duplicate: "item already exists"
-        case .usage: "usage error: bad flags or values, a missing stdin line, an empty new password, a mismatch, several items match, the vault needs `--key-file`, the last key slot cannot be removed"
+        case .usage: "usage error: bad flags or values (including `--notes TEXT`), a missing stdin line, a line over 64 KiB, an empty new password, a mismatch, several items match, the vault needs `--key-file`, the last key slot cannot be removed"
         case .vaultUnreadable: "vault unreadable: not a Coffer file, corrupted, tampered with, an unsupported version, or its key derivation costs more than the limit (raise it with `--max-kdf-memory`, `--max-kdf-passes`)"
         case .cannotCreate: "cannot create: the file exists, or its folder is missing (`init`, generating a key file)"
         case .ioError: "I/O error, including a missing vault file (other than for `init`), a vault path that is a folder, no clipboard tool"

@@ -135,10 +135,11 @@ func printItems(_ items: [Item], json: Bool) throws {
     guard !items.isEmpty else { return }
     let rows = items.map { item in
         let a = item.attributes
-        return [a.isFavorite ? "* " + item.displayName : item.displayName,
-                a.account ?? "",
+        // Names are shown with control characters escaped: a name may hold ESC sequences.
+        return [Output.visible(a.isFavorite ? "* " + item.displayName : item.displayName),
+                Output.visible(a.account ?? ""),
                 a.kind.rawValue,
-                a.tags.isEmpty ? "" : a.tags.map { "#" + $0 }.joined(separator: " ")]
+                Output.visible(a.tags.isEmpty ? "" : a.tags.map { "#" + $0 }.joined(separator: " "))]
     }
     // Widths in characters, as a terminal shows them; ASCII cells (the usual case) are
     // measured by their byte count, which is the same and far cheaper.

@@ -84,3 +84,60 @@ extension JSONValue {
         .double((number * 100).rounded() / 100)
     }
 }
+
+/// Writes generated secrets to standard output as they are made: one a line, or with
+/// `--json` as the last member (an array) of an object. Any number can be written in
+/// bounded memory: bytes collect in a buffer that is written out and wiped every 64 KiB.
+final class SecretStream {
+    private let out = WipingBuffer(capacity: flushSize + 4096)
+    private let json: Bool
+    private var first = true
+    private static let flushSize = 1 << 16
+
+    /// Starts the stream; with `json`, writes `{` and `head` followed by `"arrayKey": [`.
+    init(json: Bool, head: [(String, JSONValue)], arrayKey: String) throws {
+        self.json = json
+        guard json else { return }
+        out.append(UInt8(ascii: "{"))
+        for (key, value) in head {
+            try JSONValue.string(key).write(to: out)
+            out.append(UInt8(ascii: ":"))
+            try value.write(to: out)
+            out.append(UInt8(ascii: ","))
+        }
+        try JSONValue.string(arrayKey).write(to: out)
+        out.append(":[")
+    }
+
+    deinit { out.removeAll() }
+
+    /// Adds one secret (the caller wipes its own copy).
+    func append(_ secret: UnsafeRawBufferPointer) throws {
+        if json {
+            if !first { out.append(UInt8(ascii: ",")) }
+            guard out.appendJSONString(secret) else {
+                throw CLIFailure(.usage, "a value is not valid UTF-8 and cannot be written as JSON; run without --json")
+            }
+        } else {
+            out.append(secret)
+            out.append(10)
+        }
+        first = false
+        if out.count >= Self.flushSize { try flush() }
+    }
+
+    func append(_ secret: SecureBytes) throws {
+        try secret.withUnsafeBytes { try append($0) }
+    }
+
+    /// Closes the JSON object, if any, and writes what is left.
+    func finish() throws {
+        if json { out.append("]}\n") }
+        try flush()
+    }
+
+    private func flush() throws {
+        defer { out.removeAll() }
+        try Output.bytes(out.bytes)
+    }
+}

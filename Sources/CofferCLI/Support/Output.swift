@@ -8,14 +8,39 @@ import Darwin
 /// Writes to stdout and stderr with plain `write(2)`, so secrets never pass through
 /// a `String` or a stdio buffer.
 enum Output {
-    /// Writes a line to standard output.
+    /// Writes a line of human-readable text to standard output, control characters
+    /// escaped (``visible(_:)``).
     static func line(_ text: String) {
-        emit(fd: 1, text + "\n")
+        emit(fd: 1, visible(text) + "\n")
     }
 
-    /// Writes a diagnostic or prompt to standard error.
+    /// Writes a diagnostic or prompt to standard error, control characters escaped
+    /// (``visible(_:)``).
     static func error(_ text: String, newline: Bool = true) {
-        emit(fd: 2, newline ? text + "\n" : text)
+        emit(fd: 2, newline ? visible(text) + "\n" : visible(text))
+    }
+
+    /// `text` safe to show on a terminal: every control character (C0, DEL and C1, which
+    /// could retitle or repaint the terminal, e.g. ESC ] 0 ; title BEL) is written as
+    /// `\u{1B}` (hexadecimal, uppercase), and a backslash as `\\`, so the form is never
+    /// ambiguous. The one place human-readable output is escaped, whether it goes to a
+    /// terminal or a pipe: messages, prompts, `list` and `search`. `--json` escapes the
+    /// JSON way; secrets (`get`, `generate`) are printed as they are.
+    static func visible(_ text: String) -> String {
+        func isControl(_ value: UInt32) -> Bool { value < 0x20 || (0x7F...0x9F).contains(value) }
+        guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0x5C || $0 == 0xC2 }) else { return text }
+        var shown = ""
+        shown.reserveCapacity(text.utf8.count + 16)
+        for scalar in text.unicodeScalars {
+            if scalar == "\\" {
+                shown += "\\\\"
+            } else if isControl(scalar.value) {
+                shown += "\\u{" + String(scalar.value, radix: 16, uppercase: true).leftPadded(to: 2) + "}"
+            } else {
+                shown.unicodeScalars.append(scalar)
+            }
+        }
+        return shown
     }
 
     /// Writes a secret's bytes to standard output, then a newline.
@@ -52,5 +77,11 @@ enum Output {
             }
             offset += n
         }
+    }
+}
+
+private extension String {
+    func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

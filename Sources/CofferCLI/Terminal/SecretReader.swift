@@ -22,9 +22,17 @@ enum SecretReader {
         try reporting { () throws(TerminalError) in try SecretInput.readAll(limit: 16 << 20) }
     }
 
+    /// An item's notes (`add`/`edit --notes`), read after every other secret: typed on a
+    /// terminal and ended with Ctrl-D, else the rest of standard input. One trailing
+    /// newline is dropped.
+    static func notes() throws -> SecureBytes {
+        if isInteractive { Output.error("Type the notes, then press Ctrl-D on a new line:") }
+        return try readAll()
+    }
+
     /// Prompts on the terminal with echo off and reads one line.
     static func prompt(_ text: String) throws -> SecureBytes {
-        let line = try reporting { () throws(TerminalError) in try SecretInput.prompt(text) }
+        let line = try reporting { () throws(TerminalError) in try SecretInput.prompt(Output.visible(text)) }
         guard let line else { throw CLIFailure(.usage, "no password entered") }
         return line
     }
@@ -61,7 +69,7 @@ enum SecretReader {
         do {
             return try body()
         } catch {
-            throw CLIFailure(error.kind == .inputTooLarge ? .usage : .ioError, error.description)
+            throw CLIFailure(error.kind == .inputTooLarge || error.kind == .lineTooLong ? .usage : .ioError, error.description)
         }
     }
 }
