@@ -30,22 +30,23 @@ struct StoreLockTests {
                 error.value = storeError {
                     try store.withExclusiveLock(timeout: .seconds(30)) {
                         entered.value = true
-                        // Bounded (30 s), so a failing test cannot hang; generous for a loaded CI machine.
-                        for _ in 0..<6000 where !release.value { FileLock.pause(.milliseconds(5)) }
+                        // Bounded (120 s), so a failing test cannot hang; generous because on a loaded
+                        // machine the contender (a detached task) may start only many seconds later.
+                        for _ in 0..<24_000 where !release.value { FileLock.pause(.milliseconds(5)) }
                     }
                 }
                 finished.value = true
             }
         }
 
-        /// Polls `flag` for up to 30 s (blocking; for synchronous tests).
+        /// Polls `flag` for up to 120 s (blocking; for synchronous tests).
         static func wait(for flag: StoreFlag) {
-            for _ in 0..<6000 where !flag.value { FileLock.pause(.milliseconds(5)) }
+            for _ in 0..<24_000 where !flag.value { FileLock.pause(.milliseconds(5)) }
         }
 
-        /// Polls `flag` for up to 30 s without blocking a cooperative thread.
+        /// Polls `flag` for up to 120 s without blocking a cooperative thread.
         static func wait(for flag: StoreFlag) async throws {
-            for _ in 0..<6000 where !flag.value { try await Task.sleep(for: .milliseconds(5)) }
+            for _ in 0..<24_000 where !flag.value { try await Task.sleep(for: .milliseconds(5)) }
         }
     }
 
