@@ -1,0 +1,86 @@
+import Coffer
+import Foundation
+
+/// An item in messages: its kind, name and account ("generic-password github.com (octocat)").
+func itemPhrase(_ item: Item) -> String {
+    "\(item.kind.rawValue) \(item.displayName)\(item.account.map { " (\($0))" } ?? "")"
+}
+
+/// The documented JSON object of an item in `list` and `search`: attributes only,
+/// as the library writes it (``ItemJSON/writeAttributes(of:to:)``).
+func itemJSON(_ item: Item) -> JSONValue { .item(item) }
+
+/// Prints items as aligned columns (NAME, ACCOUNT, KIND, TAGS), or as JSON.
+func printItems(_ items: [Item], json: Bool) throws {
+    if json {
+        try JSONValue.array(items.map(itemJSON)).print()
+        return
+    }
+    let header = ["NAME", "ACCOUNT", "KIND", "TAGS"]
+    guard !items.isEmpty else { return }
+    let rows = items.map { item in
+        let a = item.attributes
+        // Names are shown with control characters escaped: a name may hold ESC sequences.
+        return [Output.visible(a.isFavorite ? "* " + item.displayName : item.displayName),
+                Output.visible(a.account ?? ""),
+                a.kind.rawValue,
+                Output.visible(a.tags.isEmpty ? "" : a.tags.map { "#" + $0 }.joined(separator: " "))]
+    }
+    // Widths in characters, as a terminal shows them; ASCII cells (the usual case) are
+    // measured by their byte count, which is the same and far cheaper.
+    func width(_ cell: String) -> Int { cell.utf8.allSatisfy { $0 < 0x80 } ? cell.utf8.count : cell.count }
+    var widths = header.map(\.count)
+    var cellWidths = [Int]()
+    cellWidths.reserveCapacity(rows.count * header.count)
+    for row in rows {
+        for (index, cell) in row.enumerated() {
+            let cellWidth = width(cell)
+            cellWidths.append(cellWidth)
+            widths[index] = max(widths[index], cellWidth)
+        }
+    }
+    // Rows are built as bytes and written 64 KiB at a time: listing 100,000 items spent
+    // most of its time here when each cell went through Foundation's padding and
+    // trimming (bridged through NSString) and each row was its own write.
+    var out: [UInt8] = []
+    out.reserveCapacity(1 << 16)
+    func append(_ row: [String], widthsOf: (Int) -> Int) throws {
+        let lineStart = out.count
+        for (index, cell) in row.enumerated() {
+            if index > 0 { out.append(0x20); out.append(0x20) }
+            out.append(contentsOf: cell.utf8)
+            if index < row.count - 1 {
+                out.append(contentsOf: repeatElement(UInt8(0x20), count: max(0, widths[index] - widthsOf(index))))
+            }
+        }
+        // Trailing blanks (padding before an empty last cell) go; leading blanks, or
+        // anything not ASCII at either end, take the general trim.
+        while out.count > lineStart, out[out.count - 1] == 0x20 || out[out.count - 1] == 0x09 { out.removeLast() }
+        if out.count > lineStart, out[lineStart] == 0x20 || out[lineStart] == 0x09 || out[lineStart] >= 0x80 || out[out.count - 1] >= 0x80 {
+            let line = String(decoding: out[lineStart...], as: UTF8.self)
+            out.removeSubrange(lineStart...)
+            out.append(contentsOf: trimmingSpaces(line).utf8)
+        }
+        out.append(0x0A)
+        if out.count >= 1 << 16 { try flush() }
+    }
+    func flush() throws {
+        try out.withUnsafeBytes { try Output.bytes($0) }
+        out.removeAll(keepingCapacity: true)
+    }
+    try append(header) { header[$0].count }
+    for (rowIndex, row) in rows.enumerated() {
+        try append(row) { cellWidths[rowIndex * header.count + $0] }
+    }
+    try flush()
+}
+
+/// `text` without leading and trailing spaces and tabs (what `.whitespaces` trims:
+/// Unicode category Zs and U+0009).
+private func trimmingSpaces(_ text: String) -> String {
+    func isSpace(_ scalar: Unicode.Scalar) -> Bool { scalar == "\t" || scalar.properties.generalCategory == .spaceSeparator }
+    let scalars = text.unicodeScalars
+    guard let first = scalars.firstIndex(where: { !isSpace($0) }), let last = scalars.lastIndex(where: { !isSpace($0) }) else { return "" }
+    if first == scalars.startIndex && last == scalars.index(before: scalars.endIndex) { return text }
+    return String(scalars[first...last])
+}
