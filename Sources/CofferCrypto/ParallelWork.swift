@@ -9,7 +9,7 @@ import Darwin
 /// cores. Results and errors are exactly those of doing it in order on one thread.
 package enum ParallelWork {
     /// Below this many elements, one thread is faster than waking others.
-    static let minimumPerThread = 2_048
+    @usableFromInline static let minimumPerThread = 2_048
 
     package static var cores: Int { max(1, min(sysconf(Int32(_SC_NPROCESSORS_ONLN)), 8)) }
 
@@ -21,6 +21,8 @@ package enum ParallelWork {
     /// record's bytes are a slice of the file) from every thread at once.
     ///
     /// Generic over the error, so each layer keeps its own (typed) error through it.
+    /// Inlinable: the layers above call it per record, and it must specialise there.
+    @inlinable
     package static func map<T, E: Error>(count: Int, threads: Int = cores,
                        _ transform: (Int) throws(E) -> T) throws(E) -> [T] {
         let chunks = max(1, min(threads, count / minimumPerThread))
@@ -62,12 +64,14 @@ package enum ParallelWork {
 
     /// What the threads of one `map` share. @unchecked: each chunk writes only its own
     /// output range and its own `filled` and `failures` slots.
-    private final class ChunkWork<T, E: Error>: @unchecked Sendable {
-        let output: UnsafeMutablePointer<T>
-        let filled: UnsafeMutableBufferPointer<Int>
-        let failures: UnsafeMutableBufferPointer<E?>
-        let transform: (Int) throws(E) -> T
+    @usableFromInline
+    final class ChunkWork<T, E: Error>: @unchecked Sendable {
+        @usableFromInline let output: UnsafeMutablePointer<T>
+        @usableFromInline let filled: UnsafeMutableBufferPointer<Int>
+        @usableFromInline let failures: UnsafeMutableBufferPointer<E?>
+        @usableFromInline let transform: (Int) throws(E) -> T
 
+        @inlinable
         init(output: UnsafeMutablePointer<T>, filled: UnsafeMutableBufferPointer<Int>,
              failures: UnsafeMutableBufferPointer<E?>, transform: @escaping (Int) throws(E) -> T) {
             self.output = output
@@ -77,6 +81,7 @@ package enum ParallelWork {
         }
 
         /// Fills `range` in order, stopping at the first error.
+        @inlinable
         func run(range: Range<Int>, chunk: Int) {
             var done = 0
             defer { filled[chunk] = done }
@@ -92,7 +97,8 @@ package enum ParallelWork {
         }
     }
 
-    private static func bounds(of chunk: Int, in chunks: Int, count: Int) -> Range<Int> {
+    @inlinable
+    static func bounds(of chunk: Int, in chunks: Int, count: Int) -> Range<Int> {
         (count * chunk / chunks)..<(count * (chunk + 1) / chunks)
     }
 
