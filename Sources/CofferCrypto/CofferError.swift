@@ -113,8 +113,16 @@ public struct CofferError: Error, Sendable, Hashable, CustomStringConvertible {
         case fileTooLarge
         /// Another process holds the vault's write lock past the timeout.
         case lockTimeout
-        /// The file changed on disk since it was opened and the changes touch the same items.
+        /// The file changed on disk since it was opened and the change cannot be merged.
         case conflict
+        /// A file offered as a replica of this vault (a copy to merge) holds another vault:
+        /// its vault id differs. It is left untouched.
+        case differentVault
+        /// The vault file is older than a version this device has already seen (it lacks
+        /// edits this device saw, and merging would not bring them back): restored from a
+        /// backup, or put back by a sync tool. Saves are refused until the rollback is
+        /// accepted (``Vault/acceptRollback()``); see ``Vault/rollback``.
+        case rolledBack
         /// A system call failed; ``CofferError/errno`` is the C error number.
         case io
 
@@ -237,6 +245,10 @@ extension CofferError {
     public static func lockTimeout(_ path: String) -> CofferError { CofferError(.lockTimeout, path: path) }
     public static let conflict = CofferError(.conflict)
     public static func conflict(_ why: String) -> CofferError { CofferError(.conflict, detail: why) }
+    public static let differentVault = CofferError(.differentVault)
+    public static func differentVault(_ why: String) -> CofferError { CofferError(.differentVault, detail: why) }
+    public static let rolledBack = CofferError(.rolledBack)
+    public static func rolledBack(_ why: String) -> CofferError { CofferError(.rolledBack, detail: why) }
     public static let io = CofferError(.io)
     /// A failed system call: `operation` is a short human phrase ("fsync directory").
     public static func io(operation: String, path: String, errno: Int32) -> CofferError {
@@ -299,6 +311,8 @@ extension CofferError {
         case .fileNotFound: return "no such file: \(path ?? "?")"
         case .lockTimeout: return "timed out waiting for the lock on \(path ?? "?")"
         case .conflict: return "vault changed on disk and cannot be merged: \(what)"
+        case .differentVault: return "not a replica of this vault: \(what)"
+        case .rolledBack: return "the vault file was rolled back: \(what)"
         case .io:
             return "\(detail ?? "a system call") failed for \(path ?? "?"): \(errno.map(Self.errnoText) ?? "unknown error")"
         case .authenticationFailed: return "authentication failed"

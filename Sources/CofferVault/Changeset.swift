@@ -5,22 +5,36 @@ import CofferStore
 /// Staged changes of one transaction.
 struct Changeset: Sendable {
     enum Change: Sendable {
-        case put(EntryRecord, ItemAttributes)
-        case delete
+        /// A new or edited item, and its attributes (for unique keys).
+        case put(SealedItem, ItemAttributes)
+        /// A deleted item: its tombstone (SPEC.md §17.5).
+        case tombstone(SealedItem)
     }
 
     /// In the order they were made, one per item (a later change replaces an earlier one).
     private(set) var entries: [ItemID: Change] = [:]
     private(set) var order: [ItemID] = []
+    /// Each changed item as the transaction first read it (nil: added by it), so that the
+    /// change can be made again on a version another writer saved meanwhile.
+    private(set) var bases: [ItemID: ItemVersion?] = [:]
+    /// Items whose conflicts the transaction resolved.
+    var resolved: Set<ItemID> = []
     /// A replacement header, when key slots changed.
     var header: VaultHeader?
+    /// The header the transaction read (the base of `header`'s slot changes).
+    var baseHeader: VaultHeader?
+    /// The stamp of this transaction's edits (SPEC.md §17.1), drawn at its first write.
+    var stamp: Stamp?
     /// The file the transaction's snapshot was read from.
     var basedOn: FileIdentity?
 
     var isEmpty: Bool { entries.isEmpty && header == nil }
 
-    mutating func record(_ id: ItemID, _ change: Change) {
-        if entries.updateValue(change, forKey: id) == nil { order.append(id) }
+    mutating func record(_ id: ItemID, _ change: Change, base: ItemVersion?) {
+        if entries.updateValue(change, forKey: id) == nil {
+            order.append(id)
+            bases[id] = .some(base)
+        }
     }
 
     /// Applies every change to `snapshot`, checking unique keys (another writer's file).
@@ -38,14 +52,10 @@ struct Changeset: Sendable {
             if let change = entries[id] { snapshot.applyChecked(id, change) }
         }
     }
+}
 
-    /// Refuses changes to items that another writer changed since `base` was read.
-    func checkNoConflict(base: VaultSnapshot, theirs: VaultSnapshot) throws(CofferError) {
-        for id in order where base.record(id)?.revision != theirs.record(id)?.revision {
-            throw .conflict("item \(id.hex) was changed by another writer")
-        }
-        if header != nil, base.header != theirs.header {
-            throw .conflict("key slots were changed by another writer")
-        }
-    }
+/// A sealed record and its overview list (as checked and kept by the snapshot).
+struct SealedItem: Sendable {
+    let record: EntryRecord
+    let overview: [UInt8]
 }

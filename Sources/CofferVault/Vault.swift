@@ -32,12 +32,15 @@ public final class Vault: @unchecked Sendable {
     private let stateLock = NSRecursiveLock()
     private var keys: VaultKeys?
     private var snapshot: VaultSnapshot
-    /// The highest generation this vault has read or written. A save writes a generation
-    /// above it, and a file that is not above it is never merged onto (see ``commit``).
+    /// The highest generation this vault has read or written: a save writes one above it.
     private var highestGeneration: UInt64
+    /// The replica id that stamps this vault's edits (SPEC.md §17.1).
+    let replica: UInt64
+    /// The last time given to a stamp, so stamps of one replica only grow.
+    private var lastStampTime: UInt64 = 0
 
     init(path: String, options: VaultOptions, store: VaultFileStore, entropy: EntropySource,
-         keys: VaultKeys, snapshot: VaultSnapshot) {
+         keys: VaultKeys, snapshot: VaultSnapshot, replica: UInt64) {
         self.path = path
         self.options = options
         self.store = store
@@ -45,6 +48,24 @@ public final class Vault: @unchecked Sendable {
         self.keys = keys
         self.snapshot = snapshot
         self.highestGeneration = snapshot.generation
+        self.replica = replica
+    }
+
+    /// A fresh stamp for this replica's next edits, above every time in `clock` and every
+    /// stamp given before (SPEC.md §17.1).
+    func issueStamp(after clock: VersionVector) -> Stamp {
+        withLock {
+            let now = Date().millisecondsSince1970
+            lastStampTime = HybridTime.next(after: max(clock.maxTime, lastStampTime), nowMilliseconds: now)
+            return Stamp(replica: replica, time: lastStampTime)
+        }
+    }
+
+    /// A random non-zero replica id, for a vault that keeps no state on this device.
+    static func ephemeralReplica(_ entropy: EntropySource) throws(CofferError) -> UInt64 {
+        var id: UInt64 = 0
+        while id == 0 { id = try entropy.bytes(8).reduce(0) { $0 << 8 | UInt64($1) } }
+        return id
     }
 
     // MARK: Lifecycle
@@ -82,7 +103,9 @@ public final class Vault: @unchecked Sendable {
                 try KeySlotRecord.make(for: credential, vaultKey: vaultKey, vaultID: vaultID, kdf: options.kdf, entropy: entropy)
             })
         }
-        let header = VaultHeader(vaultID: vaultID, slots: slots, extensions: [])
+        var header = VaultHeader(vaultID: vaultID, slots: slots, extensions: [])
+        let replica = try ephemeralReplica(entropy)
+        header.clock = VersionVector([replica: HybridTime.next(after: 0, nowMilliseconds: Date().millisecondsSince1970)])
         let bytes = try formatCall { () throws(FormatError) in try VaultFile.encode(header: header, generation: 1, records: [], keys: keys) }
         // Under the write lock, so this never races another writer's temp-file cleanup.
         let identity = try store.withExclusiveLock(timeout: options.lockTimeout) { () throws(CofferError) in
@@ -90,7 +113,7 @@ public final class Vault: @unchecked Sendable {
         }
         let codec = try formatCall { () throws(FormatError) in try VaultFile.parse(bytes) }
         let snapshot = try VaultSnapshot(codec: codec, keys: keys, identity: identity)
-        return Vault(path: path, options: options, store: store, entropy: entropy, keys: keys, snapshot: snapshot)
+        return Vault(path: path, options: options, store: store, entropy: entropy, keys: keys, snapshot: snapshot, replica: replica)
     }
 
     /// Opens a vault with any one of its key slots.
@@ -118,7 +141,8 @@ public final class Vault: @unchecked Sendable {
         try options.kdfLimit.check(codec.header.slots, kind: credential.slotKind)
         let keys = try formatCall { () throws(FormatError) in try codec.unlockAndVerify(with: credential) }
         let snapshot = try VaultSnapshot(codec: codec, keys: keys, identity: file.identity)
-        return Vault(path: path, options: options, store: store, entropy: entropy, keys: keys, snapshot: snapshot)
+        return Vault(path: path, options: options, store: store, entropy: entropy, keys: keys, snapshot: snapshot,
+                     replica: try ephemeralReplica(entropy))
     }
 
     /// Reads a vault's format version, KDF parameters, slots and entry count, without a password.
@@ -198,19 +222,21 @@ public final class Vault: @unchecked Sendable {
     /// Re-reads the file if another process saved it since this vault last did.
     /// Returns true when something was reloaded.
     ///
-    /// A file whose generation is not above every one this vault has seen (an older copy
-    /// put back by a sync tool or a restore, or a copy saved elsewhere from an older one)
-    /// is ``CofferError/conflict(_:)``, and the vault keeps what it holds; open the file
-    /// again to accept that copy.
+    /// A file that lacks something this vault holds (an older copy put back by a sync tool
+    /// or a restore, or a replica that diverged) is merged with what this vault holds
+    /// (SPEC.md §17) and the merge is saved, so nothing either held is lost.
     @discardableResult
     public func refresh() throws(CofferError) -> Bool {
         try withLock { () throws(CofferError) -> Bool in
             let keys = try requireKeys()
             guard try storeCall({ () throws(StoreError) in try store.currentIdentity() }) != snapshot.identity else { return false }
             let fresh = try readVerified(keys: keys)
-            try checkNewer(fresh)
-            snapshot = fresh
-            highestGeneration = snapshot.generation
+            if fresh.header.clock.dominates(snapshot.header.clock), fresh.generation >= snapshot.generation {
+                snapshot = fresh
+                highestGeneration = max(highestGeneration, snapshot.generation)
+                return true
+            }
+            try saveMerged(with: fresh, keys: keys)
             return true
         }
     }
@@ -286,45 +312,40 @@ public final class Vault: @unchecked Sendable {
     private func commit(_ changes: Changeset, keys: VaultKeys) throws(CofferError) {
         guard !changes.isEmpty else { return }
         try store.withExclusiveLock(timeout: options.lockTimeout) { () throws(CofferError) in
-            var next: VaultSnapshot
-            if try storeCall({ () throws(StoreError) in try store.currentIdentity() }) != snapshot.identity {
-                // Another process saved since we read: start from its version, if it is newer
-                // than ours. An older or diverging copy (a sync tool renamed one into place)
-                // lacks what only our generations hold: merging onto it would drop that.
-                let theirs = try readVerified(keys: keys)
-                try checkNewer(theirs)
-                do throws(CofferError) {
-                    try changes.checkNoConflict(base: snapshot, theirs: theirs)
-                } catch {
-                    snapshot = theirs   // show the caller the current state before they retry
-                    highestGeneration = snapshot.generation
-                    throw error
-                }
-                next = theirs
-            } else if changes.basedOn == snapshot.identity {
-                // The transaction checked its changes against this very snapshot: encode the
+            let onDisk = try storeCall({ () throws(StoreError) in try store.currentIdentity() })
+            if onDisk == snapshot.identity, changes.basedOn == snapshot.identity {
+                // The transaction was made on this very snapshot, which is the file: encode the
                 // file from both, and change the snapshot (in place: no copy of a large vault)
                 // only once the file is saved.
                 let generation = max(snapshot.generation, highestGeneration) + 1
+                let header = stamped(changes.header ?? snapshot.header, removing: Self.removedSlots(snapshot.header, changes.header),
+                                     stamp: changes.stamp ?? issueStamp(after: snapshot.header.clock))
                 let records = snapshot.records(applying: changes)
-                let bytes = try formatCall { () throws(FormatError) in 
-                    try VaultFile.encode(header: changes.header ?? snapshot.header, generation: generation, records: records, keys: keys)
+                let bytes = try formatCall { () throws(FormatError) in
+                    try VaultFile.encode(header: header, generation: generation, records: records, keys: keys)
                 }
-                let slotsChanged = changes.header.map { $0.slots != snapshot.header.slots } ?? false
-                try save(bytes, slotsChanged: slotsChanged) { identity in
+                try save(bytes, slotsChanged: header.slots != snapshot.header.slots) { identity in
                     changes.applyChecked(to: &snapshot)
+                    snapshot.header = header
                     snapshot.generation = generation
                     snapshot.identity = identity
                     highestGeneration = generation
                 }
                 return
-            } else {
-                next = snapshot   // a write inside the transaction's body saved meanwhile
             }
-            let slotsChanged = changes.header.map { $0.slots != next.header.slots } ?? false
-            try changes.apply(to: &next)
+            // Another process saved since we read, or a write inside the transaction's body
+            // did: join that version with ours, then make the transaction's changes again on it.
+            var next = snapshot
+            if onDisk != snapshot.identity {
+                next = try ReplicaMerge.merge(snapshot, try readVerified(keys: keys), vaultID: snapshot.vaultID, keys: keys,
+                                              entropy: entropy).snapshot
+                next.identity = snapshot.identity
+            }
+            let stamp = issueStamp(after: next.header.clock.merged(with: VersionVector(changes.stamp.map { [$0.replica: $0.time] } ?? [:])))
+            try replay(changes, onto: &next, stamp: stamp, keys: keys)
             next.generation = max(next.generation, highestGeneration) + 1
-            let bytes = try formatCall { () throws(FormatError) in 
+            let slotsChanged = next.header.slots != snapshot.header.slots
+            let bytes = try formatCall { () throws(FormatError) in
                 try VaultFile.encode(header: next.header, generation: next.generation, records: next.allRecords, keys: keys)
             }
             try save(bytes, slotsChanged: slotsChanged) { identity in
@@ -335,16 +356,99 @@ public final class Vault: @unchecked Sendable {
         }
     }
 
-    /// Refuses a file that is not newer than every generation this vault has seen: an
-    /// older copy of the vault, or one saved elsewhere from an older copy. Saving over
-    /// it would drop what only the newer generations hold, and reuse their numbers.
-    private func checkNewer(_ theirs: VaultSnapshot) throws(CofferError) {
-        // The same version rewritten as a new file (a sync tool's identical copy) loses nothing.
-        if theirs.generation == snapshot.generation, Self.sameVersion(theirs, snapshot) { return }
-        guard theirs.generation > highestGeneration else {
-            throw .conflict("the file at \(path) was replaced by generation \(theirs.generation) of this vault, "
-                + "older than or diverging from generation \(highestGeneration) read here "
-                + "(a sync tool or a restore put an older copy in place?); nothing was saved")
+    /// The header to save after a transaction on `base`: `header` with the transaction's
+    /// stamp in the vault clock and the slots it removed remembered as removed (SPEC.md §17.4).
+    private func stamped(_ header: VaultHeader, removing removed: [[UInt8]], stamp: Stamp) -> VaultHeader {
+        var out = header
+        var clock = out.clock
+        clock.include(stamp)
+        out.clock = clock
+        if !removed.isEmpty {
+            out.removedSlots = out.removedSlots + removed.map { VaultHeader.RemovedSlot(identity: $0, time: stamp.time) }
+        }
+        return out
+    }
+
+    /// The identities of the slots of `base` that `changed` no longer has.
+    private static func removedSlots(_ base: VaultHeader, _ changed: VaultHeader?) -> [[UInt8]] {
+        guard let changed else { return [] }
+        let kept = Set(changed.slots.map(\.identity))
+        return base.slots.map(\.identity).filter { !kept.contains($0) }
+    }
+
+    /// Makes a transaction's changes again on `next`, a newer version than the one it was
+    /// made on: edits keep what another writer changed meanwhile (its values of the same
+    /// fields become conflicts), a deletion of an item changed meanwhile is dropped (the
+    /// edit wins), key slots added and removed are added and removed.
+    private func replay(_ changes: Changeset, onto next: inout VaultSnapshot, stamp: Stamp, keys: VaultKeys) throws(CofferError) {
+        let base = changes.baseHeader ?? snapshot.header
+        if let header = changes.header {
+            var merged = next.header
+            let removed = Set(base.slots.map(\.identity)).subtracting(header.slots.map(\.identity))
+            let existing = Set(merged.slots.map(\.identity))
+            merged.slots.removeAll { removed.contains($0.identity) }
+            merged.slots += header.slots.filter { !existing.contains($0.identity) && !removed.contains($0.identity) }
+            guard !merged.slots.isEmpty, merged.slots.count <= FormatV1.maxSlots else {
+                throw .conflict("key slots were changed by another writer meanwhile; the change cannot be made on the new version")
+            }
+            next.header = merged
+        }
+        next.header = stamped(next.header, removing: Self.removedSlots(base, changes.header), stamp: stamp)
+        for id in changes.order {
+            guard let change = changes.entries[id] else { continue }
+            let current = try next.version(id)
+            guard let baseVersion = changes.bases[id] ?? nil else {
+                // Added by the transaction: a new id, its record stands as sealed.
+                try next.apply(id, change)
+                continue
+            }
+            guard let current else { continue }   // compacted away meanwhile: nothing to edit
+            switch change {
+            case .put(let sealed, let attributes):
+                let staged = try ItemVersion(record: sealed.record, overview: sealed.overview)
+                let (new, _) = try staged.parts(vaultID: next.vaultID, keys: keys)
+                let edited = try ItemMerge.edit(current: current, base: baseVersion, new: new, stamp: stamp,
+                                                resolvingConflicts: changes.resolved.contains(id),
+                                                vaultID: next.vaultID, keys: keys, entropy: entropy)
+                if try VaultSnapshot.isTombstone(edited.overview) {
+                    next.applyChecked(id, .tombstone(edited))
+                } else {
+                    try next.apply(id, .put(edited, attributes))
+                }
+            case .tombstone:
+                if let tombstone = try ItemMerge.delete(current: current, base: baseVersion, stamp: stamp,
+                                                        vaultID: next.vaultID, keys: keys, entropy: entropy) {
+                    next.applyChecked(id, .tombstone(tombstone))
+                }
+            }
+        }
+    }
+
+    /// Joins `other` (verified, same vault) with what this vault holds and saves the result,
+    /// under the write lock. Returns what the merge changed.
+    @discardableResult
+    func saveMerged(with other: VaultSnapshot, keys: VaultKeys) throws(CofferError) -> MergeReport {
+        try store.withExclusiveLock(timeout: options.lockTimeout) { () throws(CofferError) -> MergeReport in
+            var base = snapshot
+            var report = MergeReport()
+            if try storeCall({ () throws(StoreError) in try store.currentIdentity() }) != snapshot.identity {
+                // The file changed since we read it: it takes part too.
+                base = try ReplicaMerge.merge(snapshot, try readVerified(keys: keys), vaultID: snapshot.vaultID, keys: keys,
+                                              entropy: entropy).snapshot
+            }
+            let outcome = try ReplicaMerge.merge(base, other, vaultID: snapshot.vaultID, keys: keys, entropy: entropy)
+            report = outcome.report
+            var next = outcome.snapshot
+            next.generation = max(next.generation, highestGeneration) + 1
+            let bytes = try formatCall { () throws(FormatError) in
+                try VaultFile.encode(header: next.header, generation: next.generation, records: next.allRecords, keys: keys)
+            }
+            try save(bytes, slotsChanged: next.header.slots != snapshot.header.slots) { identity in
+                next.identity = identity
+                snapshot = next
+                highestGeneration = next.generation
+            }
+            return report
         }
     }
 
@@ -367,30 +471,30 @@ public final class Vault: @unchecked Sendable {
         saved(identity)
     }
 
-    /// Whether two snapshots hold the same header and the same records.
-    private static func sameVersion(_ a: VaultSnapshot, _ b: VaultSnapshot) -> Bool {
-        guard a.header == b.header, a.entries.count == b.entries.count else { return false }
-        for (id, entry) in a.entries where b.entries[id]?.record.digest != entry.record.digest { return false }
-        return true
-    }
-
     /// Reads, parses and verifies the file with the keys we hold.
     private func readVerified(keys: VaultKeys) throws(CofferError) -> VaultSnapshot {
         let file = try storeCall { () throws(StoreError) in try store.read() }
-        let codec = try formatCall { () throws(FormatError) in try VaultFile.parse(file.bytes) }
-        guard codec.header.vaultID == snapshot.vaultID else {
-            throw .conflict("the file at \(path) now holds a different vault")
-        }
-        try formatCall { () throws(FormatError) in try codec.verify(keys: keys) }
-        return try VaultSnapshot(codec: codec, keys: keys, identity: file.identity, reusing: snapshot)
+        return try replicaSnapshot(file.bytes, name: "the file at \(path) now", keys: keys, identity: file.identity)
     }
 
-    private func requireKeys() throws(CofferError) -> VaultKeys {
+    /// Parses and verifies a replica of this vault with the keys we hold; overviews of
+    /// records we hold already are not decrypted again.
+    func replicaSnapshot(_ bytes: [UInt8], name: String, keys: VaultKeys,
+                         identity: FileIdentity? = nil) throws(CofferError) -> VaultSnapshot {
+        let codec = try formatCall { () throws(FormatError) in try VaultFile.parse(bytes) }
+        guard codec.header.vaultID == snapshot.vaultID else {
+            throw .differentVault("\(name) holds a different vault")
+        }
+        try formatCall { () throws(FormatError) in try codec.verify(keys: keys) }
+        return try VaultSnapshot(codec: codec, keys: keys, identity: identity ?? snapshot.identity, reusing: snapshot)
+    }
+
+    func requireKeys() throws(CofferError) -> VaultKeys {
         guard let keys else { throw .vaultLocked }
         return keys
     }
 
-    private func withLock<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
+    func withLock<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
         stateLock.lock()
         defer { stateLock.unlock() }
         return try body()

@@ -11,6 +11,9 @@ package struct VaultSnapshot: Sendable {
     /// Every item's record and checked overview, in one dictionary: a large vault
     /// spends a good part of its opening time filling it.
     package var entries: [ItemID: SnapshotEntry]
+    /// Deleted items (SPEC.md §17.5): kept with their content until compacted, so that a
+    /// replica that has not seen the deletion merges correctly. Never listed.
+    package var tombstones: [ItemID: SnapshotEntry] = [:]
     var identity: FileIdentity
     /// Built on the first write, so opening and listing never pay for it. A reference,
     /// so that a transaction's copy of the snapshot builds it for the vault too.
@@ -39,8 +42,26 @@ package struct VaultSnapshot: Sendable {
         }
         entries = Dictionary(minimumCapacity: read.count)
         for index in read.indices {
-            entries[read[index].id] = SnapshotEntry(record: read[index], overview: opened[index])
+            let entry = SnapshotEntry(record: read[index], overview: opened[index])
+            if try Self.isTombstone(entry.overview) {
+                tombstones[read[index].id] = entry
+            } else {
+                entries[read[index].id] = entry
+            }
         }
+    }
+
+    /// Whether a checked overview is that of a deleted item (only those with a deletion field
+    /// are decoded to find out).
+    static func isTombstone(_ overview: [UInt8]) throws(CofferError) -> Bool {
+        guard ItemClockCodec.mayBeDeleted(overview) else { return false }
+        return try formatCall { () throws(FormatError) in try ItemClockCodec.decode(overview: overview)?.isDeleted ?? false }
+    }
+
+    /// The version of item `id`, live or deleted, for merging and editing.
+    func version(_ id: ItemID) throws(CofferError) -> ItemVersion? {
+        guard let entry = entries[id] ?? tombstones[id] else { return nil }
+        return try ItemVersion(record: entry.record, overview: entry.overview)
     }
 
     /// The attributes of item `id`, decoded from its (checked) overview.
@@ -58,13 +79,14 @@ package struct VaultSnapshot: Sendable {
     /// The record of item `id`.
     func record(_ id: ItemID) -> EntryRecord? { entries[id]?.record }
 
-    /// Every record, in no particular order.
-    var allRecords: [EntryRecord] { entries.values.map(\.record) }
+    /// Every record, tombstones included, in no particular order.
+    var allRecords: [EntryRecord] { entries.values.map(\.record) + tombstones.values.map(\.record) }
 
     /// Forgets the decrypted overviews, and the records with them (unlocking reads the
     /// file again).
     mutating func forgetAttributes() {
         entries = [:]
+        tombstones = [:]
         index = UniqueIndex()
     }
 
@@ -85,10 +107,14 @@ package struct VaultSnapshot: Sendable {
     /// The records after `changes`, for encoding a save without changing this snapshot.
     func records(applying changes: Changeset) -> [EntryRecord] {
         var out: [EntryRecord] = []
-        out.reserveCapacity(entries.count + changes.order.count)
+        out.reserveCapacity(entries.count + tombstones.count + changes.order.count)
         for (id, entry) in entries where changes.entries[id] == nil { out.append(entry.record) }
+        for (id, entry) in tombstones where changes.entries[id] == nil { out.append(entry.record) }
         for id in changes.order {
-            if case .put(let record, _)? = changes.entries[id] { out.append(record) }
+            switch changes.entries[id] {
+            case .put(let sealed, _)?, .tombstone(let sealed)?: out.append(sealed.record)
+            case nil: break
+            }
         }
         return out
     }
@@ -116,10 +142,12 @@ package struct VaultSnapshot: Sendable {
             }
         }
         switch change {
-        case .put(let record, let newAttributes):
-            entries[id] = SnapshotEntry(record: record, overview: EntryCodec.encodeOverview(newAttributes).publicBytes)
-        case .delete:
+        case .put(let sealed, _):
+            entries[id] = SnapshotEntry(record: sealed.record, overview: sealed.overview)
+            tombstones[id] = nil
+        case .tombstone(let sealed):
             entries[id] = nil
+            tombstones[id] = SnapshotEntry(record: sealed.record, overview: sealed.overview)
         }
     }
 }

@@ -50,8 +50,8 @@ public final class VaultTransaction {
 
     private func currentRecord(_ id: ItemID) -> EntryRecord? {
         switch changes.entries[id] {
-        case .put(let record, _)?: return record
-        case .delete?: return nil
+        case .put(let sealed, _)?: return sealed.record
+        case .tombstone?: return nil
         case nil: return base.record(id)
         }
     }
@@ -59,9 +59,28 @@ public final class VaultTransaction {
     private func currentAttributes(_ id: ItemID) throws(CofferError) -> ItemAttributes? {
         switch changes.entries[id] {
         case .put(_, let attributes)?: return attributes
-        case .delete?: return nil
+        case .tombstone?: return nil
         case nil: return try base.attributes(id)
         }
+    }
+
+    /// The live version of item `id` with this transaction's changes, for editing it.
+    private func currentVersion(_ id: ItemID) throws(CofferError) -> ItemVersion? {
+        switch changes.entries[id] {
+        case .put(let sealed, _)?: return try ItemVersion(record: sealed.record, overview: sealed.overview)
+        case .tombstone?: return nil
+        case nil:
+            guard let entry = base.entries[id] else { return nil }
+            return try ItemVersion(record: entry.record, overview: entry.overview)
+        }
+    }
+
+    /// The stamp of this transaction's edits, drawn from the vault at the first write.
+    private func stamp() -> Stamp {
+        if let stamp = changes.stamp { return stamp }
+        let stamp = vault.issueStamp(after: base.header.clock)
+        changes.stamp = stamp
+        return stamp
     }
 
     private func owner(of key: UniquenessKey) -> ItemID? {
@@ -81,7 +100,8 @@ public final class VaultTransaction {
         }
         if let freed { keyChanges[freed] = .some(nil) }
         if let taken { keyChanges[taken] = .some(id) }
-        changes.record(id, change)
+        let first = changes.entries[id] == nil
+        changes.record(id, change, base: first ? try base.version(id) : nil)
     }
 
     private func ensureOpen() throws(CofferError) {
@@ -128,8 +148,8 @@ public final class VaultTransaction {
         candidates = []
         if !decided { found.removeAll { !query.matches($0.attributes) } }
         for id in changes.order {
-            if case .put(let record, let attributes)? = changes.entries[id], query.matches(attributes) {
-                found.append(Item(id: id, revision: record.revision, attributes: attributes))
+            if case .put(let sealed, let attributes)? = changes.entries[id], query.matches(attributes) {
+                found.append(Item(id: id, revision: sealed.record.revision, attributes: attributes))
             }
         }
         if !ordered { DisplayOrder.sort(&found) }
@@ -154,8 +174,43 @@ public final class VaultTransaction {
     /// Decrypts the secret part of one item.
     public func secrets(for id: ItemID) throws(CofferError) -> ItemSecrets {
         try ensureOpen()
-        guard let record = currentRecord(id) else { throw .itemNotFound }
-        return try formatCall { () throws(FormatError) in try record.openSecrets(vaultID: vaultID, keys: keys) }
+        guard let version = try currentVersion(id) else { throw .itemNotFound }
+        return try ItemMerge.secretsView(of: version, vaultID: vaultID, keys: keys)
+    }
+
+    /// The values of item `id` that lost a concurrent edit on another replica (SPEC.md
+    /// §17.5), oldest first; empty when the item has none. Losing passwords also appear in
+    /// the item's password history.
+    public func conflicts(for id: ItemID) throws(CofferError) -> [ItemConflict] {
+        try ensureOpen()
+        guard let version = try currentVersion(id) else { throw .itemNotFound }
+        guard ItemClockCodec.hasSiblings(version.overview) else { return [] }
+        let (parts, _) = try version.parts(vaultID: vaultID, keys: keys)
+        return try parts.conflicts.sorted { $0.stamp < $1.stamp }.map { (conflict) throws(CofferError) in
+            try ItemConflict(conflict)
+        }
+    }
+
+    /// The items (with this transaction's changes) that hold values that lost a concurrent edit.
+    func idsWithConflicts() -> Set<ItemID> {
+        var ids = Set<ItemID>()
+        for (id, entry) in base.entries where changes.entries[id] == nil && ItemClockCodec.hasSiblings(entry.overview) { ids.insert(id) }
+        for (id, change) in changes.entries {
+            if case .put(let sealed, _) = change, ItemClockCodec.hasSiblings(sealed.overview) { ids.insert(id) }
+        }
+        return ids
+    }
+
+    /// Marks the conflicts of item `id` as reviewed: the losing values are dropped (losing
+    /// passwords stay in the password history) and the item is no longer flagged.
+    public func resolveConflicts(for id: ItemID) throws(CofferError) {
+        try ensureOpen()
+        guard let version = try currentVersion(id), let attributes = try currentAttributes(id) else { throw .itemNotFound }
+        let secrets = try ItemMerge.secretsView(of: version, vaultID: vaultID, keys: keys)
+        let sealed = try ItemMerge.edit(current: version, base: version, attributes: attributes, secrets: secrets, stamp: stamp(),
+                                        resolvingConflicts: true, vaultID: vaultID, keys: keys, entropy: vault.entropy)
+        changes.resolved.insert(id)
+        try change(id, .put(sealed, attributes))
     }
 
     // MARK: Writing items
@@ -167,8 +222,13 @@ public final class VaultTransaction {
         try attributes.validate()
         if let key = attributes.uniquenessKey, owner(of: key) != nil { throw .duplicateItem }
         var id = try ItemID(validated: vault.entropy.bytes(FormatV1.entryIDLength))
-        while currentRecord(id) != nil { id = try ItemID(validated: vault.entropy.bytes(FormatV1.entryIDLength)) }
-        return try stage(id: id, revision: 1, attributes: attributes, secrets: secrets)
+        while currentRecord(id) != nil || base.tombstones[id] != nil {
+            id = try ItemID(validated: vault.entropy.bytes(FormatV1.entryIDLength))
+        }
+        let sealed = try ItemMerge.add(id: id, attributes: attributes, secrets: secrets, stamp: stamp(), vaultID: vaultID,
+                                       keys: keys, entropy: vault.entropy)
+        try change(id, .put(sealed, attributes))
+        return Item(id: id, revision: 1, attributes: attributes)
     }
 
     /// Adds the item, or replaces the attributes and secrets of the item with the same unique key
@@ -188,19 +248,19 @@ public final class VaultTransaction {
     @discardableResult
     public func update(_ id: ItemID, attributes: ItemAttributes? = nil, secrets: ItemSecrets? = nil) throws(CofferError) -> Item {
         try ensureOpen()
-        guard let old = try currentAttributes(id), let record = currentRecord(id) else { throw .itemNotFound }
+        guard let old = try currentAttributes(id), let version = try currentVersion(id) else { throw .itemNotFound }
         var newAttributes = attributes ?? old
         try newAttributes.validate()
         newAttributes.created = old.created
         newAttributes.modified = Date().roundedToMilliseconds
         if attributes != nil, newAttributes.preservedFields.isEmpty { newAttributes.preservedFields = old.preservedFields }
-        let oldSecrets = try formatCall { () throws(FormatError) in try record.openSecrets(vaultID: vaultID, keys: keys) }
+        let oldSecrets = try ItemMerge.secretsView(of: version, vaultID: vaultID, keys: keys)
         var newSecrets = secrets ?? oldSecrets
         if secrets != nil {
             if newSecrets.preservedFields.isEmpty { newSecrets.preservedFields = oldSecrets.preservedFields }
             recordHistory(old: oldSecrets, into: &newSecrets)
         }
-        return try stage(id: id, revision: record.revision + 1, attributes: newAttributes, secrets: newSecrets)
+        return try stage(version, attributes: newAttributes, secrets: newSecrets)
     }
 
     /// Changes an item in place.
@@ -214,32 +274,35 @@ public final class VaultTransaction {
     @discardableResult
     public func update(_ id: ItemID, _ body: (inout ItemAttributes, inout ItemSecrets) throws -> Void) throws -> Item {
         try ensureOpen()
-        guard let old = try currentAttributes(id), let record = currentRecord(id) else { throw CofferError.itemNotFound }
+        guard let old = try currentAttributes(id), let version = try currentVersion(id) else { throw CofferError.itemNotFound }
         var attributes = old
-        let oldSecrets = try formatCall { () throws(FormatError) in try record.openSecrets(vaultID: vaultID, keys: keys) }
+        let oldSecrets = try ItemMerge.secretsView(of: version, vaultID: vaultID, keys: keys)
         var secrets = oldSecrets
         try body(&attributes, &secrets)
         try attributes.validate()
         attributes.created = old.created
         attributes.modified = Date().roundedToMilliseconds
         recordHistory(old: oldSecrets, into: &secrets)
-        return try stage(id: id, revision: record.revision + 1, attributes: attributes, secrets: secrets)
+        return try stage(version, attributes: attributes, secrets: secrets)
     }
 
     /// Deletes an item; throws ``CofferError/itemNotFound`` if there is none.
+    ///
+    /// The item stays in the file as a tombstone (SPEC.md §17.5), so that replicas of the
+    /// vault learn of the deletion; an edit made meanwhile on another replica brings it back.
     public func delete(_ id: ItemID) throws(CofferError) {
         try ensureOpen()
-        guard currentRecord(id) != nil else { throw .itemNotFound }
-        try change(id, .delete)
+        guard let version = try currentVersion(id) else { throw .itemNotFound }
+        guard let sealed = try ItemMerge.delete(current: version, base: version, stamp: stamp(), vaultID: vaultID,
+                                                keys: keys, entropy: vault.entropy) else { throw .itemNotFound }
+        try change(id, .tombstone(sealed))
     }
 
-    private func stage(id: ItemID, revision: UInt64, attributes: ItemAttributes, secrets: ItemSecrets) throws(CofferError) -> Item {
-        let record = try formatCall { () throws(FormatError) in 
-            try EntryRecord.seal(id: id, revision: revision, attributes: attributes, secrets: secrets,
-                                 vaultID: vaultID, keys: keys, entropy: vault.entropy)
-        }
-        try change(id, .put(record, attributes))
-        return Item(id: id, revision: revision, attributes: attributes)
+    private func stage(_ version: ItemVersion, attributes: ItemAttributes, secrets: ItemSecrets) throws(CofferError) -> Item {
+        let sealed = try ItemMerge.edit(current: version, base: version, attributes: attributes, secrets: secrets, stamp: stamp(),
+                                        vaultID: vaultID, keys: keys, entropy: vault.entropy)
+        try change(version.record.id, .put(sealed, attributes))
+        return Item(id: version.record.id, revision: sealed.record.revision, attributes: attributes)
     }
 
     private func recordHistory(old: ItemSecrets, into new: inout ItemSecrets) {
@@ -321,6 +384,8 @@ public final class VaultTransaction {
     }
 
     private func setHeader(_ header: VaultHeader) {
+        if changes.baseHeader == nil { changes.baseHeader = base.header }
+        _ = stamp()
         changes.header = header
     }
 }

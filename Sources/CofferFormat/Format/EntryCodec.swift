@@ -38,7 +38,7 @@ package enum EntryCodec {
     }
 
     /// Refuses to write a date a reader would refuse.
-    static func checkDates(_ a: ItemAttributes, _ s: ItemSecrets) throws(FormatError) {
+    package static func checkDates(_ a: ItemAttributes, _ s: ItemSecrets) throws(FormatError) {
         let dates = [a.created, a.modified] + s.passwordHistory.map(\.replaced)
         guard dates.allSatisfy({ dateRange.contains($0.millisecondsSince1970) }) else {
             throw .invalidItem("item dates must be between the years 1 and 9999")
@@ -103,13 +103,20 @@ package enum EntryCodec {
         var offset = 0
         var last: UInt16 = 0
         var sawKind = false, sawCreated = false, sawModified = false
+        var clock = ItemClockCodec.Ranges()
         while offset < raw.count {
             guard raw.count - offset >= 6 else { return false }
             let tag = UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt16.self))
             let length = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 2, as: UInt32.self)))
             let start = offset + 6
-            guard length <= raw.count - start, tag >= T.kind, tag <= T.modified,
-                  tag > last || (tag == last && (tag == T.url || tag == T.tag)) else { return false }
+            guard length <= raw.count - start, tag > last || (tag == last && (tag == T.url || tag == T.tag)) else { return false }
+            if ItemClockCodec.Tag.overview.contains(tag) {
+                clock.set(tag, start..<(start + length))
+                last = tag
+                offset = start + length
+                continue
+            }
+            guard tag >= T.kind, tag <= T.modified else { return false }
             let value = UnsafeRawBufferPointer(rebasing: raw[start..<(start + length)])
             switch tag {
             case T.kind:
@@ -128,13 +135,18 @@ package enum EntryCodec {
             last = tag
             offset = start + length
         }
-        return sawKind && sawCreated && sawModified
+        guard sawKind && sawCreated && sawModified else { return false }
+        return (try? ItemClockCodec.validate(raw, clock)) != nil
     }
 
     /// One pass for decoding and checking, so the two can never disagree.
     private static func readOverview(_ buffer: UnsafeRawBufferPointer, build: Bool) throws(FormatError) -> ItemAttributes? {
         let T = OverviewTag.self
-        var reader = FieldReader(buffer, structure: "overview") { T.repeatable.contains($0) || $0 > T.field }
+        // Unassigned tags above the last attribute may repeat; the clock's tags may not.
+        var reader = FieldReader(buffer, structure: "overview") {
+            T.repeatable.contains($0) || ($0 > T.field && !ItemClockCodec.Tag.overview.contains($0))
+        }
+        var clock = ItemClockCodec.Ranges()
         var kind: ItemKind?
         var created: Int64?, modified: Int64?
         var a = ItemAttributes(kind: .genericPassword, created: Date(timeIntervalSince1970: 0))
@@ -172,11 +184,13 @@ package enum EntryCodec {
                     return ""
                 }
                 if build { a.fields.append(CustomField(name: name, value: value)) }
+            case ItemClockCodec.Tag.overview: clock.set(tag, r)
             default:
                 guard isUnknownTagAllowed(tag) else { throw .malformed("overview: unknown critical field \(tag)") }
                 if build { a.preservedFields.append(PreservedField(tag: tag, value: reader.bytes(r))) }
             }
         }
+        try ItemClockCodec.validate(buffer, clock)
         guard let kind else { throw .malformed("overview: missing kind") }
         guard let created, let modified else { throw .malformed("overview: missing dates") }
         guard build else { return nil }
@@ -188,7 +202,7 @@ package enum EntryCodec {
 
     // MARK: Secrets
 
-    static func encodeSecrets(_ s: ItemSecrets) -> FieldList {
+    package static func encodeSecrets(_ s: ItemSecrets) -> FieldList {
         let T = SecretTag.self
         var fields: [(UInt16, FieldList)] = []
         func add(_ tag: UInt16, _ list: FieldList) { fields.append((tag, list)) }
@@ -216,7 +230,7 @@ package enum EntryCodec {
         return assemble(fields)
     }
 
-    static func decodeSecrets(_ buffer: UnsafeRawBufferPointer) throws(FormatError) -> ItemSecrets {
+    package static func decodeSecrets(_ buffer: UnsafeRawBufferPointer) throws(FormatError) -> ItemSecrets {
         let T = SecretTag.self
         var reader = FieldReader(buffer, structure: "secret") { T.repeatable.contains($0) || $0 > T.attachment }
         var s = ItemSecrets()
@@ -242,6 +256,9 @@ package enum EntryCodec {
             case T.attachment:
                 let (name, data) = try decodePair(reader.nested(r, "attachment")) { (p, vr) throws(FormatError) in try p.secure(vr) }
                 s.attachments.append(Attachment(name: name, data: data))
+            case ItemClockCodec.Tag.conflict:
+                // A value that lost a concurrent edit: checked here, read through `ItemParts`.
+                _ = try ItemClockCodec.decodeConflictRange(reader.nested(r, "conflict"))
             default:
                 guard isUnknownTagAllowed(tag) else { throw .malformed("secret: unknown critical field \(tag)") }
                 s.preservedFields.append(PreservedSecretField(tag: tag, value: try reader.secure(r)))

@@ -62,17 +62,25 @@ package struct EntryRecord: Sendable {
         }
     }
 
-    /// Seals `attributes` and `secrets` as a new record at `revision`.
+    /// Seals `attributes` and `secrets` as a new record at `revision`; `clock` (SPEC.md §17)
+    /// is appended to the overview when given.
     package static func seal(id: ItemID, revision: UInt64, attributes: ItemAttributes, secrets: ItemSecrets,
-                     vaultID: [UInt8], keys: VaultKeys, entropy: EntropySource) throws(FormatError) -> EntryRecord {
+                             clock: ItemClock? = nil,
+                             vaultID: [UInt8], keys: VaultKeys, entropy: EntropySource) throws(FormatError) -> EntryRecord {
         try EntryCodec.checkDates(attributes, secrets)
-        let overviewPlain = try crypto { () throws(CofferError) in
-            try Padding.pad(EntryCodec.encodeOverview(attributes).publicBytes, blockSize: FormatV1.paddingBlock)
-        }
+        var overview = EntryCodec.encodeOverview(attributes).publicBytes
+        if let clock { overview += try ItemClockCodec.encode(clock) }
+        return try seal(id: id, revision: revision, overview: overview, secrets: EntryCodec.encodeSecrets(secrets),
+                        vaultID: vaultID, keys: keys, entropy: entropy)
+    }
+
+    /// Seals an encoded overview list and secret list (already in tag order) at `revision`.
+    package static func seal(id: ItemID, revision: UInt64, overview: [UInt8], secrets secretList: FieldList,
+                             vaultID: [UInt8], keys: VaultKeys, entropy: EntropySource) throws(FormatError) -> EntryRecord {
+        let overviewPlain = try crypto { () throws(CofferError) in try Padding.pad(overview, blockSize: FormatV1.paddingBlock) }
         guard overviewPlain.count + FormatV1.tagLength <= FormatV1.maxOverviewCiphertext else {
             throw .invalidItem("item attributes exceed 1 MiB")
         }
-        let secretList = EntryCodec.encodeSecrets(secrets)
         guard secretList.count + FormatV1.paddingBlock + FormatV1.tagLength <= FormatV1.maxSecretCiphertext else {
             throw .invalidItem("item secrets exceed 64 MiB")
         }
@@ -144,6 +152,13 @@ package struct EntryRecord: Sendable {
 
     /// Decrypts the secret part into guarded memory.
     package func openSecrets(vaultID: [UInt8], keys: VaultKeys) throws(FormatError) -> ItemSecrets {
+        let plain = try openSecretList(vaultID: vaultID, keys: keys, check: false)
+        return try plain.withUnsafeBytes { (raw) throws(FormatError) in try EntryCodec.decodeSecrets(raw) }
+    }
+
+    /// Decrypts the secret part and returns its field list (unpadded, guarded), checked
+    /// as ``openSecrets(vaultID:keys:)`` checks it unless `check` is false.
+    package func openSecretList(vaultID: [UInt8], keys: VaultKeys, check: Bool = true) throws(FormatError) -> SecureBytes {
         let padded: SecureBytes
         do throws(CofferError) {
             padded = try XChaCha20Poly1305.open(body[secretCiphertext], key: keys.secretKey, nonce: Array(body[secretNonce]),
@@ -159,7 +174,8 @@ package struct EntryRecord: Sendable {
         } catch {
             throw FormatError(reading: error)
         }
-        return try plain.withUnsafeBytes { (raw) throws(FormatError) in try EntryCodec.decodeSecrets(raw) }
+        if check { _ = try plain.withUnsafeBytes { (raw) throws(FormatError) in try EntryCodec.decodeSecrets(raw) } }
+        return plain
     }
 
     /// BLAKE2b-256 of a body, as listed in the manifest.

@@ -89,11 +89,14 @@ package struct FieldList {
     enum Piece {
         case bytes([UInt8])
         case secret(SecureBytes)
+        /// Part of a guarded buffer (a field cut from a decrypted list), copied only when assembled.
+        case secretSlice(SecureBytes, Range<Int>)
 
         var count: Int {
             switch self {
             case .bytes(let b): return b.count
             case .secret(let s): return s.count
+            case .secretSlice(_, let r): return r.count
             }
         }
     }
@@ -127,6 +130,14 @@ package struct FieldList {
 
     mutating func append(_ other: FieldList) { pieces.append(contentsOf: other.pieces) }
 
+    /// Appends encoded fields as they are.
+    mutating func raw(_ bytes: [UInt8]) { if !bytes.isEmpty { pieces.append(.bytes(bytes)) } }
+
+    /// Appends encoded fields cut from a guarded buffer.
+    mutating func raw(_ fragment: SecretFragment) {
+        if !fragment.range.isEmpty { pieces.append(.secretSlice(fragment.source, fragment.range)) }
+    }
+
     mutating func field(_ tag: UInt16, nested: FieldList) {
         pieces.append(.bytes(Self.header(tag, nested.count)))
         pieces.append(contentsOf: nested.pieces)
@@ -140,9 +151,26 @@ package struct FieldList {
             switch piece {
             case .bytes(let b): out.append(contentsOf: b)
             case .secret(let s): s.withUnsafeBytes { out.append(contentsOf: $0) }
+            case .secretSlice(let s, let r): s.withUnsafeBytes { out.append(contentsOf: $0[r]) }
             }
         }
         return out
+    }
+
+    /// The encoding, unpadded, assembled directly in guarded memory.
+    package func secureBytes() throws(FormatError) -> SecureBytes {
+        try crypto { () throws(CofferError) in try SecureBytes(count: count) { (out: UnsafeMutableRawBufferPointer) throws(CofferError) in
+            var offset = 0
+            for piece in pieces {
+                let target = UnsafeMutableRawBufferPointer(rebasing: out[offset..<(offset + piece.count)])
+                switch piece {
+                case .bytes(let b): target.copyBytes(from: b)
+                case .secret(let s): s.withUnsafeBytes { target.copyMemory(from: $0) }
+                case .secretSlice(let s, let r): s.withUnsafeBytes { target.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[r])) }
+                }
+                offset += piece.count
+            }
+        } }
     }
 
     /// The encoding padded to `blockSize`, assembled directly in guarded memory.
@@ -157,6 +185,7 @@ package struct FieldList {
                 switch piece {
                 case .bytes(let b): target.copyBytes(from: b)
                 case .secret(let s): s.withUnsafeBytes { target.copyMemory(from: $0) }
+                case .secretSlice(let s, let r): s.withUnsafeBytes { target.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[r])) }
                 }
                 offset += length
             }

@@ -34,9 +34,15 @@ package struct VaultHeader: Sendable, Equatable {
             let type = try reader.u16("header extension \(index) type")
             let length = Int(try reader.u32("header extension \(index) length"))
             guard length <= FormatV1.maxExtensionLength else { throw .malformed("header extension \(index): too long") }
-            // v1 defines no extension; one marked critical (high bit) must be understood.
-            guard type & 0x8000 == 0 else { throw .malformed("header: unknown critical extension 0x\(String(type, radix: 16))") }
-            extensions.append(HeaderExtension(type: type, value: try reader.bytes(length, "header extension \(index)")))
+            let value = try reader.bytes(length, "header extension \(index)")
+            // One marked critical (high bit) must be understood: the replica extensions are (SPEC.md §17.4).
+            if ReplicaExtension.known.contains(type) {
+                guard !extensions.contains(where: { $0.type == type }) else { throw .malformed("header: extension 0x\(String(type, radix: 16)) repeated") }
+                try validateReplicaExtension(type: type, value: value)
+            } else {
+                guard type & 0x8000 == 0 else { throw .malformed("header: unknown critical extension 0x\(String(type, radix: 16))") }
+            }
+            extensions.append(HeaderExtension(type: type, value: value))
         }
         guard reader.isAtEnd else { throw .malformed("header: \(reader.remaining) unexpected bytes after the extensions") }
         return VaultHeader(vaultID: vaultID, slots: slots, extensions: extensions)
@@ -63,6 +69,8 @@ package struct VaultHeader: Sendable, Equatable {
 
 /// A header extension; none is defined in v1, unknown non-critical ones are kept.
 package struct HeaderExtension: Sendable, Equatable {
-    let type: UInt16
-    let value: [UInt8]
+    package let type: UInt16
+    package let value: [UInt8]
 }
+
+extension HeaderExtension: Hashable {}

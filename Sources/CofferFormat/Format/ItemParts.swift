@@ -1,0 +1,158 @@
+import CofferCrypto
+
+/// Encoded fields cut from a decrypted secret list: the guarded buffer and where they are.
+/// Nothing is copied until a new list is assembled from fragments.
+package struct SecretFragment: Sendable {
+    package let source: SecureBytes
+    package let range: Range<Int>
+
+    package init(source: SecureBytes, range: Range<Int>) {
+        self.source = source
+        self.range = range
+    }
+
+    /// The fragment's bytes, copied into their own guarded buffer.
+    package func copy() throws(FormatError) -> SecureBytes {
+        try crypto { () throws(CofferError) in try source.slice(range) }
+    }
+
+    /// Whether two fragments hold the same bytes (constant time for equal lengths).
+    package func sameBytes(as other: SecretFragment) -> Bool {
+        guard range.count == other.range.count else { return false }
+        return source.withUnsafeBytes { a in
+            other.source.withUnsafeBytes { b in
+                ConstantTime.equals(UnsafeRawBufferPointer(rebasing: a[range]), UnsafeRawBufferPointer(rebasing: b[other.range]))
+            }
+        }
+    }
+}
+
+/// An entry's two field lists cut into registers (SPEC.md §17.2), so that a merge or a
+/// write can take each register's fields from where they win, and put the lists back
+/// together in tag order. Syntax only: which value wins is decided above this layer.
+package struct ItemParts: Sendable {
+    /// Each overview register's fields, encoded; a register without fields is absent.
+    package var overview: [Register: [UInt8]]
+    package var created: Int64
+    package var modified: Int64
+    /// Each secret register's fields.
+    package var secrets: [Register: SecretFragment]
+    /// Each history entry (a whole history field).
+    package var history: [SecretFragment]
+    /// Values that lost a concurrent edit.
+    package var conflicts: [Conflict]
+
+    /// A losing value: register, stamp, and the register's fields as that edit left them.
+    package struct Conflict: Sendable {
+        package var register: Register
+        package var stamp: Stamp
+        package var value: SecretFragment
+
+        package init(register: Register, stamp: Stamp, value: SecretFragment) {
+            self.register = register
+            self.stamp = stamp
+            self.value = value
+        }
+    }
+
+    private init(overview: [Register: [UInt8]], created: Int64, modified: Int64, secrets: [Register: SecretFragment],
+                 history: [SecretFragment], conflicts: [Conflict]) {
+        self.overview = overview
+        self.created = created
+        self.modified = modified
+        self.secrets = secrets
+        self.history = history
+        self.conflicts = conflicts
+    }
+
+    /// Cuts a checked overview list and a checked secret list (unpadded plaintext).
+    package init(overview list: [UInt8], secrets: SecureBytes) throws(FormatError) {
+        overview = [:]
+        created = 0
+        modified = 0
+        self.secrets = [:]
+        history = []
+        conflicts = []
+        var cuts: [Register: Range<Int>] = [:]
+        try list.withBytes { (raw) throws(FormatError) in
+            var reader = FieldReader(raw, structure: "overview") { _ in true }
+            while let (tag, value) = try reader.next() {
+                let field = (value.lowerBound - 6)..<value.upperBound
+                if tag == EntryCodec.OverviewTag.created { created = try EntryCodec.date(reader, value, "overview: created") }
+                else if tag == EntryCodec.OverviewTag.modified { modified = try EntryCodec.date(reader, value, "overview: modified") }
+                else if let register = Register.ofOverviewTag(tag) {
+                    cuts[register] = (cuts[register]?.lowerBound ?? field.lowerBound)..<field.upperBound
+                }
+            }
+        }
+        for (register, range) in cuts { overview[register] = Array(list[range]) }
+        var secretCuts: [Register: Range<Int>] = [:]
+        var historyCuts: [Range<Int>] = []
+        var conflictCuts: [(Register, Stamp, Range<Int>)] = []
+        try secrets.withUnsafeBytes { (raw) throws(FormatError) in
+            var reader = FieldReader(raw, structure: "secret") { _ in true }
+            while let (tag, value) = try reader.next() {
+                let field = (value.lowerBound - 6)..<value.upperBound
+                if tag == EntryCodec.SecretTag.history {
+                    historyCuts.append(field)
+                } else if tag == ItemClockCodec.Tag.conflict {
+                    let conflict = try ItemClockCodec.decodeConflictRange(reader.nested(value, "conflict"))
+                    // The nested reader counts from the start of the field's value.
+                    let shift = value.lowerBound
+                    conflictCuts.append((conflict.register, conflict.stamp, (conflict.value.lowerBound + shift)..<(conflict.value.upperBound + shift)))
+                } else if let register = Register.ofSecretTag(tag) {
+                    secretCuts[register] = (secretCuts[register]?.lowerBound ?? field.lowerBound)..<field.upperBound
+                }
+            }
+        }
+        for (register, range) in secretCuts { self.secrets[register] = SecretFragment(source: secrets, range: range) }
+        history = historyCuts.map { SecretFragment(source: secrets, range: $0) }
+        conflicts = conflictCuts.map { Conflict(register: $0.0, stamp: $0.1, value: SecretFragment(source: secrets, range: $0.2)) }
+    }
+
+    /// The registers that hold at least one field.
+    package var valuedRegisters: [Register] {
+        Array(overview.keys) + secrets.keys.filter { !(secrets[$0]?.range.isEmpty ?? true) }
+    }
+
+    /// The overview list: registers in tag order, the dates, then the clock's fields.
+    package func overviewList(clock: ItemClock) throws(FormatError) -> [UInt8] {
+        let list = assembledOverview(then: try ItemClockCodec.encode(clock))
+        try EntryCodec.validateOverview(list)
+        return list
+    }
+
+    /// The overview registers in tag order with the dates in their place (tags 13 and 14), then `tail`.
+    private func assembledOverview(then tail: [UInt8] = []) -> [UInt8] {
+        var out = FieldList()
+        let T = EntryCodec.OverviewTag.self
+        let registers = overview.keys.sorted()
+        for register in registers where UInt16(register.code) < T.created { out.raw(overview[register] ?? []) }
+        out.field(T.created, i64: created)
+        out.field(T.modified, i64: modified)
+        for register in registers where UInt16(register.code) > T.modified { out.raw(overview[register] ?? []) }
+        out.raw(tail)
+        return out.publicBytes
+    }
+
+    /// The secret list: registers and history in tag order, then the losing values.
+    package func secretList() throws(FormatError) -> FieldList {
+        var out = FieldList()
+        for register in [Register.password, .notes, .secretFields] { if let f = secrets[register] { out.raw(f) } }
+        for entry in history { out.raw(entry) }
+        for register in [Register.attachments, .unknownSecret] { if let f = secrets[register] { out.raw(f) } }
+        for conflict in conflicts.sorted(by: { ($0.register, $0.stamp.replica, $0.stamp.time) < ($1.register, $1.stamp.replica, $1.stamp.time) }) {
+            out.append(try ItemClockCodec.encodeConflict(conflict))
+        }
+        return out
+    }
+
+    /// The attributes that hold only `fields`, the value of overview register `register`
+    /// (with kind generic password unless the register is the kind, and dates of 1970).
+    package static func attributes(of register: Register, fields: [UInt8]) throws(FormatError) -> ItemAttributes {
+        var parts = ItemParts(overview: [:], created: 0, modified: 0, secrets: [:], history: [], conflicts: [])
+        parts.overview[.kind] = [1, 0, 1, 0, 0, 0, 1]   // tag 1, length 1, generic password
+        parts.overview[register] = fields.isEmpty ? nil : fields
+        return try EntryCodec.decodeOverview(parts.assembledOverview())
+    }
+}

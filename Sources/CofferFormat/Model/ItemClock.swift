@@ -1,0 +1,118 @@
+import CofferCrypto
+
+/// One independently merged part of an item (SPEC.md §17.2): a field, or a list of
+/// fields that is merged as a whole (URLs, tags, custom fields, secret fields,
+/// attachments). The value is its number on disk.
+package struct Register: Hashable, Comparable, Sendable, CustomStringConvertible {
+    package let code: UInt8
+
+    package init(code: UInt8) { self.code = code }
+
+    package static func < (a: Register, b: Register) -> Bool { a.code < b.code }
+
+    // Overview registers carry their overview tag; secret registers 0x80 + their secret tag.
+    package static let kind = Register(code: 1), label = Register(code: 2), service = Register(code: 3)
+    package static let account = Register(code: 4), server = Register(code: 5), `protocol` = Register(code: 6)
+    package static let port = Register(code: 7), path = Register(code: 8), comment = Register(code: 9)
+    package static let urls = Register(code: 10), tags = Register(code: 11), favorite = Register(code: 12)
+    package static let fields = Register(code: 15)
+    /// Every overview field of a tag this version does not assign, merged as one.
+    package static let unknownOverview = Register(code: 0x7F)
+    package static let password = Register(code: 0x81), notes = Register(code: 0x82)
+    package static let secretFields = Register(code: 0x83), attachments = Register(code: 0x85)
+    /// Every secret field of a tag this version does not assign, merged as one.
+    package static let unknownSecret = Register(code: 0xFF)
+
+    package static let all: [Register] = [.kind, .label, .service, .account, .server, .protocol, .port, .path,
+                                          .comment, .urls, .tags, .favorite, .fields, .unknownOverview,
+                                          .password, .notes, .secretFields, .attachments, .unknownSecret]
+
+    package var isSecret: Bool { code >= 0x80 }
+    package var isKnown: Bool { Self.all.contains(self) }
+
+    /// The register an overview field belongs to; nil for the dates and the clock fields.
+    static func ofOverviewTag(_ tag: UInt16) -> Register? {
+        switch tag {
+        case 1...12, 15: return Register(code: UInt8(tag))
+        case 13, 14: return nil
+        case 16..<0x8000: return .unknownOverview
+        default: return nil
+        }
+    }
+
+    /// The register a secret field belongs to; nil for the history and conflict fields.
+    static func ofSecretTag(_ tag: UInt16) -> Register? {
+        switch tag {
+        case 1, 2, 3, 5: return Register(code: 0x80 | UInt8(tag))
+        case 4: return nil
+        case 6..<0x8000: return .unknownSecret
+        default: return nil
+        }
+    }
+
+    /// The name people see: a field's name in `coffer history`, JSON and errors.
+    package var description: String {
+        switch self {
+        case .kind: return "kind"
+        case .label: return "label"
+        case .service: return "service"
+        case .account: return "account"
+        case .server: return "server"
+        case .protocol: return "protocol"
+        case .port: return "port"
+        case .path: return "path"
+        case .comment: return "comment"
+        case .urls: return "urls"
+        case .tags: return "tags"
+        case .favorite: return "favorite"
+        case .fields: return "fields"
+        case .unknownOverview: return "unknown-attributes"
+        case .password: return "password"
+        case .notes: return "notes"
+        case .secretFields: return "secret-fields"
+        case .attachments: return "attachments"
+        case .unknownSecret: return "unknown-secrets"
+        default: return "register-\(code)"
+        }
+    }
+}
+
+/// An item's merge metadata (SPEC.md §17.2), stored in its overview: what the item has
+/// seen, the stamp of the edit that wrote each register's current value, the stamps of
+/// concurrent values that lost (their values are in the secret part), and, for a
+/// deleted item, what the deletion had seen.
+package struct ItemClock: Equatable, Sendable {
+    /// Every edit this version of the item has seen.
+    package var versions: VersionVector
+    /// The edit that wrote each register's value (registers never written are absent).
+    package var stamps: [Register: Stamp]
+    /// Concurrent values that lost to the register's value, by their stamps (ascending).
+    package var siblings: [Register: [Stamp]]
+    /// What the deletion(s) of this item had seen; the item is deleted while this covers `versions`.
+    package var deleted: VersionVector?
+
+    package init(versions: VersionVector, stamps: [Register: Stamp], siblings: [Register: [Stamp]] = [:],
+                 deleted: VersionVector? = nil) {
+        self.versions = versions
+        self.stamps = stamps
+        self.siblings = siblings.filter { !$0.value.isEmpty }
+        self.deleted = deleted
+    }
+
+    /// A tombstone: every edit the item has seen was seen by a deletion.
+    package var isDeleted: Bool { deleted.map { $0.dominates(versions) } ?? false }
+
+    /// Whether some register holds values that lost a concurrent edit (the item is flagged).
+    package var hasConflicts: Bool { !siblings.isEmpty }
+
+    /// The clock of an item written before clocks existed (SPEC.md §17.6): one edit by a
+    /// replica named after the record's digest, at its revision, wrote every register that
+    /// has a value. Two copies of the same record agree; two different records are concurrent.
+    package static func legacy(digest: Digest256, revision: UInt64, registers: some Sequence<Register>) -> ItemClock {
+        let replica = digest.bytes.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } | 1
+        let stamp = Stamp(replica: replica, time: revision)
+        var stamps: [Register: Stamp] = [:]
+        for register in registers { stamps[register] = stamp }
+        return ItemClock(versions: VersionVector([replica: revision]), stamps: stamps)
+    }
+}

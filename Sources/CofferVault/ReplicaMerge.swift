@@ -1,0 +1,111 @@
+import CofferCrypto
+import CofferFormat
+import Foundation
+
+/// The join of two replicas of one vault (SPEC.md §17): key slots, the vault clock and
+/// every item, by rules that give the same result whatever the order of merges.
+enum ReplicaMerge {
+    /// What a merge changed in `ours`, counted by item.
+    struct Outcome {
+        var snapshot: VaultSnapshot
+        var report: MergeReport
+    }
+
+    /// `ours` joined with `theirs` (both verified, same vault). The result keeps `ours`'s
+    /// file identity; its generation is the larger of the two.
+    static func merge(_ ours: VaultSnapshot, _ theirs: VaultSnapshot, vaultID: [UInt8], keys: VaultKeys,
+                      entropy: EntropySource) throws(CofferError) -> Outcome {
+        var result = ours
+        var report = MergeReport()
+        result.header = try mergedHeader(ours.header, theirs.header, report: &report)
+        result.generation = max(ours.generation, theirs.generation)
+        var changed: [(ItemID, SealedItem)] = []
+        for (id, entry) in theirs.entries.lazy.map({ ($0.key, $0.value) }) + theirs.tombstones.map({ ($0.key, $0.value) }) {
+            guard let mine = ours.entries[id] ?? ours.tombstones[id] else {
+                changed.append((id, SealedItem(record: entry.record, overview: entry.overview)))
+                continue
+            }
+            if mine.record.digest == entry.record.digest { continue }
+            let merged = try ItemMerge.merge(try ItemVersion(record: mine.record, overview: mine.overview),
+                                             try ItemVersion(record: entry.record, overview: entry.overview),
+                                             vaultID: vaultID, keys: keys, entropy: entropy)
+            if merged.record.digest != mine.record.digest { changed.append((id, merged)) }
+        }
+        for (id, sealed) in changed {
+            let wasLive = result.entries[id] != nil
+            let existed = wasLive || result.tombstones[id] != nil
+            if try VaultSnapshot.isTombstone(sealed.overview) {
+                result.applyChecked(id, .tombstone(sealed))
+                if wasLive { report.deleted += 1 } else if !existed { report.tombstones += 1 }
+            } else {
+                let attributes = try formatCall { () throws(FormatError) in try EntryCodec.decodeOverview(sealed.overview) }
+                result.applyChecked(id, .put(sealed, attributes))
+                if !existed { report.added += 1 } else if !wasLive { report.restored += 1 } else { report.updated += 1 }
+            }
+            if ItemClockCodec.hasSiblings(sealed.overview) { report.conflicted.append(id) }
+        }
+        return Outcome(snapshot: result, report: report)
+    }
+
+    /// Key slots: every slot either side has, except those either side removed; the
+    /// vault clock and the removed slots: the union; other extensions: ours, then theirs'
+    /// of types we lack.
+    static func mergedHeader(_ ours: VaultHeader, _ theirs: VaultHeader, report: inout MergeReport) throws(CofferError) -> VaultHeader {
+        if ours == theirs { return ours }
+        var header = ours
+        let removed = Set(ours.removedSlots).union(theirs.removedSlots)
+        let gone = Set(removed.map(\.identity))
+        var seen = Set<[UInt8]>()
+        var slots: [KeySlotRecord] = []
+        for slot in ours.slots + theirs.slots {
+            let identity = slot.identity
+            guard !gone.contains(identity), seen.insert(identity).inserted else { continue }
+            slots.append(slot)
+        }
+        report.slotsAdded = slots.count { slot in !ours.slots.contains { $0.identity == slot.identity } }
+        report.slotsRemoved = ours.slots.count { gone.contains($0.identity) }
+        guard !slots.isEmpty else { throw .slotUnavailable("the replicas removed every key slot between them") }
+        guard slots.count <= FormatV1.maxSlots else {
+            throw .slotUnavailable("the merged vault would have \(slots.count) key slots, more than \(FormatV1.maxSlots); remove some on one replica first")
+        }
+        header.slots = slots
+        header.removedSlots = Array(removed)
+        header.clock = ours.clock.merged(with: theirs.clock)
+        for ext in theirs.extensions where !header.extensions.contains(where: { $0.type == ext.type }) {
+            header.extensions.append(ext)
+        }
+        return header
+    }
+}
+
+/// What merging another replica into a vault did (``Vault/merge(contentsOf:)``).
+public struct MergeReport: Sendable, Equatable, Codable {
+    /// Items the other replica had and this one did not.
+    public var added = 0
+    /// Items changed by the merge.
+    public var updated = 0
+    /// Items the other replica had deleted.
+    public var deleted = 0
+    /// Deleted items brought back by an edit the deletion had not seen.
+    public var restored = 0
+    /// Deletions learnt of items this replica never had.
+    public var tombstones = 0
+    /// Key slots added and removed.
+    public var slotsAdded = 0
+    public var slotsRemoved = 0
+    /// Items left with values that lost a concurrent edit (see ``Vault/conflicts(for:)``).
+    public var conflicted: [ItemID] = []
+
+    public init() {}
+
+    /// Whether the merge changed nothing.
+    public var isEmpty: Bool {
+        added == 0 && updated == 0 && deleted == 0 && restored == 0 && tombstones == 0 && slotsAdded == 0 && slotsRemoved == 0
+    }
+
+    mutating func add(_ other: MergeReport) {
+        added += other.added; updated += other.updated; deleted += other.deleted; restored += other.restored
+        tombstones += other.tombstones; slotsAdded += other.slotsAdded; slotsRemoved += other.slotsRemoved
+        conflicted += other.conflicted.filter { !conflicted.contains($0) }
+    }
+}

@@ -1,0 +1,67 @@
+import CofferCrypto
+import CofferFormat
+import CofferStore
+
+/// Several replicas of one vault (SPEC.md §17): copies of the same vault edited apart, on
+/// other devices or in sync-conflict copies, merge with nothing lost.
+extension Vault {
+    /// Merges another replica of this vault (a copy with the same vault id, edited
+    /// elsewhere) into this one and saves the result atomically.
+    ///
+    /// The merge needs no password: replicas share the vault key. Whatever the order in
+    /// which replicas are merged, they end with the same items: an edit beats no edit,
+    /// edits of different fields are both kept, of one field the newer wins and the other
+    /// is kept as a conflict (``conflicts(for:)``; a password goes to the history), and a
+    /// deletion loses to an edit it had not seen.
+    ///
+    /// Throws ``CofferError/differentVault(_:)`` for a copy of another vault, and the usual
+    /// read errors (``CofferError/tampered(_:)``, ``CofferError/truncated(_:)``…) for a
+    /// damaged one; the other file is only read, never changed.
+    ///
+    /// ```swift
+    /// let report = try vault.merge(contentsOf: "/sync/vault.sync-conflict-20260301-101500-ABCDEFG.coffer")
+    /// print("\(report.added) added, \(report.updated) updated, \(report.conflicted.count) with conflicts")
+    /// ```
+    @discardableResult
+    public func merge(contentsOf otherPath: String) throws(CofferError) -> MergeReport {
+        let file = try storeCall { () throws(StoreError) in try VaultFileStore(path: otherPath).read() }
+        return try merge(bytes: file.bytes, name: otherPath)
+    }
+
+    /// ``merge(contentsOf:)`` for a replica's bytes (from a network, a git object…).
+    @discardableResult
+    public func merge(bytes: [UInt8]) throws(CofferError) -> MergeReport {
+        try merge(bytes: bytes, name: "the replica")
+    }
+
+    private func merge(bytes: [UInt8], name: String) throws(CofferError) -> MergeReport {
+        try withLock { () throws(CofferError) -> MergeReport in
+            let keys = try requireKeys()
+            let other = try replicaSnapshot(bytes, name: name, keys: keys)
+            return try saveMerged(with: other, keys: keys)
+        }
+    }
+
+    /// Items with values that lost a concurrent edit (see ``conflicts(for:)``), in listing order.
+    public func itemsWithConflicts() throws(CofferError) -> [Item] {
+        let ids = try read { (tx) throws(CofferError) in tx.idsWithConflicts() }
+        return try items().filter { ids.contains($0.id) }
+    }
+
+    /// The values of an item that lost a concurrent edit on another replica, oldest first.
+    ///
+    /// ```swift
+    /// for conflict in try vault.conflicts(for: item.id) where conflict.field == "notes" {
+    ///     let lost = conflict.secrets?.notes   // the other device's notes
+    /// }
+    /// ```
+    public func conflicts(for id: ItemID) throws(CofferError) -> [ItemConflict] {
+        try read { (tx) throws(CofferError) in try tx.conflicts(for: id) }
+    }
+
+    /// Marks an item's conflicts as reviewed: the losing values are dropped (losing
+    /// passwords stay in the password history), on every replica once merged.
+    public func resolveConflicts(for id: ItemID) throws(CofferError) {
+        try write { (tx) throws(CofferError) in try tx.resolveConflicts(for: id) }
+    }
+}
