@@ -66,12 +66,16 @@ package struct FileIO: Sendable {
     var fstat: @Sendable (_ fd: Int32) -> (status: FileStatus?, errno: Int32)
     /// `stat(path)` (follows symbolic links).
     var stat: @Sendable (_ path: String) -> (status: FileStatus?, errno: Int32)
+    /// `lstat(path)`: like `stat`, but a symbolic link reports itself, not its target.
+    var lstat: @Sendable (_ path: String) -> (status: FileStatus?, errno: Int32)
     /// `rename(from, to)`.
     var rename: @Sendable (_ from: String, _ to: String) -> SyscallResult
     /// `link(existing, new)`: a hard link.
     var link: @Sendable (_ existing: String, _ new: String) -> SyscallResult
     /// `unlink(path)`.
     package var unlink: @Sendable (_ path: String) -> SyscallResult
+    /// `mkdir(path, mode)` (the umask applies, as always).
+    var makeDirectory: @Sendable (_ path: String, _ mode: UInt32) -> SyscallResult
     /// The names in a directory, without "." and "..": `opendir` / `readdir` / `closedir`.
     var listDirectory: @Sendable (_ path: String) -> (names: [String]?, errno: Int32)
     /// `flock(fd, operation)`.
@@ -89,9 +93,11 @@ package struct FileIO: Sendable {
         fchmod: liveFchmod,
         fstat: liveFstat,
         stat: liveStat,
+        lstat: liveLstat,
         rename: liveRename,
         link: liveLink,
         unlink: liveUnlink,
+        makeDirectory: liveMakeDirectory,
         listDirectory: liveListDirectory,
         flock: liveFlock,
         readLink: liveReadLink
@@ -167,11 +173,21 @@ private func liveStat(_ path: String) -> (status: FileStatus?, errno: Int32) {
     return (status(of: raw), 0)
 }
 
+private func liveLstat(_ path: String) -> (status: FileStatus?, errno: Int32) {
+    var raw = stat()
+    guard lstat(path, &raw) == 0 else { return (nil, errno) }
+    return (status(of: raw), 0)
+}
+
 private func liveRename(_ from: String, _ to: String) -> SyscallResult { result(rename(from, to)) }
 
 private func liveLink(_ existing: String, _ new: String) -> SyscallResult { result(link(existing, new)) }
 
 private func liveUnlink(_ path: String) -> SyscallResult { result(unlink(path)) }
+
+private func liveMakeDirectory(_ path: String, _ mode: UInt32) -> SyscallResult {
+    result(mkdir(path, mode_t(truncatingIfNeeded: mode)))
+}
 
 private func liveListDirectory(_ path: String) -> (names: [String]?, errno: Int32) {
     guard let directory = opendir(path) else { return (nil, errno) }

@@ -12,6 +12,7 @@ import Darwin
 package enum StoreOperation: Sendable, Hashable, CustomStringConvertible {
     case openDirectory, createTemporary, setPermissions, write, syncFile, stat, close
     case linkBackup, renameBackup, commit, linkNew, syncDirectory, open, read, openLock, lock, unlink, readLink
+    case listDirectory, makeDirectory
     /// A step on a ``SecretFile``; `kind` names the file ("key file").
     case secretFile(SecretFileStep, kind: String)
 
@@ -40,6 +41,8 @@ package enum StoreOperation: Sendable, Hashable, CustomStringConvertible {
         case .lock: return "flock"
         case .unlink: return "unlink"
         case .readLink: return "readlink"
+        case .listDirectory: return "list directory"
+        case .makeDirectory: return "mkdir"
         case .secretFile(let step, let kind): return "\(step.rawValue) \(kind)"
         }
     }

@@ -20,6 +20,8 @@ package enum StoreError: Error, Sendable, Equatable {
     case lockTimeout(String)
     /// A system call failed.
     case system(StoreOperation, path: String, errno: Int32)
+    /// The caller passed a value the store cannot use (a vault id of the wrong length).
+    case invalidArgument(String)
     /// The crypto layer failed (guarded memory for a secret file).
     case crypto(CofferError)
 }
@@ -37,6 +39,7 @@ extension CofferError {
         case .vaultTooLarge(let path): self = CofferError(.malformed, detail: "file larger than 1 GiB", path: path)
         case .lockTimeout(let path): self = .lockTimeout(path)
         case .system(let operation, let path, let code): self = .io(operation: operation.description, path: path, errno: code)
+        case .invalidArgument(let why): self = .invalidArgument(why)
         case .crypto(let error): self = error
         }
     }

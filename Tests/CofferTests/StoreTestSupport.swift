@@ -25,9 +25,11 @@ enum StoreCall: Sendable, CustomStringConvertible {
     case fchmod(path: String)
     case fstat(path: String)
     case stat(path: String)
+    case lstat(path: String)
     case rename(from: String, to: String)
     case link(existing: String, new: String)
     case unlink(path: String)
+    case makeDirectory(path: String)
     case listDirectory(path: String)
     case flock(path: String, operation: Int32)
 
@@ -41,9 +43,11 @@ enum StoreCall: Sendable, CustomStringConvertible {
         case .fchmod(let p): return "fchmod(\(p))"
         case .fstat(let p): return "fstat(\(p))"
         case .stat(let p): return "stat(\(p))"
+        case .lstat(let p): return "lstat(\(p))"
         case .rename(let a, let b): return "rename(\(a), \(b))"
         case .link(let a, let b): return "link(\(a), \(b))"
         case .unlink(let p): return "unlink(\(p))"
+        case .makeDirectory(let p): return "mkdir(\(p))"
         case .listDirectory(let p): return "listDirectory(\(p))"
         case .flock(let p, let op): return "flock(\(p), \(op))"
         }
@@ -145,6 +149,10 @@ final class StoreFaultInjector: @unchecked Sendable {
             if case .fail(let code) = self.decide(.stat(path: path)) { return (nil, code) }
             return live.stat(path)
         }
+        io.lstat = { path in
+            if case .fail(let code) = self.decide(.lstat(path: path)) { return (nil, code) }
+            return live.lstat(path)
+        }
         io.rename = { from, to in
             if case .fail(let code) = self.decide(.rename(from: from, to: to)) { return .failure(code) }
             return live.rename(from, to)
@@ -156,6 +164,10 @@ final class StoreFaultInjector: @unchecked Sendable {
         io.unlink = { path in
             if case .fail(let code) = self.decide(.unlink(path: path)) { return .failure(code) }
             return live.unlink(path)
+        }
+        io.makeDirectory = { path, mode in
+            if case .fail(let code) = self.decide(.makeDirectory(path: path)) { return .failure(code) }
+            return live.makeDirectory(path, mode)
         }
         io.listDirectory = { path in
             if case .fail(let code) = self.decide(.listDirectory(path: path)) { return (nil, code) }
