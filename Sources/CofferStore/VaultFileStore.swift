@@ -26,7 +26,7 @@ package struct VaultFileStore: Sendable {
     /// Largest file the store reads or writes: 1 GiB.
     static let maximumFileSize = 1 << 30
 
-    let path: String
+    package let path: String
     package let io: FileIO
     /// The folder holding the file: the part of `path` before the last "/", "." if none.
     let directory: String

@@ -34,13 +34,15 @@ public final class Vault: @unchecked Sendable {
     private var snapshot: VaultSnapshot
     /// The highest generation this vault has read or written: a save writes one above it.
     private var highestGeneration: UInt64
+    /// This device's replica id for the vault and the newest version it has seen (SPEC.md §17.7).
+    private var memory: ReplicaMemory
     /// The replica id that stamps this vault's edits (SPEC.md §17.1).
-    let replica: UInt64
+    var replica: UInt64 { memory.replica }
     /// The last time given to a stamp, so stamps of one replica only grow.
     private var lastStampTime: UInt64 = 0
 
     init(path: String, options: VaultOptions, store: VaultFileStore, entropy: EntropySource,
-         keys: VaultKeys, snapshot: VaultSnapshot, replica: UInt64) {
+         keys: VaultKeys, snapshot: VaultSnapshot, memory: ReplicaMemory) {
         self.path = path
         self.options = options
         self.store = store
@@ -48,8 +50,24 @@ public final class Vault: @unchecked Sendable {
         self.keys = keys
         self.snapshot = snapshot
         self.highestGeneration = snapshot.generation
-        self.replica = replica
+        self.memory = memory
     }
+
+    /// Set when the file opened is older than a version of this vault already seen on
+    /// this device (a restored backup, a sync tool's older copy): saves are refused with
+    /// ``CofferError/Kind/rolledBack`` until ``acceptRollback()``. Nil otherwise, and always
+    /// with ``ReplicaStateLocation/none``.
+    ///
+    /// ```swift
+    /// if let warning = vault.rollback {
+    ///     if userConfirms(warning.description) { vault.acceptRollback() }
+    /// }
+    /// ```
+    public var rollback: RollbackWarning? { withLock { memory.rollback } }
+
+    /// Accepts the rolled-back file as the vault's current version: saves work again.
+    /// The edits it lacks come back if a replica that holds them is merged later.
+    public func acceptRollback() { withLock { memory.acceptRollback() } }
 
     /// A fresh stamp for this replica's next edits, above every time in `clock` and every
     /// stamp given before (SPEC.md §17.1).
@@ -104,8 +122,8 @@ public final class Vault: @unchecked Sendable {
             })
         }
         var header = VaultHeader(vaultID: vaultID, slots: slots, extensions: [])
-        let replica = try ephemeralReplica(entropy)
-        header.clock = VersionVector([replica: HybridTime.next(after: 0, nowMilliseconds: Date().millisecondsSince1970)])
+        var memory = try ReplicaMemory(location: options.replicaState, path: path, header: header, generation: 1, entropy: entropy)
+        header.clock = VersionVector([memory.replica: HybridTime.next(after: 0, nowMilliseconds: Date().millisecondsSince1970)])
         let bytes = try formatCall { () throws(FormatError) in try VaultFile.encode(header: header, generation: 1, records: [], keys: keys) }
         // Under the write lock, so this never races another writer's temp-file cleanup.
         let identity = try store.withExclusiveLock(timeout: options.lockTimeout) { () throws(CofferError) in
@@ -113,7 +131,8 @@ public final class Vault: @unchecked Sendable {
         }
         let codec = try formatCall { () throws(FormatError) in try VaultFile.parse(bytes) }
         let snapshot = try VaultSnapshot(codec: codec, keys: keys, identity: identity)
-        return Vault(path: path, options: options, store: store, entropy: entropy, keys: keys, snapshot: snapshot, replica: replica)
+        memory.remember(header.clock)
+        return Vault(path: path, options: options, store: store, entropy: entropy, keys: keys, snapshot: snapshot, memory: memory)
     }
 
     /// Opens a vault with any one of its key slots.
@@ -141,8 +160,9 @@ public final class Vault: @unchecked Sendable {
         try options.kdfLimit.check(codec.header.slots, kind: credential.slotKind)
         let keys = try formatCall { () throws(FormatError) in try codec.unlockAndVerify(with: credential) }
         let snapshot = try VaultSnapshot(codec: codec, keys: keys, identity: file.identity)
-        return Vault(path: path, options: options, store: store, entropy: entropy, keys: keys, snapshot: snapshot,
-                     replica: try ephemeralReplica(entropy))
+        let memory = try ReplicaMemory(location: options.replicaState, path: path, header: snapshot.header,
+                                       generation: snapshot.generation, entropy: entropy)
+        return Vault(path: path, options: options, store: store, entropy: entropy, keys: keys, snapshot: snapshot, memory: memory)
     }
 
     /// Reads a vault's format version, KDF parameters, slots and entry count, without a password.
@@ -324,7 +344,7 @@ public final class Vault: @unchecked Sendable {
                 let bytes = try formatCall { () throws(FormatError) in
                     try VaultFile.encode(header: header, generation: generation, records: records, keys: keys)
                 }
-                try save(bytes, slotsChanged: header.slots != snapshot.header.slots) { identity in
+                try save(bytes, clock: header.clock, slotsChanged: header.slots != snapshot.header.slots) { identity in
                     changes.applyChecked(to: &snapshot)
                     snapshot.header = header
                     snapshot.generation = generation
@@ -348,7 +368,7 @@ public final class Vault: @unchecked Sendable {
             let bytes = try formatCall { () throws(FormatError) in
                 try VaultFile.encode(header: next.header, generation: next.generation, records: next.allRecords, keys: keys)
             }
-            try save(bytes, slotsChanged: slotsChanged) { identity in
+            try save(bytes, clock: next.header.clock, slotsChanged: slotsChanged) { identity in
                 next.identity = identity
                 snapshot = next
                 highestGeneration = next.generation
@@ -443,7 +463,7 @@ public final class Vault: @unchecked Sendable {
             let bytes = try formatCall { () throws(FormatError) in
                 try VaultFile.encode(header: next.header, generation: next.generation, records: next.allRecords, keys: keys)
             }
-            try save(bytes, slotsChanged: next.header.slots != snapshot.header.slots) { identity in
+            try save(bytes, clock: next.header.clock, slotsChanged: next.header.slots != snapshot.header.slots) { identity in
                 next.identity = identity
                 snapshot = next
                 highestGeneration = next.generation
@@ -456,7 +476,10 @@ public final class Vault: @unchecked Sendable {
     /// With `slotsChanged`, no backup under the old key slots is left (see `VaultFileStore.replace`):
     /// a `.bak` that still opened with a replaced password would unwrap the vault key,
     /// which decrypts everything saved later too.
-    private func save(_ bytes: [UInt8], slotsChanged: Bool, saved: (FileIdentity) -> Void) throws(CofferError) {
+    private func save(_ bytes: [UInt8], clock: VersionVector, slotsChanged: Bool, saved: (FileIdentity) -> Void) throws(CofferError) {
+        if memory.stillRolledBack(clock), let warning = memory.rollback {
+            throw .rolledBack("\(path): \(warning.description); nothing was saved (accept the rollback to save anyway)")
+        }
         let identity: FileIdentity
         do throws(StoreError) {
             identity = try store.replace(with: bytes, keepBackup: options.keepsBackup, slotsChanged: slotsChanged)
@@ -469,6 +492,7 @@ public final class Vault: @unchecked Sendable {
             throw CofferError(error)
         }
         saved(identity)
+        memory.remember(clock)
     }
 
     /// Reads, parses and verifies the file with the keys we hold.

@@ -23,11 +23,15 @@ public struct VaultOptions: Sendable {
     /// must fit it too. Default: ``KDFLimit/default`` (1 GiB × 10 passes per slot and in
     /// all). A file over it is refused with ``CofferError/kdfCostTooHigh(_:)``.
     public var kdfLimit: KDFLimit
+    /// Where this device remembers the vault's replica id and the newest version it has
+    /// seen, to warn of a rolled-back file (``Vault/rollback``). Default: ``ReplicaStateLocation/standard``.
+    public var replicaState: ReplicaStateLocation
 
     public init(kdf: Argon2idParameters = .default, keepsBackup: Bool = true,
                 lockTimeout: Duration = .seconds(10), passwordHistoryLimit: Int = 10,
-                kdfLimit: KDFLimit = .default) {
+                kdfLimit: KDFLimit = .default, replicaState: ReplicaStateLocation = .standard) {
         self.kdfLimit = kdfLimit
+        self.replicaState = replicaState
         self.kdf = kdf
         self.keepsBackup = keepsBackup
         self.lockTimeout = lockTimeout

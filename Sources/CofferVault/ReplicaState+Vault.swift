@@ -1,0 +1,112 @@
+import CofferCrypto
+import CofferFormat
+import CofferStore
+import Foundation
+
+/// Where a vault remembers, on this device, its replica id and the newest version of each
+/// vault it has seen (SPEC.md §17.7): what makes a rolled-back file noticeable.
+///
+/// ```swift
+/// var options = VaultOptions()
+/// options.replicaState = .directory(appSupport + "/coffer-state")   // an app's own folder
+/// options.replicaState = .none                                       // remember nothing
+/// ```
+public enum ReplicaStateLocation: Sendable, Equatable {
+    /// `$XDG_STATE_HOME/coffer`, else `~/.local/state/coffer`; nothing when neither is known.
+    case standard
+    /// A folder the app chooses (created with mode 0700 when missing).
+    case directory(String)
+    /// Remember nothing: a fresh replica id for every opened vault and no rollback warning.
+    case none
+}
+
+/// A vault file older than a version this device has already seen (SPEC.md §17.7): it lacks
+/// edits that were on this device, and merging it would not bring them back. It may be a
+/// restored backup, a sync tool's older copy, or a `git checkout` of an older commit.
+///
+/// Until ``Vault/acceptRollback()``, saves refuse with ``CofferError/Kind/rolledBack`` (a
+/// merge that brings the newer version back in is allowed: it heals the rollback).
+public struct RollbackWarning: Sendable, Equatable, CustomStringConvertible {
+    /// The generation of the file that was opened.
+    public let fileGeneration: UInt64
+    /// How many replicas (devices or copies) made edits this device saw and the file lacks.
+    public let replicasBehind: Int
+
+    public var description: String {
+        "this file (generation \(fileGeneration)) is older than a version of the vault seen on this device: "
+            + "it lacks edits of \(replicasBehind) replica\(replicasBehind == 1 ? "" : "s")"
+    }
+}
+
+/// The device's memory for one open vault: its replica id and the newest clock seen.
+struct ReplicaMemory: Sendable {
+    let store: ReplicaStateStore?
+    let replica: UInt64
+    private(set) var remembered: VersionVector
+    let vaultID: [UInt8]
+    /// Set when the opened file was older than what had been seen.
+    private(set) var rollback: RollbackWarning?
+
+    /// Loads the memory for the vault at `path` whose file has `header` and `generation`;
+    /// notices a rollback, and takes a fresh replica id when the file lacks this replica's
+    /// own latest edits (stamping on would claim to have seen them). State that cannot be
+    /// read or written never stops the vault: it then works as with `.none`.
+    init(location: ReplicaStateLocation, path: String, header: VaultHeader, generation: UInt64, entropy: EntropySource) throws(CofferError) {
+        vaultID = header.vaultID
+        let directory: String?
+        switch location {
+        case .standard: directory = ReplicaStateStore.defaultDirectory(environment: ProcessInfo.processInfo.environment)
+        case .directory(let folder): directory = folder
+        case .none: directory = nil
+        }
+        let canonical = Self.canonicalPath(path)
+        if let directory, let canonical {
+            let store = ReplicaStateStore(directory: directory)
+            if var replica = try? store.replicaID(forVaultAt: canonical) {
+                let remembered = VersionVector((try? store.rememberedClock(vaultID: header.vaultID)) ?? [:])
+                let file = header.clock
+                if remembered.dominates(file), remembered != file {
+                    let behind = remembered.times.count { file[$0.key] < $0.value }
+                    rollback = RollbackWarning(fileGeneration: generation, replicasBehind: behind)
+                }
+                if file[replica] < remembered[replica] {
+                    if let fresh = try? store.rotateReplicaID(forVaultAt: canonical) {
+                        replica = fresh
+                    } else {
+                        replica = try Vault.ephemeralReplica(entropy)
+                    }
+                }
+                self.store = store
+                self.replica = replica
+                self.remembered = remembered
+                remember(file)
+                return
+            }
+        }
+        store = nil
+        replica = try Vault.ephemeralReplica(entropy)
+        remembered = VersionVector()
+    }
+
+    /// Records that this device has seen `clock` (best effort: the state is a hint).
+    mutating func remember(_ clock: VersionVector) {
+        guard let store, !remembered.dominates(clock) else { return }
+        remembered.formMerge(with: clock)
+        try? store.remember(clock: remembered.times, vaultID: vaultID)
+    }
+
+    /// Whether a save of a file with `clock` would still be a rollback.
+    func stillRolledBack(_ clock: VersionVector) -> Bool {
+        rollback != nil && !clock.dominates(remembered)
+    }
+
+    mutating func acceptRollback() { rollback = nil }
+
+    /// The absolute path of the file `path` finally names (links followed), which the
+    /// replica id belongs to.
+    static func canonicalPath(_ path: String) -> String? {
+        guard let resolved = try? VaultFileStore(path: path).resolved().path else { return nil }
+        if resolved.hasPrefix("/") { return resolved }
+        return FileManager.default.currentDirectoryPath + "/" + resolved
+    }
+}
