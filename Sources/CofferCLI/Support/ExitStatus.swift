@@ -11,6 +11,7 @@ enum ExitStatus: Int32, CaseIterable {
     case cannotCreate = 73
     case ioError = 74
     case busy = 75
+    case rolledBack = 76
     case wrongCredential = 77
 
     /// What the code means, as README's "Exit codes" table says it (Markdown).
@@ -20,10 +21,11 @@ enum ExitStatus: Int32, CaseIterable {
         case .noMatch: "no item matched (`get`/`edit`/`remove` find nothing, `search` finds nothing, a filtered `list` is empty, `get --field` names a missing field)"
         case .duplicate: "item already exists"
         case .usage: "usage error: bad flags or values (including `--notes TEXT`), a missing stdin line, a line over 64 KiB, an empty new password, a mismatch, several items match, the vault needs `--key-file`, the last key slot cannot be removed"
-        case .vaultUnreadable: "vault unreadable: not a Coffer file, corrupted, tampered with, an unsupported version, or its key derivation costs more than the limit (raise it with `--max-kdf-memory`, `--max-kdf-passes`)"
+        case .vaultUnreadable: "vault unreadable: not a Coffer file, corrupted, tampered with, an unsupported version, its key derivation costs more than the limit (raise it with `--max-kdf-memory`, `--max-kdf-passes`), or a file to merge holds another vault"
         case .cannotCreate: "cannot create: the file exists, or its folder is missing (`init`, generating a key file)"
         case .ioError: "I/O error, including a missing vault file (other than for `init`), a vault path that is a folder, no clipboard tool"
         case .busy: "busy: lock timeout, or the file changed on disk in a way that cannot be merged"
+        case .rolledBack: "rolled back: the vault file is older than a version this device has seen; nothing was saved (`--accept-rollback` saves anyway)"
         case .wrongCredential: "wrong password or key"
         }
     }
@@ -39,6 +41,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .cannotCreate: "cannot create: the file exists, or its folder is missing"
         case .ioError: "I/O error (also: the vault file does not exist, no clipboard tool)"
         case .busy: "busy: lock timeout, or the file changed on disk in a way that cannot be merged"
+        case .rolledBack: "rolled back: the file is older than a version seen here; nothing saved"
         case .wrongCredential: "wrong password or key"
         }
     }
@@ -112,6 +115,10 @@ extension CLIFailure {
             self.init(.ioError, error.description)
         case .lockTimeout, .conflict:
             self.init(.busy, error.description)
+        case .differentVault:
+            self.init(.vaultUnreadable, error.description)
+        case .rolledBack:
+            self.init(.rolledBack, error.description)
         case .wrongPassword, .wrongKeyFile, .wrongRawKey:
             self.init(.wrongCredential, "wrong password or key for \(name)")
         }
