@@ -46,13 +46,16 @@ demo: deps
 	$(SWIFT) run $(BUILD_FLAGS) CofferDemo
 
 # The whole suite, then every example's scripted walk-through (each exits non-zero on a wrong step).
+# The device state vaults remember (replica ids, rollback memory) goes to a fresh folder,
+# never to the home folder of whoever runs the tests.
 test: deps test-deps
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
-	$(SWIFT) test --skip-build
-	@for example in $(EXAMPLES); do \
-	  echo "== example $$example"; \
-	  $(SWIFT) run --skip-build $$example || exit 1; \
-	done
+	@state=$$(mktemp -d); trap 'rm -rf "$$state"' EXIT; \
+	  XDG_STATE_HOME=$$state $(SWIFT) test --skip-build || exit 1; \
+	  for example in $(EXAMPLES); do \
+	    echo "== example $$example"; \
+	    XDG_STATE_HOME=$$state $(SWIFT) run --skip-build $$example || exit 1; \
+	  done
 
 clean:
 	rm -rf .build

@@ -29,7 +29,7 @@ struct ItemVersion: Sendable {
         let parts = try formatCall { () throws(FormatError) in
             try ItemParts(overview: overview, secrets: record.openSecretList(vaultID: vaultID, keys: keys))
         }
-        guard isLegacy else { return (parts, clock) }
+        guard isLegacy else { return (parts, clock.resolved(present: parts.valuedRegisters)) }
         return (parts, ItemClock.legacy(digest: record.digest, revision: record.revision, registers: parts.valuedRegisters))
     }
 }

@@ -32,6 +32,8 @@ public final class Vault: @unchecked Sendable {
     private let stateLock = NSRecursiveLock()
     private var keys: VaultKeys?
     private var snapshot: VaultSnapshot
+    /// The snapshot as it is now (tests and the merge look at records and tombstones).
+    var currentSnapshot: VaultSnapshot { snapshot }
     /// The highest generation this vault has read or written: a save writes one above it.
     private var highestGeneration: UInt64
     /// This device's replica id for the vault and the newest version it has seen (SPEC.md §17.7).

@@ -14,7 +14,8 @@ public struct VaultInfo: Sendable, Hashable, Codable {
     /// Incremented by every save.
     public let generation: UInt64
     public let slots: [KeySlotInfo]
-    /// The number of entries the (not yet authenticated) manifest lists.
+    /// The number of entries the (not yet authenticated) manifest lists: items, and the
+    /// records deleted items leave until they are compacted (SPEC.md §17.5).
     public let entryCount: Int
     public let fileSize: Int
 

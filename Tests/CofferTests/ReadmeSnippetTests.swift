@@ -46,7 +46,10 @@ struct ReadmeSnippetTests {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         try readmeSnippet(directory: dir.path)
-        #expect(try Vault.info(at: dir.path + "/demo.coffer").entryCount == 0)
+        // The deleted item stays as a tombstone record, so that other replicas learn of the deletion.
+        #expect(try Vault.info(at: dir.path + "/demo.coffer").entryCount == 1)
+        #expect(try Vault.open(at: dir.path + "/demo.coffer", password: try SecureBytes(copying: "correct horse battery staple"),
+                               options: testOptions).items().isEmpty)
 
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)

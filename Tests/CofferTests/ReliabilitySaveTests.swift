@@ -27,8 +27,8 @@ struct ReliabilitySaveTests {
 
     // MARK: Finding 2: an older generation renamed into place
 
-    @Test("a save onto an older copy of the same vault (a sync tool renamed it into place) is a conflict; nothing is dropped")
-    func olderGenerationIsRefused() throws {
+    @Test("a save onto an older copy of the same vault (a sync tool renamed it into place) merges: nothing the open vault held is dropped")
+    func olderGenerationIsMerged() throws {
         try withTemporaryDirectory { dir in
             let path = dir.appendingPathComponent("v.coffer").path
             let older = dir.appendingPathComponent("older-copy").path
@@ -40,29 +40,17 @@ struct ReliabilitySaveTests {
             let process = try Vault.open(at: path, password: try secure("pw"), options: testOptions)
             #expect(process.generation == 3)
             #expect(rename(older, path) == 0)                      // the sync tool puts generation 2 back
-            let olderBytes = try #require(FileManager.default.contents(atPath: path))
-
-            for attempt in 1...2 {
-                do {
-                    try process.add(.genericPassword(service: "new", account: "a"))
-                    Issue.record("attempt \(attempt): the save onto generation 2 succeeded")
-                } catch let error as CofferError {
-                    #expect(error.kind == .conflict, "\(error)")
-                }
-                // Nothing written; the open vault still shows generation 3 and its item.
-                #expect(FileManager.default.contents(atPath: path) == olderBytes)
-                #expect(process.generation == 3)
-                #expect(try process.items().compactMap(\.service).sorted() == ["one", "only-in-3"])
-            }
-            #expect(throws: CofferError.self) { try process.refresh() }
-            #expect(process.generation == 3)
-
-            print("[reliability] save onto an older generation (2 renamed over 3): conflict, file unchanged, the open vault kept generation 3")
+            try process.add(.genericPassword(service: "new", account: "a"))
+            #expect(process.generation == 4)
+            let reread = try Vault.open(at: path, password: try secure("pw"), options: testOptions)
+            #expect(try reread.items().compactMap(\.service).sorted() == ["new", "one", "only-in-3"])
+            #expect(reread.generation == 4)
+            print("[reliability] save onto an older generation (2 renamed over 3): merged, generation 4 holds all three items")
         }
     }
 
-    @Test("a save onto a fork with the same generation (another copy saved from an older one) is a conflict")
-    func forkWithSameGenerationIsRefused() throws {
+    @Test("a save onto a fork with the same generation (another copy saved from an older one) merges both")
+    func forkWithSameGenerationIsMerged() throws {
         try withTemporaryDirectory { dir in
             let path = dir.appendingPathComponent("v.coffer").path
             let fork = dir.appendingPathComponent("fork.coffer").path
@@ -74,9 +62,11 @@ struct ReliabilitySaveTests {
             try elsewhere.add(.genericPassword(service: "there", account: "a"))                   // generation 3 there
             #expect(elsewhere.generation == 3)
             #expect(rename(fork, path) == 0)
-            #expect(throws: CofferError.self) { try writer.add(.genericPassword(service: "more", account: "a")) }
-            #expect(writer.generation == 3)
-            #expect(Set(try writer.items().compactMap(\.service)) == ["one", "here"])
+            try writer.add(.genericPassword(service: "more", account: "a"))
+            #expect(writer.generation == 4)
+            #expect(Set(try writer.items().compactMap(\.service)) == ["one", "here", "there", "more"])
+            let reread = try Vault.open(at: path, password: try secure("pw"), options: testOptions)
+            #expect(Set(try reread.items().compactMap(\.service)) == ["one", "here", "there", "more"])
         }
     }
 

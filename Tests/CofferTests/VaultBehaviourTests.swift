@@ -157,7 +157,7 @@ struct VaultBehaviourTests {
         }
     }
 
-    @Test("Edits by another writer are merged when they touch other items, refused when they touch the same")
+    @Test("Edits by another writer are merged: other items as they are, the same field with the newer value winning and the other kept")
     func mergeAndConflict() throws {
         try withTemporaryDirectory { dir in
             let (first, path) = try makeVault(dir)
@@ -169,15 +169,20 @@ struct VaultBehaviourTests {
             #expect(Set(try first.items().compactMap(\.service)) == ["shared", "from-second", "from-first"])
 
             try second.update(shared.id, secrets: ItemSecrets(password: secure("second")))
-            #expect(throws: CofferError.conflict) {
-                try first.update(shared.id, secrets: ItemSecrets(password: secure("first")))
-            }
-            // After the conflict `first` shows the current state, and a retry succeeds.
-            #expect(try first.secrets(for: shared.id).password?.testString == "second")
+            // `first` had not seen that edit: its own wins (it is newer), "second" is kept as a conflict.
             try first.update(shared.id, secrets: ItemSecrets(password: secure("first")))
             let final = try Vault.open(at: path, password: secure("pw"), options: testOptions)
             #expect(try final.password(matching: ItemQuery(service: "shared")).testString == "first")
             #expect(try final.items().count == 3)
+            let conflicts = try final.conflicts(for: shared.id)
+            #expect(conflicts.map(\.field) == ["password"])
+            #expect(conflicts.first?.secrets?.password?.testString == "second")
+            #expect(Set(try final.secrets(for: shared.id).passwordHistory.map { $0.password.testString }) == ["0", "second"])
+            #expect(try final.itemsWithConflicts().map(\.id) == [shared.id])
+            try final.resolveConflicts(for: shared.id)
+            #expect(try final.conflicts(for: shared.id).isEmpty)
+            #expect(Set(try final.secrets(for: shared.id).passwordHistory.map { $0.password.testString }) == ["0", "second"])
+            try first.refresh()
             // A password change by one writer does not stop the other from saving.
             try second.refresh()
             try second.changePassword(to: secure("pw2"))

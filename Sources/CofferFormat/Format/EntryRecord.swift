@@ -62,14 +62,12 @@ package struct EntryRecord: Sendable {
         }
     }
 
-    /// Seals `attributes` and `secrets` as a new record at `revision`; `clock` (SPEC.md §17)
-    /// is appended to the overview when given.
+    /// Seals `attributes` and `secrets` as a new record at `revision`, without a clock (a
+    /// record as written before merging existed; SPEC.md §17.6).
     package static func seal(id: ItemID, revision: UInt64, attributes: ItemAttributes, secrets: ItemSecrets,
-                             clock: ItemClock? = nil,
                              vaultID: [UInt8], keys: VaultKeys, entropy: EntropySource) throws(FormatError) -> EntryRecord {
         try EntryCodec.checkDates(attributes, secrets)
-        var overview = EntryCodec.encodeOverview(attributes).publicBytes
-        if let clock { overview += try ItemClockCodec.encode(clock) }
+        let overview = EntryCodec.encodeOverview(attributes).publicBytes
         return try seal(id: id, revision: revision, overview: overview, secrets: EntryCodec.encodeSecrets(secrets),
                         vaultID: vaultID, keys: keys, entropy: entropy)
     }

@@ -19,7 +19,7 @@ package enum ItemClockCodec {
         static let overview: ClosedRange<UInt16> = versions...deleted
     }
 
-    enum ConflictTag { static let register: UInt16 = 1, replica: UInt16 = 2, time: UInt16 = 3, value: UInt16 = 4 }
+    enum ConflictTag { static let register: UInt16 = 1, key: UInt16 = 2, replica: UInt16 = 3, time: UInt16 = 4, value: UInt16 = 5 }
 
     /// Most replicas one item's clock may name (indices are one byte).
     static let maxReplicas = 255
@@ -47,7 +47,9 @@ package enum ItemClockCodec {
     // MARK: Encoding
 
     /// The clock's overview fields, in tag order, ready to append to an overview list.
-    package static func encode(_ clock: ItemClock) throws(FormatError) -> [UInt8] {
+    /// `present` are the registers that hold a value (named fields among them may take the
+    /// default stamp implicitly).
+    package static func encode(_ clock: ItemClock, present: Set<Register>) throws(FormatError) -> [UInt8] {
         let replicas = clock.versions.sorted
         guard !replicas.isEmpty, replicas.count <= maxReplicas else {
             throw .invalidItem("an item's clock names \(replicas.count) replicas, expected 1 to \(maxReplicas)")
@@ -60,41 +62,50 @@ package enum ItemClockCodec {
             }
             return i
         }
+        func register(_ r: Register, into w: inout ByteWriter) throws(FormatError) {
+            guard r.isKnown else { throw .invalidItem("unknown register \(r.code)") }
+            w.u8(r.code)
+            if r.isKeyed { w.u64(r.key) }
+        }
         var out = FieldList()
         var writer = ByteWriter(capacity: replicas.count * entryLength)
         for entry in replicas { writer.u64(entry.replica); writer.u64(entry.time) }
         out.field(Tag.versions, writer.bytes)
 
-        if !clock.stamps.isEmpty {
+        let stamps = clock.resolved(present: present).stamps
+        if !stamps.isEmpty {
             // The most common stamp (the item's creation, usually) is written once, with a
             // mask of the registers it stamps; the others one by one.
             var counts: [Stamp: Int] = [:]
-            for stamp in clock.stamps.values { counts[stamp, default: 0] += 1 }
-            let common = counts.max { ($0.value, $1.key) < ($1.value, $0.key) }!.key
+            for stamp in stamps.values { counts[stamp, default: 0] += 1 }
+            let common = counts.max { ($0.value, $1.key) < ($1.value, $0.key) }?.key ?? Stamp(replica: 0, time: 0)
             var mask: UInt32 = 0
             var explicit: [(Register, Stamp)] = []
-            for (register, stamp) in clock.stamps.sorted(by: { $0.key < $1.key }) {
-                if stamp == common, let bit = Register.all.firstIndex(of: register) {
+            for (r, stamp) in stamps.sorted(by: { $0.key < $1.key }) {
+                // A named field takes the default only while present (the mask names its code).
+                if stamp == common, !r.isKeyed || present.contains(r), let bit = Register.all.firstIndex(of: r.family) {
                     mask |= 1 << UInt32(bit)
                 } else {
-                    explicit.append((register, stamp))
+                    explicit.append((r, stamp))
                 }
             }
-            var w = ByteWriter(capacity: stampLength + 4 + explicit.count * registerStampLength)
+            var w = ByteWriter(capacity: stampLength + 4 + explicit.count * (registerStampLength + 8))
             w.u8(try checkedIndex(common)); w.u64(common.time); w.u32(mask)
-            for (register, stamp) in explicit {
-                guard register.isKnown else { throw .invalidItem("unknown register \(register.code)") }
-                w.u8(register.code); w.u8(try checkedIndex(stamp)); w.u64(stamp.time)
+            for (r, stamp) in explicit {
+                try register(r, into: &w)
+                w.u8(try checkedIndex(stamp)); w.u64(stamp.time)
             }
             out.field(Tag.stamps, w.bytes)
         }
         if !clock.siblings.isEmpty {
             var w = ByteWriter()
-            for register in clock.siblings.keys.sorted() {
-                guard let winner = clock.stamps[register] else { throw .invalidItem("losing values without a winner") }
-                let losers = Set(clock.siblings[register] ?? []).sorted { (index[$0.replica] ?? 0, $0.time) < (index[$1.replica] ?? 0, $1.time) }
-                for stamp in losers where stamp != winner {
-                    w.u8(register.code); w.u8(try checkedIndex(stamp)); w.u64(stamp.time)
+            for r in clock.siblings.keys.sorted() {
+                guard let winner = stamps[r] else { throw .invalidItem("losing values without a winner") }
+                let losers = Set(clock.siblings[r] ?? []).filter { $0 != winner }
+                    .sorted { (index[$0.replica] ?? 0, $0.time) < (index[$1.replica] ?? 0, $1.time) }
+                for stamp in losers {
+                    try register(r, into: &w)
+                    w.u8(try checkedIndex(stamp)); w.u64(stamp.time)
                 }
             }
             if !w.bytes.isEmpty { out.field(Tag.siblings, w.bytes) }
@@ -176,44 +187,57 @@ package enum ItemClockCodec {
         }
         var clock = build ? ItemClock(versions: VersionVector(Dictionary(uniqueKeysWithValues: (0..<n).map { (replica($0), seen($0)) })),
                                       stamps: [:]) : nil
+        /// A register: its code, and its key for a named field.
+        func register(_ reader: inout ByteReader, _ what: String) throws(FormatError) -> Register {
+            let code = try reader.u8(what)
+            guard Register.isKnownCode(code) else { throw .malformed("overview: \(what) for unknown register \(code)") }
+            guard Register.isKeyed(code) else { return Register(code: code) }
+            let key = try reader.u64(what)
+            guard key != 0 else { throw .malformed("overview: \(what) with key 0") }
+            return Register(code: code, key: key)
+        }
+        var defaulted = Set<UInt8>()
         if let r = ranges.stamps {
             var reader = ByteReader(UnsafeRawBufferPointer(rebasing: raw[r]))
             let common = try stamp(try reader.u8("overview stamps"), try reader.u64("overview stamps"), "default stamp")
             let mask = try reader.u32("overview stamps")
             guard mask >> UInt32(Register.all.count) == 0 else { throw .malformed("overview: stamp mask names unknown registers") }
-            var defaulted = Set<UInt8>()
-            for (bit, register) in Register.all.enumerated() where mask & (1 << UInt32(bit)) != 0 {
-                defaulted.insert(register.code)
-                clock?.stamps[register] = common
+            for (bit, family) in Register.all.enumerated() where mask & (1 << UInt32(bit)) != 0 {
+                defaulted.insert(family.code)
+                if family.isKeyed { clock?.defaultedCodes.insert(family.code) } else { clock?.stamps[family] = common }
             }
-            var last: UInt8?
+            if !(clock?.defaultedCodes.isEmpty ?? true) { clock?.defaultStamp = common }
+            var last: Register?
             while !reader.isAtEnd {
-                let code = try reader.u8("overview stamps")
+                let r = try register(&reader, "stamp")
                 let s = try stamp(try reader.u8("overview stamps"), try reader.u64("overview stamps"), "stamp")
-                guard Register(code: code).isKnown, !defaulted.contains(code), last.map({ $0 < code }) ?? true else {
-                    throw .malformed("overview: stamp for register \(code) (unknown, repeated or out of order)")
+                guard r.isKeyed || !defaulted.contains(r.code), last.map({ $0 < r }) ?? true else {
+                    throw .malformed("overview: stamp for register \(r.code) (repeated or out of order)")
                 }
-                last = code
-                clock?.stamps[Register(code: code)] = s
+                last = r
+                clock?.stamps[r] = s
             }
             guard mask != 0 || last != nil else { throw .malformed("overview: stamps field stamps nothing") }
         }
         if let r = ranges.siblings {
             var reader = ByteReader(UnsafeRawBufferPointer(rebasing: raw[r]))
-            guard r.count % registerStampLength == 0, !r.isEmpty else { throw .malformed("overview: siblings of \(r.count) bytes") }
-            var last: (UInt8, UInt8, UInt64)?
+            guard !r.isEmpty else { throw .malformed("overview: empty siblings field") }
+            var last: (Register, UInt8, UInt64)?
             while !reader.isAtEnd {
-                let code = try reader.u8("overview siblings"), index = try reader.u8("overview siblings"), time = try reader.u64("overview siblings")
+                let reg = try register(&reader, "sibling")
+                let index = try reader.u8("overview siblings"), time = try reader.u64("overview siblings")
                 let s = try stamp(index, time, "sibling stamp")
-                guard Register(code: code).isKnown, last.map({ $0 < (code, index, time) }) ?? true else {
-                    throw .malformed("overview: sibling for register \(code) (unknown, repeated or out of order)")
+                if let last, !(last.0 < reg || (last.0 == reg && (last.1, last.2) < (index, time))) {
+                    throw .malformed("overview: siblings repeated or out of order")
                 }
-                last = (code, index, time)
+                last = (reg, index, time)
                 if var built = clock {
-                    guard let winner = built.stamps[Register(code: code)], winner != s else {
-                        throw .malformed("overview: sibling for register \(code) without another value")
+                    // The register's own value is stamped explicitly, or by the default for a named field.
+                    let winner = built.stamps[reg] ?? (reg.isKeyed && defaulted.contains(reg.code) ? built.defaultStamp : nil)
+                    guard let winner, winner != s else {
+                        throw .malformed("overview: sibling for register \(reg.code) without another value")
                     }
-                    built.siblings[Register(code: code), default: []].append(s)
+                    built.siblings[reg, default: []].append(s)
                     clock = built
                 }
             }
@@ -241,6 +265,11 @@ package enum ItemClockCodec {
     static func encodeConflict(_ c: ItemParts.Conflict) throws(FormatError) -> FieldList {
         var nested = FieldList()
         nested.field(ConflictTag.register, u8: c.register.code)
+        if c.register.isKeyed {
+            var k = ByteWriter(capacity: 8)
+            k.u64(c.register.key)
+            nested.field(ConflictTag.key, k.bytes)
+        }
         var w = ByteWriter(capacity: 8)
         w.u64(c.stamp.replica)
         nested.field(ConflictTag.replica, w.bytes)
@@ -259,27 +288,34 @@ package enum ItemClockCodec {
     static func decodeConflictRange(_ reader: FieldReader) throws(FormatError) -> (register: Register, stamp: Stamp, value: Range<Int>) {
         var reader = reader
         var parts: [UInt16: Range<Int>] = [:]
-        var expected: UInt16 = 1
+        var last: UInt16 = 0
         while let (tag, range) = try reader.next() {
-            guard tag == expected, tag <= ConflictTag.value else { throw .malformed("secret conflict: unexpected field \(tag)") }
+            guard tag > last, tag <= ConflictTag.value else { throw .malformed("secret conflict: unexpected field \(tag)") }
             parts[tag] = range
-            expected += 1
+            last = tag
         }
         guard let r = parts[ConflictTag.register], let p = parts[ConflictTag.replica], let t = parts[ConflictTag.time],
               let v = parts[ConflictTag.value] else { throw .malformed("secret conflict: missing field") }
         let code = try reader.u8(r, "conflict register")
-        guard Register(code: code).isKnown else { throw .malformed("secret conflict: unknown register \(code)") }
+        guard Register.isKnownCode(code), (parts[ConflictTag.key] != nil) == Register.isKeyed(code) else {
+            throw .malformed("secret conflict: register \(code) (unknown, or its key missing or extra)")
+        }
+        var key: UInt64 = 0
+        if let k = parts[ConflictTag.key] {
+            key = UInt64(bitPattern: try reader.i64(k, "conflict key"))
+            guard key != 0 else { throw .malformed("secret conflict: key 0") }
+        }
         let replica = UInt64(bitPattern: try reader.i64(p, "conflict replica"))
         let time = UInt64(bitPattern: try reader.i64(t, "conflict time"))
         guard replica != 0, time >= 1 else { throw .malformed("secret conflict: zero stamp") }
         // The value is the register's own fields, in the secret or overview syntax.
         var fields = reader.nested(v, "conflict value")
         while let (tag, _) = try fields.next() {
-            let owner = Register(code: code).isSecret ? Register.ofSecretTag(tag) : Register.ofOverviewTag(tag)
-            guard owner == Register(code: code) else {
+            let owner = code >= 0x80 ? Register.ofSecretTag(tag) : Register.ofOverviewTag(tag)
+            guard owner?.code == code else {
                 throw .malformed("secret conflict: field \(tag) does not belong to register \(code)")
             }
         }
-        return (Register(code: code), Stamp(replica: replica, time: time), v)
+        return (Register(code: code, key: key), Stamp(replica: replica, time: time), v)
     }
 }

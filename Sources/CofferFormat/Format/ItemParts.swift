@@ -76,11 +76,13 @@ package struct ItemParts: Sendable {
         var cuts: [Register: Range<Int>] = [:]
         try list.withBytes { (raw) throws(FormatError) in
             var reader = FieldReader(raw, structure: "overview") { _ in true }
+            var occurrences: [[UInt8]: UInt32] = [:]
             while let (tag, value) = try reader.next() {
                 let field = (value.lowerBound - 6)..<value.upperBound
                 if tag == EntryCodec.OverviewTag.created { created = try EntryCodec.date(reader, value, "overview: created") }
                 else if tag == EntryCodec.OverviewTag.modified { modified = try EntryCodec.date(reader, value, "overview: modified") }
-                else if let register = Register.ofOverviewTag(tag) {
+                else if let family = Register.ofOverviewTag(tag) {
+                    let register = try Self.register(family, field: field, in: raw, occurrences: &occurrences)
                     cuts[register] = (cuts[register]?.lowerBound ?? field.lowerBound)..<field.upperBound
                 }
             }
@@ -91,6 +93,7 @@ package struct ItemParts: Sendable {
         var conflictCuts: [(Register, Stamp, Range<Int>)] = []
         try secrets.withUnsafeBytes { (raw) throws(FormatError) in
             var reader = FieldReader(raw, structure: "secret") { _ in true }
+            var occurrences: [[UInt8]: UInt32] = [:]
             while let (tag, value) = try reader.next() {
                 let field = (value.lowerBound - 6)..<value.upperBound
                 if tag == EntryCodec.SecretTag.history {
@@ -100,7 +103,8 @@ package struct ItemParts: Sendable {
                     // The nested reader counts from the start of the field's value.
                     let shift = value.lowerBound
                     conflictCuts.append((conflict.register, conflict.stamp, (conflict.value.lowerBound + shift)..<(conflict.value.upperBound + shift)))
-                } else if let register = Register.ofSecretTag(tag) {
+                } else if let family = Register.ofSecretTag(tag) {
+                    let register = try Self.register(family, field: field, in: raw, occurrences: &occurrences)
                     secretCuts[register] = (secretCuts[register]?.lowerBound ?? field.lowerBound)..<field.upperBound
                 }
             }
@@ -110,6 +114,36 @@ package struct ItemParts: Sendable {
         conflicts = conflictCuts.map { Conflict(register: $0.0, stamp: $0.1, value: SecretFragment(source: secrets, range: $0.2)) }
     }
 
+    /// The register of one field: its family, or for a named field the family keyed by its
+    /// name and how many fields of that name came before it.
+    private static func register(_ family: Register, field: Range<Int>, in raw: UnsafeRawBufferPointer,
+                                 occurrences: inout [[UInt8]: UInt32]) throws(FormatError) -> Register {
+        guard family.isKeyed else { return family }
+        guard let name = pairName(UnsafeRawBufferPointer(rebasing: raw[field])) else { throw .malformed("named field without a name") }
+        let seen = [family.code] + name
+        let occurrence = occurrences[seen, default: 0]
+        occurrences[seen] = occurrence + 1
+        return Register.keyed(family.code, name: name, occurrence: occurrence)
+    }
+
+    /// The name of a pair field (a whole field: header, then the nested name field first).
+    static func pairName(_ field: UnsafeRawBufferPointer) -> [UInt8]? {
+        guard field.count >= 12 else { return nil }
+        let length = Int(UInt32(littleEndian: field.loadUnaligned(fromByteOffset: 8, as: UInt32.self)))
+        guard length <= field.count - 12 else { return nil }
+        return Array(field[12..<(12 + length)])
+    }
+
+    /// Registers in the order their fields are written: by code, named fields by name
+    /// (then key), so that every replica writes the same list.
+    private static func ordered(_ registers: some Sequence<Register>, name: (Register) -> [UInt8]) -> [Register] {
+        registers.map { ($0, $0.isKeyed ? name($0) : []) }.sorted { a, b in
+            if a.0.code != b.0.code { return a.0.code < b.0.code }
+            if a.1 != b.1 { return a.1.lexicographicallyPrecedes(b.1) }
+            return a.0.key < b.0.key
+        }.map(\.0)
+    }
+
     /// The registers that hold at least one field.
     package var valuedRegisters: [Register] {
         Array(overview.keys) + secrets.keys.filter { !(secrets[$0]?.range.isEmpty ?? true) }
@@ -117,7 +151,7 @@ package struct ItemParts: Sendable {
 
     /// The overview list: registers in tag order, the dates, then the clock's fields.
     package func overviewList(clock: ItemClock) throws(FormatError) -> [UInt8] {
-        let list = assembledOverview(then: try ItemClockCodec.encode(clock))
+        let list = assembledOverview(then: try ItemClockCodec.encode(clock, present: Set(valuedRegisters)))
         try EntryCodec.validateOverview(list)
         return list
     }
@@ -126,7 +160,9 @@ package struct ItemParts: Sendable {
     private func assembledOverview(then tail: [UInt8] = []) -> [UInt8] {
         var out = FieldList()
         let T = EntryCodec.OverviewTag.self
-        let registers = overview.keys.sorted()
+        let registers = Self.ordered(overview.keys) { r in
+            overview[r].flatMap { bytes in bytes.withUnsafeBytes { Self.pairName($0) } } ?? []
+        }
         for register in registers where UInt16(register.code) < T.created { out.raw(overview[register] ?? []) }
         out.field(T.created, i64: created)
         out.field(T.modified, i64: modified)
@@ -138,9 +174,12 @@ package struct ItemParts: Sendable {
     /// The secret list: registers and history in tag order, then the losing values.
     package func secretList() throws(FormatError) -> FieldList {
         var out = FieldList()
-        for register in [Register.password, .notes, .secretFields] { if let f = secrets[register] { out.raw(f) } }
+        let registers = Self.ordered(secrets.keys) { r in
+            secrets[r].flatMap { f in f.source.withUnsafeBytes { Self.pairName(UnsafeRawBufferPointer(rebasing: $0[f.range])) } } ?? []
+        }
+        for register in registers where register.code < 0x84 { if let f = secrets[register] { out.raw(f) } }
         for entry in history { out.raw(entry) }
-        for register in [Register.attachments, .unknownSecret] { if let f = secrets[register] { out.raw(f) } }
+        for register in registers where register.code > 0x84 { if let f = secrets[register] { out.raw(f) } }
         for conflict in conflicts.sorted(by: { ($0.register, $0.stamp.replica, $0.stamp.time) < ($1.register, $1.stamp.replica, $1.stamp.time) }) {
             out.append(try ItemClockCodec.encodeConflict(conflict))
         }

@@ -1,14 +1,36 @@
 import CofferCrypto
 
-/// One independently merged part of an item (SPEC.md §17.2): a field, or a list of
-/// fields that is merged as a whole (URLs, tags, custom fields, secret fields,
-/// attachments). The value is its number on disk.
+/// One independently merged part of an item (SPEC.md §17.2): a field, a list merged as a
+/// whole (URLs, tags), or one named custom field, secret field or attachment. `code` is its
+/// number on disk; a named one also has a `key` derived from its name (``keyed(_:name:occurrence:)``).
 package struct Register: Hashable, Comparable, Sendable, CustomStringConvertible {
     package let code: UInt8
+    /// Zero, except for the registers of named fields.
+    package let key: UInt64
 
-    package init(code: UInt8) { self.code = code }
+    package init(code: UInt8, key: UInt64 = 0) {
+        self.code = code
+        self.key = key
+    }
 
-    package static func < (a: Register, b: Register) -> Bool { a.code < b.code }
+    package static func < (a: Register, b: Register) -> Bool { (a.code, a.key) < (b.code, b.key) }
+
+    /// Whether registers with this code are one per field name (custom fields, secret fields, attachments).
+    package static func isKeyed(_ code: UInt8) -> Bool { code == 15 || code == 0x83 || code == 0x85 }
+    package var isKeyed: Bool { Self.isKeyed(code) }
+
+    /// The register of the `occurrence`-th (from 0) field named `name` of a named-field code:
+    /// key = the first 8 bytes, little-endian, of BLAKE2b-256("coffer.v1.field" ‖ 0x00 ‖ name ‖
+    /// 0x00 ‖ occurrence as u32), never 0.
+    package static func keyed(_ code: UInt8, name: some Collection<UInt8>, occurrence: UInt32) -> Register {
+        var input = Array("coffer.v1.field".utf8) + [0]
+        input += name
+        input.append(0)
+        withUnsafeBytes(of: occurrence.littleEndian) { input += $0 }
+        let digest = (try? BLAKE2b.hash(input)) ?? []
+        let key = digest.prefix(8).reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        return Register(code: code, key: key == 0 ? 1 : key)
+    }
 
     // Overview registers carry their overview tag; secret registers 0x80 + their secret tag.
     package static let kind = Register(code: 1), label = Register(code: 2), service = Register(code: 3)
@@ -28,9 +50,13 @@ package struct Register: Hashable, Comparable, Sendable, CustomStringConvertible
                                           .password, .notes, .secretFields, .attachments, .unknownSecret]
 
     package var isSecret: Bool { code >= 0x80 }
-    package var isKnown: Bool { Self.all.contains(self) }
+    package var isKnown: Bool { Self.isKnownCode(code) && (key != 0) == isKeyed }
+    package static func isKnownCode(_ code: UInt8) -> Bool { all.contains { $0.code == code } }
+    /// The register's code alone (the bit of the stamps mask).
+    package var family: Register { Register(code: code) }
 
-    /// The register an overview field belongs to; nil for the dates and the clock fields.
+    /// The register (code) an overview field belongs to; nil for the dates and the clock fields.
+    /// Named fields get their key from their name when a list is cut (``ItemParts``).
     static func ofOverviewTag(_ tag: UInt16) -> Register? {
         switch tag {
         case 1...12, 15: return Register(code: UInt8(tag))
@@ -52,7 +78,7 @@ package struct Register: Hashable, Comparable, Sendable, CustomStringConvertible
 
     /// The name people see: a field's name in `coffer history`, JSON and errors.
     package var description: String {
-        switch self {
+        switch family {
         case .kind: return "kind"
         case .label: return "label"
         case .service: return "service"
@@ -88,6 +114,10 @@ package struct ItemClock: Equatable, Sendable {
     package var stamps: [Register: Stamp]
     /// Concurrent values that lost to the register's value, by their stamps (ascending).
     package var siblings: [Register: [Stamp]]
+    /// The stamp every present named field of a code in `defaultedCodes` has unless `stamps`
+    /// names it: how the stamps field stores them compactly (resolved by ``resolved(present:)``).
+    package var defaultStamp: Stamp?
+    package var defaultedCodes: Set<UInt8> = []
     /// What the deletion(s) of this item had seen; the item is deleted while this covers `versions`.
     package var deleted: VersionVector?
 
@@ -97,6 +127,19 @@ package struct ItemClock: Equatable, Sendable {
         self.stamps = stamps
         self.siblings = siblings.filter { !$0.value.isEmpty }
         self.deleted = deleted
+    }
+
+    /// The clock with a stamp for every present named field (`present`: the registers that
+    /// hold a value), from the default stamp where the stamps field left it implied.
+    package func resolved(present: some Sequence<Register>) -> ItemClock {
+        guard let defaultStamp, !defaultedCodes.isEmpty else { return self }
+        var out = self
+        for register in present where register.isKeyed && defaultedCodes.contains(register.code) && out.stamps[register] == nil {
+            out.stamps[register] = defaultStamp
+        }
+        out.defaultedCodes = []
+        out.defaultStamp = nil
+        return out
     }
 
     /// A tombstone: every edit the item has seen was seen by a deletion.
