@@ -84,6 +84,7 @@ enum ItemMerge {
         }
         var parts = pa
         parts.conflicts = []
+        parts.order = []   // named fields by name: the same order whichever side merges
         parts.created = min(pa.created, pb.created)
         parts.modified = max(pa.modified, pb.modified)
         parts.history = mergedHistory(pa.history, pb.history)
@@ -230,6 +231,9 @@ extension ItemMerge {
         var parts = pc
         var clock = cc
         clock.versions.include(stamp)
+        // The edit's order of named fields, then any another writer added meanwhile.
+        let edited = Set(new.order)
+        parts.order = new.order + pc.order.filter { !edited.contains($0) }
         parts.created = new.created
         parts.modified = same ? new.modified : max(new.modified, pc.modified)
         // Entries another writer added meanwhile are kept; the edit's own list otherwise.

@@ -41,6 +41,11 @@ package struct ItemParts: Sendable {
     package var history: [SecretFragment]
     /// Values that lost a concurrent edit.
     package var conflicts: [Conflict]
+    /// The order of the named fields (custom fields, secret fields, attachments) as the
+    /// list had them: a list is written back in this order, then any other named fields
+    /// by name. A merge that builds a new list empties it, so that every replica writes
+    /// the same order.
+    package var order: [Register] = []
 
     /// A losing value: register, stamp, and the register's fields as that edit left them.
     package struct Conflict: Sendable {
@@ -83,6 +88,7 @@ package struct ItemParts: Sendable {
                 else if tag == EntryCodec.OverviewTag.modified { modified = try EntryCodec.date(reader, value, "overview: modified") }
                 else if let family = Register.ofOverviewTag(tag) {
                     let register = try Self.register(family, field: field, in: raw, occurrences: &occurrences)
+                    if register.isKeyed { order.append(register) }
                     cuts[register] = (cuts[register]?.lowerBound ?? field.lowerBound)..<field.upperBound
                 }
             }
@@ -105,6 +111,7 @@ package struct ItemParts: Sendable {
                     conflictCuts.append((conflict.register, conflict.stamp, (conflict.value.lowerBound + shift)..<(conflict.value.upperBound + shift)))
                 } else if let family = Register.ofSecretTag(tag) {
                     let register = try Self.register(family, field: field, in: raw, occurrences: &occurrences)
+                    if register.isKeyed { order.append(register) }
                     secretCuts[register] = (secretCuts[register]?.lowerBound ?? field.lowerBound)..<field.upperBound
                 }
             }
@@ -134,12 +141,15 @@ package struct ItemParts: Sendable {
         return Array(field[12..<(12 + length)])
     }
 
-    /// Registers in the order their fields are written: by code, named fields by name
-    /// (then key), so that every replica writes the same list.
-    private static func ordered(_ registers: some Sequence<Register>, name: (Register) -> [UInt8]) -> [Register] {
-        registers.map { ($0, $0.isKeyed ? name($0) : []) }.sorted { a, b in
+    /// Registers in the order their fields are written: by code; named fields in `order`,
+    /// then the others by name (then key), so that every replica writes the same list.
+    private func ordered(_ registers: some Sequence<Register>, name: (Register) -> [UInt8]) -> [Register] {
+        var position: [Register: Int] = [:]
+        for (i, register) in order.enumerated() where position[register] == nil { position[register] = i }
+        return registers.map { ($0, position[$0] ?? Int.max, $0.isKeyed ? name($0) : []) }.sorted { a, b in
             if a.0.code != b.0.code { return a.0.code < b.0.code }
-            if a.1 != b.1 { return a.1.lexicographicallyPrecedes(b.1) }
+            if a.1 != b.1 { return a.1 < b.1 }
+            if a.2 != b.2 { return a.2.lexicographicallyPrecedes(b.2) }
             return a.0.key < b.0.key
         }.map(\.0)
     }
@@ -160,7 +170,7 @@ package struct ItemParts: Sendable {
     private func assembledOverview(then tail: [UInt8] = []) -> [UInt8] {
         var out = FieldList()
         let T = EntryCodec.OverviewTag.self
-        let registers = Self.ordered(overview.keys) { r in
+        let registers = ordered(overview.keys) { r in
             overview[r].flatMap { bytes in bytes.withUnsafeBytes { Self.pairName($0) } } ?? []
         }
         for register in registers where UInt16(register.code) < T.created { out.raw(overview[register] ?? []) }
@@ -174,7 +184,7 @@ package struct ItemParts: Sendable {
     /// The secret list: registers and history in tag order, then the losing values.
     package func secretList() throws(FormatError) -> FieldList {
         var out = FieldList()
-        let registers = Self.ordered(secrets.keys) { r in
+        let registers = ordered(secrets.keys) { r in
             secrets[r].flatMap { f in f.source.withUnsafeBytes { Self.pairName(UnsafeRawBufferPointer(rebasing: $0[f.range])) } } ?? []
         }
         for register in registers where register.code < 0x84 { if let f = secrets[register] { out.raw(f) } }
