@@ -20,12 +20,16 @@ enum ReplicaMerge {
         result.header = try mergedHeader(ours.header, theirs.header, report: &report)
         result.generation = max(ours.generation, theirs.generation)
         var changed: [(ItemID, SealedItem)] = []
+        var both: [(ItemID, SnapshotEntry, SnapshotEntry)] = []
         for (id, entry) in theirs.entries.lazy.map({ ($0.key, $0.value) }) + theirs.tombstones.map({ ($0.key, $0.value) }) {
             guard let mine = ours.entries[id] ?? ours.tombstones[id] else {
                 changed.append((id, SealedItem(record: entry.record, overview: entry.overview)))
                 continue
             }
-            if mine.record.digest == entry.record.digest { continue }
+            if mine.record.digest != entry.record.digest { both.append((id, mine, entry)) }
+        }
+        // In id order: a merge that seals draws nonces, and the same inputs give the same file.
+        for (id, mine, entry) in both.sorted(by: { $0.0 < $1.0 }) {
             let merged = try ItemMerge.merge(try ItemVersion(record: mine.record, overview: mine.overview),
                                              try ItemVersion(record: entry.record, overview: entry.overview),
                                              vaultID: vaultID, keys: keys, entropy: entropy)

@@ -42,6 +42,12 @@ public final class Vault: @unchecked Sendable {
     var replica: UInt64 { memory.replica }
     /// The last time given to a stamp, so stamps of one replica only grow.
     private var lastStampTime: UInt64 = 0
+    /// The wall clock, in milliseconds since 1970: edits' dates and stamps. The test vectors
+    /// (SPEC.md §15.2) fix it so that regenerating them gives the same bytes.
+    package var wallClock: @Sendable () -> Int64 = { Date().millisecondsSince1970 }
+
+    /// Now, by ``wallClock``, to the millisecond.
+    func now() -> Date { Date(millisecondsSince1970: withLock { wallClock() }) }
 
     init(path: String, options: VaultOptions, store: VaultFileStore, entropy: EntropySource,
          keys: VaultKeys, snapshot: VaultSnapshot, memory: ReplicaMemory) {
@@ -75,7 +81,7 @@ public final class Vault: @unchecked Sendable {
     /// stamp given before (SPEC.md §17.1).
     func issueStamp(after clock: VersionVector) -> Stamp {
         withLock {
-            let now = Date().millisecondsSince1970
+            let now = wallClock()
             lastStampTime = HybridTime.next(after: max(clock.maxTime, lastStampTime), nowMilliseconds: now)
             return Stamp(replica: replica, time: lastStampTime)
         }
@@ -106,7 +112,8 @@ public final class Vault: @unchecked Sendable {
     }
 
     static func create(at path: String, credentials: [VaultCredential], options: VaultOptions,
-                       entropy: EntropySource, store: VaultFileStore? = nil) throws(CofferError) -> Vault {
+                       entropy: EntropySource, store: VaultFileStore? = nil,
+                       nowMilliseconds: Int64 = Date().millisecondsSince1970) throws(CofferError) -> Vault {
         // Every slot added later uses these too: refuse what a reader would (SPEC.md §9).
         try options.kdf.validate()
         // And what this library creates, it opens under the same limit.
@@ -125,7 +132,7 @@ public final class Vault: @unchecked Sendable {
         }
         var header = VaultHeader(vaultID: vaultID, slots: slots, extensions: [])
         var memory = try ReplicaMemory(location: options.replicaState, path: path, header: header, generation: 1, entropy: entropy)
-        header.clock = VersionVector([memory.replica: HybridTime.next(after: 0, nowMilliseconds: Date().millisecondsSince1970)])
+        header.clock = VersionVector([memory.replica: HybridTime.next(after: 0, nowMilliseconds: nowMilliseconds)])
         let bytes = try formatCall { () throws(FormatError) in try VaultFile.encode(header: header, generation: 1, records: [], keys: keys) }
         // Under the write lock, so this never races another writer's temp-file cleanup.
         let identity = try store.withExclusiveLock(timeout: options.lockTimeout) { () throws(CofferError) in

@@ -252,7 +252,7 @@ public final class VaultTransaction {
         var newAttributes = attributes ?? old
         try newAttributes.validate()
         newAttributes.created = old.created
-        newAttributes.modified = Date().roundedToMilliseconds
+        newAttributes.modified = vault.now()
         if attributes != nil, newAttributes.preservedFields.isEmpty { newAttributes.preservedFields = old.preservedFields }
         let oldSecrets = try ItemMerge.secretsView(of: version, vaultID: vaultID, keys: keys)
         var newSecrets = secrets ?? oldSecrets
@@ -281,7 +281,7 @@ public final class VaultTransaction {
         try body(&attributes, &secrets)
         try attributes.validate()
         attributes.created = old.created
-        attributes.modified = Date().roundedToMilliseconds
+        attributes.modified = vault.now()
         recordHistory(old: oldSecrets, into: &secrets)
         return try stage(version, attributes: attributes, secrets: secrets)
     }
@@ -309,7 +309,7 @@ public final class VaultTransaction {
         guard let previous = old.password, new.password != previous else { return }
         // Keep history the caller edited explicitly; otherwise carry the old one forward.
         if new.passwordHistory == old.passwordHistory || new.passwordHistory.isEmpty {
-            new.passwordHistory = [PasswordHistoryEntry(password: previous, replaced: Date())] + old.passwordHistory
+            new.passwordHistory = [PasswordHistoryEntry(password: previous, replaced: vault.now())] + old.passwordHistory
         }
         let limit = max(0, vault.options.passwordHistoryLimit)
         if new.passwordHistory.count > limit { new.passwordHistory.removeSubrange(limit...) }

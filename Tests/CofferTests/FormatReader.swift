@@ -14,9 +14,15 @@ enum FormatReader {
     struct Opened {
         let codec: VaultFile
         let keys: VaultKeys
-        let items: [(id: ItemID, revision: UInt64, attributes: ItemAttributes, secrets: ItemSecrets)]
+        let items: [(id: ItemID, revision: UInt64, attributes: ItemAttributes, secrets: ItemSecrets, deleted: Bool)]
 
-        var entries: [VectorEntry] { items.map { VectorEntry(id: $0.id, revision: $0.revision, attributes: $0.attributes, secrets: $0.secrets) } }
+        var entries: [VectorEntry] {
+            items.map { item in
+                var entry = VectorEntry(id: item.id, revision: item.revision, attributes: item.attributes, secrets: item.secrets)
+                entry.deleted = item.deleted ? true : nil
+                return entry
+            }
+        }
     }
 
     static func open(_ bytes: [UInt8], key: VaultCredential) throws(CofferError) -> Opened {
@@ -28,11 +34,14 @@ enum FormatReader {
         let codec = try VaultFile.parse(bytes)
         let keys = try codec.unlock(with: key)
         try codec.verify(keys: keys)
-        var items: [(id: ItemID, revision: UInt64, attributes: ItemAttributes, secrets: ItemSecrets)] = []
+        var items: [(id: ItemID, revision: UInt64, attributes: ItemAttributes, secrets: ItemSecrets, deleted: Bool)] = []
         for record in codec.records {
-            let attributes = try record.openOverview(vaultID: codec.header.vaultID, keys: keys)
+            let list = try record.openOverviewList(vaultID: codec.header.vaultID, keys: keys)
+            let attributes = try EntryCodec.decodeOverview(list)
             let secrets = try record.openSecrets(vaultID: codec.header.vaultID, keys: keys)
-            items.append((record.id, record.revision, attributes, secrets))
+            // SPEC.md §17.5: a tombstone's deletion vector dominates its version vector.
+            let deleted = try ItemClockCodec.decode(overview: list)?.isDeleted ?? false
+            items.append((record.id, record.revision, attributes, secrets, deleted))
         }
         return Opened(codec: codec, keys: keys, items: items)
     }

@@ -44,6 +44,8 @@ struct VectorEntry: Codable, Equatable, Sendable {
     var modified: Int64
     var unknown: [Unknown]?
     var secrets: Secrets
+    /// True for a deleted item's tombstone (SPEC.md §17.5); omitted otherwise.
+    var deleted: Bool?
 
     init(id: ItemID, revision: UInt64, attributes a: ItemAttributes, secrets s: ItemSecrets) {
         self.id = id.hex

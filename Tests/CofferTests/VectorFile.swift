@@ -22,6 +22,9 @@ struct VectorFile: Sendable {
     var generation: UInt64?
     var comment: String?
     var entries: [VectorEntry]?
+    /// Merge vectors (SPEC.md §15.1): the other replicas to merge with this one, and the result.
+    var mergeWith: [String]? = nil
+    var merged: MergedVault? = nil
     var bytes: [UInt8]
 
     func serialized() throws -> [UInt8] {
@@ -32,6 +35,8 @@ struct VectorFile: Sendable {
         if let generation { lines.append("generation: \(generation)") }
         if let comment { lines.append("comment: \(comment)") }
         if let entries { lines.append("entries: \(try VectorEntry.encodeLine(entries))") }
+        if let mergeWith { lines.append("merge-with: \(mergeWith.joined(separator: " "))") }
+        if let merged { lines.append("merged: \(try merged.encodeLine())") }
         for line in lines where line.contains("\n") { throw VectorFileError(description: "\(name): newline in \(line)") }
         return Array((lines.joined(separator: "\n") + "\n\n").utf8) + bytes
     }
@@ -54,7 +59,7 @@ struct VectorFile: Sendable {
             let value = String(line[line.index(colon, offsetBy: 2)...])
             guard fields.updateValue(value, forKey: key) == nil else { throw VectorFileError(description: "\(name): \(key) twice") }
         }
-        let known: Set<String> = ["expect", "password", "key-file", "raw-key", "generation", "comment", "entries"]
+        let known: Set<String> = ["expect", "password", "key-file", "raw-key", "generation", "comment", "entries", "merge-with", "merged"]
         if let unknown = fields.keys.first(where: { !known.contains($0) }) {
             throw VectorFileError(description: "\(name): unknown header \(unknown)")
         }
@@ -72,6 +77,8 @@ struct VectorFile: Sendable {
             },
             comment: fields["comment"],
             entries: try fields["entries"].map(VectorEntry.decodeLine),
+            mergeWith: fields["merge-with"].map { $0.split(separator: " ").map(String.init) },
+            merged: try fields["merged"].map(MergedVault.decodeLine),
             bytes: Array(contents[(split + 2)...]))
     }
 

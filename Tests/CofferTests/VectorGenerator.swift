@@ -458,6 +458,9 @@ enum VectorCatalog {
         try add("not-coffer-7-bit", .notACofferFile, patched(itemsBytes, at: 0, [0x09]), password: password,
                 "success-items after a 7-bit transfer cleared the magic's high bit")
         try add("not-coffer-text", .notACofferFile, Array("# not a vault\n".utf8), password: password, "a text file")
+        #if DEBUG
+        out += try MergeVectors.build()
+        #endif
         return out
     }
 

@@ -1,0 +1,144 @@
+import Foundation
+import Coffer
+@testable import CofferCrypto
+@testable import CofferFormat
+@testable import CofferStore
+@testable import CofferVault
+import CofferTestSupport
+
+/// What merging replicas must give (the `merged:` line of SPEC.md §15.1): every live item
+/// (as `entries:` lists them, revision 0: revisions depend on the order of merges), the
+/// ids of deleted items, and each item's conflict records.
+struct MergedVault: Codable, Equatable, Sendable {
+    struct Conflict: Codable, Equatable, Sendable, Comparable {
+        var id: String
+        var field: String
+        /// The losing value: the field's text (a password, notes, a label…), `""` when the edit removed it.
+        var value: String
+        static func < (a: Conflict, b: Conflict) -> Bool { (a.id, a.field, a.value) < (b.id, b.field, b.value) }
+    }
+    var items: [VectorEntry]
+    var deleted: [String]
+    var conflicts: [Conflict]
+    /// Key slots of the merged vault, as type numbers in header order.
+    var slots: [UInt8]
+
+    /// Reads a merged vault through the public API (and the snapshot for tombstones).
+    init(_ vault: Vault) throws {
+        var items: [VectorEntry] = []
+        var conflicts: [Conflict] = []
+        for item in try vault.items().sorted(by: { $0.id < $1.id }) {
+            items.append(VectorEntry(id: item.id, revision: 0, attributes: item.attributes, secrets: try vault.secrets(for: item.id)))
+            for conflict in try vault.conflicts(for: item.id) {
+                conflicts.append(Conflict(id: item.id.hex, field: conflict.field, value: Self.text(conflict)))
+            }
+        }
+        self.items = items
+        self.conflicts = conflicts.sorted()
+        deleted = vault.snapshotForTests.tombstones.keys.map(\.hex).sorted()
+        slots = vault.slots.map(\.code)
+    }
+
+    private static func text(_ c: ItemConflict) -> String {
+        if let s = c.secrets {
+            return [s.password, s.notes].compactMap { $0?.unsafeStringCopy() }.first
+                ?? (s.fields.first.map { "\($0.name)=\($0.value.unsafeStringCopy() ?? "?")" } ?? "")
+        }
+        guard let a = c.attributes else { return "" }
+        return [a.label, a.service, a.account, a.server, a.comment].compactMap { $0 }.first
+            ?? (a.fields.first.map { "\($0.name)=\($0.value)" } ?? a.tags.joined(separator: ","))
+    }
+
+    func encodeLine() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(self), as: UTF8.self)
+    }
+
+    static func decodeLine(_ line: String) throws -> MergedVault {
+        try JSONDecoder().decode(MergedVault.self, from: Data(line.utf8))
+    }
+}
+
+#if DEBUG
+/// Three replicas of one vault edited apart (SPEC.md §15.3, `merge-*.vec`): made through the
+/// vault API with seeded randomness and a ticking clock, so regenerating gives the same bytes.
+enum MergeVectors {
+    static let rawKey: [UInt8] = Array(0x00...0x1F)
+
+    /// A clock that starts at `start` and moves one second per reading.
+    final class Ticker: @unchecked Sendable {
+        private let lock = NSLock()
+        private var ms: Int64
+        init(_ start: Int64) { ms = start }
+        func next() -> Int64 { lock.lock(); defer { lock.unlock() }; ms += 1000; return ms }
+    }
+
+    static func open(_ path: String, _ label: String, _ ticker: Ticker) throws -> Vault {
+        let options = VaultOptions(kdf: VectorCatalog.tinyKDF, keepsBackup: false, replicaState: .none)
+        let vault = try Vault.open(at: path, credential: .rawKey(try SecureBytes(copying: rawKey)), options: options,
+                                   entropy: SeededRandom("coffer vector: \(label)").entropy)
+        vault.wallClock = { ticker.next() }
+        return vault
+    }
+
+    static func build() throws -> [VectorFile] {
+        try withTemporaryDirectory { dir in
+            let ticker = Ticker(VectorCatalog.t1)
+            let path = { (name: String) in dir.appendingPathComponent(name).path }
+            let options = VaultOptions(kdf: VectorCatalog.tinyKDF, keepsBackup: false, replicaState: .none)
+            let base = try Vault.create(at: path("a"), credentials: [.rawKey(try SecureBytes(copying: rawKey))], options: options,
+                                        entropy: SeededRandom("coffer vector: merge base").entropy, nowMilliseconds: VectorCatalog.t1)
+            base.wallClock = { ticker.next() }
+            func item(_ service: String, _ password: String) throws -> ItemID {
+                try base.add(ItemAttributes(kind: .genericPassword, service: service, account: "me",
+                                            created: Date(millisecondsSince1970: VectorCatalog.t0)),
+                             secrets: ItemSecrets(password: try SecureBytes(copying: password))).id
+            }
+            let bank = try item("bank", "b0"), mail = try item("mail", "m0"), shop = try item("shop", "s0")
+            for name in ["b", "c"] { try FileManager.default.copyItem(atPath: path("a"), toPath: path(name)) }
+            let a = try open(path("a"), "merge a", ticker), b = try open(path("b"), "merge b", ticker)
+            let c = try open(path("c"), "merge c", ticker)
+            // A: the bank's label and password, a new item, deletes the shop.
+            try a.update(bank) { attributes, secrets in
+                attributes.label = "Bank (A)"
+                secrets.password = try SecureBytes(copying: "b-A")
+            }
+            try a.add(ItemAttributes(kind: .genericPassword, service: "from-a", account: "me",
+                                     created: Date(millisecondsSince1970: VectorCatalog.t1)))
+            try a.delete(shop)
+            // B: the bank's password again (later: it wins), its notes, a custom field of the mail, a key slot.
+            try b.update(bank) { _, secrets in
+                secrets.password = try SecureBytes(copying: "b-B")
+                secrets.notes = try SecureBytes(copying: "notes from B")
+            }
+            try b.update(mail) { attributes, _ in attributes.fields.append(CustomField(name: "hint", value: "from B")) }
+            try b.addKeySlot(.rawKey(try SecureBytes(copying: Array(0x20...0x3F))))
+            // C: edits the shop A deleted (it comes back), another custom field of the mail, the bank's label (latest: wins).
+            try c.update(shop) { attributes, _ in attributes.comment = "kept by C" }
+            try c.update(mail) { attributes, _ in attributes.fields.append(CustomField(name: "recovery", value: "from C")) }
+            try c.update(bank) { attributes, _ in attributes.label = "Bank (C)" }
+
+            try FileManager.default.copyItem(atPath: path("a"), toPath: path("result"))
+            let result = try open(path("result"), "merge result", ticker)
+            try result.merge(contentsOf: path("b"))
+            try result.merge(contentsOf: path("c"))
+            let merged = try MergedVault(result)
+            let names = ["a", "b", "c"].map { "merge-replica-\($0).vec" }
+            let comments = [
+                "replica A: the bank's label and password changed, an item added, the shop deleted",
+                "replica B: the bank's password (later than A's) and notes, a custom field of the mail, a raw-key slot added",
+                "replica C: the deleted shop edited, another custom field of the mail, the bank's label (latest)",
+            ]
+            return try ["a", "b", "c"].enumerated().map { index, name in
+                let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path(name))))
+                let opened = try FormatReader.open(bytes, key: .rawKey(try SecureBytes(copying: rawKey)))
+                return VectorFile(name: names[index], expect: .success, rawKey: rawKey, generation: opened.codec.manifest.generation,
+                                  comment: comments[index], entries: opened.entries,
+                                  mergeWith: index == 0 ? Array(names.dropFirst()) : nil, merged: index == 0 ? merged : nil,
+                                  bytes: bytes)
+            }
+        }
+    }
+}
+#endif
