@@ -86,6 +86,21 @@ struct ReplicaMergeTests {
         }
     }
 
+    @Test("a new item stamps exactly the registers its lists are cut into (named fields included)")
+    func addStampsEveryRegister() throws {
+        var attributes = ItemAttributes.genericPassword(service: "s", account: "a")
+        attributes.fields = [CustomField(name: "x", value: "1"), CustomField(name: "x", value: "2"), CustomField(name: "ü", value: "3")]
+        attributes.urls = ["https://a", "https://b"]
+        let secrets = ItemSecrets(password: try secure("p"), notes: try secure("n"),
+                                  fields: [SecretField(name: "pin", value: try secure("1")), SecretField(name: "pin", value: try secure("2"))],
+                                  attachments: [Attachment(name: "f", data: try secure("d"))])
+        let overview = EntryCodec.encodeOverview(attributes).publicBytes
+        let parts = try ItemParts(overview: overview, secrets: try EntryCodec.encodeSecrets(secrets).secureBytes())
+        let predicted = try ItemParts.registers(ofOverview: overview).union(ItemParts.registers(of: secrets))
+        #expect(Set(parts.valuedRegisters) == predicted)
+        #expect(predicted.count == 12)   // kind, service, account, urls, 3 custom fields, password, notes, 2 secret fields, 1 attachment
+    }
+
     @Test("the same password changed on two replicas: the newer wins, the other is in the history and the conflicts")
     func samePassword() throws {
         try withTemporaryDirectory { dir in

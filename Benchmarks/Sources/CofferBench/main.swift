@@ -3,6 +3,7 @@
 //   CofferBench create ENTRIES.tsv VAULT --password P --memory-kib M --iterations T --lanes L
 //   CofferBench kdf --memory-kib M --iterations T --lanes L --implementation libsodium|libargon2
 //   CofferBench micro [--quick] [--json PATH]
+//   CofferBench merge VAULT --password P [--percent 1] [--runs 5]
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -11,8 +12,9 @@ do {
     case "create": try CreateVault.run(Options(arguments.dropFirst()))
     case "kdf": try KDFFloor.run(Options(arguments.dropFirst()))
     case "micro": try Micro.run(Options(arguments.dropFirst()))
+    case "merge": try MergeReplicas.run(Options(arguments.dropFirst()))
     default:
-        FileHandle.standardError.write(Data("usage: CofferBench create|kdf|micro … (see Benchmarks/README.md)\n".utf8))
+        FileHandle.standardError.write(Data("usage: CofferBench create|kdf|micro|merge … (see Benchmarks/README.md)\n".utf8))
         exit(64)
     }
 } catch {

@@ -154,6 +154,38 @@ package struct ItemParts: Sendable {
         }.map(\.0)
     }
 
+    /// The registers an encoded overview list gives a value (its named fields keyed).
+    package static func registers(ofOverview list: [UInt8]) throws(FormatError) -> Set<Register> {
+        try list.withBytes { (raw) throws(FormatError) -> Set<Register> in
+            var reader = FieldReader(raw, structure: "overview") { _ in true }
+            var occurrences: [[UInt8]: UInt32] = [:]
+            var out = Set<Register>()
+            while let (tag, value) = try reader.next() {
+                guard let family = Register.ofOverviewTag(tag) else { continue }
+                out.insert(try register(family, field: (value.lowerBound - 6)..<value.upperBound, in: raw, occurrences: &occurrences))
+            }
+            return out
+        }
+    }
+
+    /// The registers `secrets` give a value, named as when their list is cut (no copy of a secret).
+    package static func registers(of secrets: ItemSecrets) -> Set<Register> {
+        var out = Set<Register>()
+        if secrets.password != nil { out.insert(.password) }
+        if secrets.notes != nil { out.insert(.notes) }
+        if !secrets.preservedFields.isEmpty { out.insert(.unknownSecret) }
+        var occurrences: [[UInt8]: UInt32] = [:]
+        func named(_ code: UInt8, _ name: String) {
+            let key = [code] + Array(name.utf8)
+            let occurrence = occurrences[key, default: 0]
+            occurrences[key] = occurrence + 1
+            out.insert(Register.keyed(code, name: Array(name.utf8), occurrence: occurrence))
+        }
+        for field in secrets.fields { named(Register.secretFields.code, field.name) }
+        for attachment in secrets.attachments { named(Register.attachments.code, attachment.name) }
+        return out
+    }
+
     /// The registers that hold at least one field.
     package var valuedRegisters: [Register] {
         Array(overview.keys) + secrets.keys.filter { !(secrets[$0]?.range.isEmpty ?? true) }
