@@ -196,22 +196,29 @@ package enum ItemClockCodec {
             guard key != 0 else { throw .malformed("overview: \(what) with key 0") }
             return Register(code: code, key: key)
         }
-        var defaulted = Set<UInt8>()
+        // The codes the mask gives the default stamp (a bit mask: opening checks every
+        // overview, and a set would be one allocation each).
+        var mask: UInt32 = 0
+        func defaulted(_ code: UInt8) -> Bool {
+            guard let bit = Register.all.firstIndex(where: { $0.code == code }) else { return false }
+            return mask & (1 << UInt32(bit)) != 0
+        }
         if let r = ranges.stamps {
             var reader = ByteReader(UnsafeRawBufferPointer(rebasing: raw[r]))
             let common = try stamp(try reader.u8("overview stamps"), try reader.u64("overview stamps"), "default stamp")
-            let mask = try reader.u32("overview stamps")
+            mask = try reader.u32("overview stamps")
             guard mask >> UInt32(Register.all.count) == 0 else { throw .malformed("overview: stamp mask names unknown registers") }
-            for (bit, family) in Register.all.enumerated() where mask & (1 << UInt32(bit)) != 0 {
-                defaulted.insert(family.code)
-                if family.isKeyed { clock?.defaultedCodes.insert(family.code) } else { clock?.stamps[family] = common }
+            if clock != nil {
+                for (bit, family) in Register.all.enumerated() where mask & (1 << UInt32(bit)) != 0 {
+                    if family.isKeyed { clock?.defaultedCodes.insert(family.code) } else { clock?.stamps[family] = common }
+                }
             }
             if !(clock?.defaultedCodes.isEmpty ?? true) { clock?.defaultStamp = common }
             var last: Register?
             while !reader.isAtEnd {
                 let r = try register(&reader, "stamp")
                 let s = try stamp(try reader.u8("overview stamps"), try reader.u64("overview stamps"), "stamp")
-                guard r.isKeyed || !defaulted.contains(r.code), last.map({ $0 < r }) ?? true else {
+                guard r.isKeyed || !defaulted(r.code), last.map({ $0 < r }) ?? true else {
                     throw .malformed("overview: stamp for register \(r.code) (repeated or out of order)")
                 }
                 last = r
@@ -233,7 +240,7 @@ package enum ItemClockCodec {
                 last = (reg, index, time)
                 if var built = clock {
                     // The register's own value is stamped explicitly, or by the default for a named field.
-                    let winner = built.stamps[reg] ?? (reg.isKeyed && defaulted.contains(reg.code) ? built.defaultStamp : nil)
+                    let winner = built.stamps[reg] ?? (reg.isKeyed && defaulted(reg.code) ? built.defaultStamp : nil)
                     guard let winner, winner != s else {
                         throw .malformed("overview: sibling for register \(reg.code) without another value")
                     }
