@@ -39,7 +39,9 @@ struct CofferCommand: ParsableCommand {
             PasswdCommand.self, AddKeyfileCommand.self, RemoveKeyfileCommand.self, CheckCommand.self,
             KeyfileCommand.self,
             GenerateCommand.self, PassphraseCommand.self, EstimateCommand.self,
-            ImportCommand.self, ExportCommand.self, TOTPCommand.self, ClipboardClearCommand.self,
+            ImportCommand.self, ExportCommand.self, TOTPCommand.self,
+            SyncCommand.self, MergeCommand.self, MergeDriverCommand.self, HistoryCommand.self, ResolveCommand.self,
+            ClipboardClearCommand.self,
         ]
     )
 }
