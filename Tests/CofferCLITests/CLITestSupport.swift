@@ -55,6 +55,16 @@ enum CLI {
         return url.path
     }()
 
+    /// The environment for a `coffer` a test starts itself (not through ``run(_:input:in:environment:timeout:)``):
+    /// this process's, without a display, with `XDG_STATE_HOME` set to ``stateHome``.
+    static var environment: [String: String] {
+        var env = ProcessInfo.processInfo.environment
+        env["DISPLAY"] = nil
+        env["WAYLAND_DISPLAY"] = nil
+        env["XDG_STATE_HOME"] = stateHome
+        return env
+    }
+
     /// Runs `coffer arguments…` with `input` on stdin (a file, so nothing blocks), in `directory`.
     /// `XDG_STATE_HOME` is ``stateHome`` unless `environment` sets it (a test's own "device").
     @discardableResult

@@ -27,7 +27,7 @@ struct MergeDriverCommand: ParsableCommand {
               git config merge.coffer.driver "coffer merge-driver --key-file ~/.config/coffer/vault.key %O %A %B %P"
 
             EXAMPLES:
-              coffer merge-driver --key-file ~/.config/coffer/vault.key base.coffer ours.coffer theirs.coffer vault.coffer
+              coffer merge-driver --key-file ~/.config/coffer/vault.key base ours theirs vault.coffer
             """)
 
     @Option(name: .customLong("key-file"),

@@ -46,11 +46,12 @@ enum ReplicaMerging {
     static func merge(_ files: [ReplicaFile], into vault: Vault, vaultPath: String,
                       merged: (inout ReplicaOutcome) -> Void = { _ in }) -> [ReplicaOutcome] {
         var outcomes: [ReplicaOutcome] = []
-        var stopped: CLIFailure?
+        var stopped: (failure: CLIFailure, kind: String)?
         for file in files {
             var outcome = ReplicaOutcome(file: file)
             if let stopped {
-                outcome.failure = CLIFailure(stopped.status, "not tried: \(stopped.message)")
+                outcome.failure = CLIFailure(stopped.failure.status, "not tried: \(stopped.failure.message)")
+                outcome.errorKind = stopped.kind
                 outcomes.append(outcome)
                 continue
             }
@@ -65,8 +66,8 @@ enum ReplicaMerging {
                     // About the vault, not the file: say so in the vault's name.
                     outcome.failure = CLIFailure(error, vault: vaultPath)
                 }
-                if error.kind == .lockTimeout || error.kind == .conflict || error.kind == .vaultLocked {
-                    stopped = outcome.failure
+                if error.kind == .lockTimeout || error.kind == .conflict || error.kind == .vaultLocked, let failure = outcome.failure {
+                    stopped = (failure, error.kind.rawValue)
                 }
             }
             outcomes.append(outcome)
@@ -153,8 +154,8 @@ enum ReplicaMerging {
                 ("conflicted", .strings(report.conflicted.map(\.hex))),
                 ("movedTo", .optional(outcome.movedTo)),
                 ("removed", .bool(outcome.removed)),
-                ("error", .optional(outcome.failure.map { _ in outcome.errorKind ?? "io" })),
-                ("message", .optional(outcome.failure?.message ?? outcome.disposalFailure?.message)),
+                ("error", .optional(outcome.failure == nil ? nil : outcome.errorKind)),
+                ("message", .optional(outcome.failure?.message ?? outcome.disposalFailure?.message ?? outcome.note)),
             ])
         }
         return .object([
@@ -172,12 +173,15 @@ enum ReplicaMerging {
 
     /// The JSON shape, for the commands' help.
     static let jsonShape = """
-          {"vault": str, "files": [{"path": str, "service": "syncthing"|"dropbox"|"nextcloud"|null,
-             "merged": bool, "added": int, "updated": int, "deleted": int, "restored": int,
-             "conflicted": [id], "movedTo": str|null, "removed": bool,
-             "error": str|null, "message": str|null}],
-           "merged": int, "failed": int, "added": int, "updated": int, "deleted": int,
-           "restored": int, "conflicted": [id]}
+          {"vault": str,
+           "files": [{"path": str,
+                      "service": "syncthing"|"dropbox"|"nextcloud"|null,
+                      "merged": bool, "added": int, "updated": int,
+                      "deleted": int, "restored": int, "conflicted": [id],
+                      "movedTo": str|null, "removed": bool,
+                      "error": str|null, "message": str|null}],
+           "merged": int, "failed": int, "added": int, "updated": int,
+           "deleted": int, "restored": int, "conflicted": [id]}
         """
 
     private static func totals(_ outcomes: [ReplicaOutcome]) -> (added: Int, updated: Int, deleted: Int, restored: Int, conflicted: [ItemID]) {
