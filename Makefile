@@ -8,8 +8,8 @@ BUILD_FLAGS := --explicit-target-dependency-import-check error
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 APT_PACKAGES := libsodium-dev libargon2-dev libssl-dev pkg-config
 # Real peers for the tests: keepassxc-cli and pykeepass (imports), Xvfb with xclip and xsel
-# (the clipboard); `make test` only, never `make demo`.
-TEST_APT_PACKAGES := keepassxc python3-pykeepass xvfb xclip xsel
+# (the clipboard), git (the merge driver, end to end); `make test` only, never `make demo`.
+TEST_APT_PACKAGES := keepassxc python3-pykeepass xvfb xclip xsel git
 EXAMPLES := AccountsBook Notebooks OfflineFavourites Transfers Secuure
 
 .PHONY: all deps test-deps build demo test clean
@@ -29,14 +29,15 @@ deps:
 # suites are skipped with a message; nothing else needs them.
 test-deps:
 	@if command -v keepassxc-cli >/dev/null 2>&1 && /usr/bin/python3 -c 'import pykeepass' >/dev/null 2>&1 \
-	    && command -v Xvfb >/dev/null 2>&1 && command -v xclip >/dev/null 2>&1 && command -v xsel >/dev/null 2>&1; then \
-	  echo "test-deps: keepassxc-cli $$(keepassxc-cli --version 2>/dev/null), pykeepass, Xvfb, xclip and xsel found"; \
+	    && command -v Xvfb >/dev/null 2>&1 && command -v xclip >/dev/null 2>&1 && command -v xsel >/dev/null 2>&1 \
+	    && command -v git >/dev/null 2>&1; then \
+	  echo "test-deps: keepassxc-cli $$(keepassxc-cli --version 2>/dev/null), pykeepass, Xvfb, xclip, xsel and git found"; \
 	elif command -v apt-get >/dev/null 2>&1; then \
 	  echo "test-deps: installing $(TEST_APT_PACKAGES)"; \
 	  $(SUDO) apt-get update && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(TEST_APT_PACKAGES) \
-	    || echo "test-deps: could not install $(TEST_APT_PACKAGES); the real-peer import and clipboard tests will be skipped"; \
+	    || echo "test-deps: could not install $(TEST_APT_PACKAGES); the real-peer import, clipboard and git tests will be skipped"; \
 	else \
-	  echo "test-deps: no apt-get; the real-peer import and clipboard tests will be skipped"; \
+	  echo "test-deps: no apt-get; the real-peer import, clipboard and git tests will be skipped"; \
 	fi
 
 build: deps

@@ -16,9 +16,17 @@ struct CofferCommand: ParsableCommand {
             `add` (and `edit --password-stdin`) the next line is the item's password, for `passwd` \
             the new password, for `note` the rest of stdin is the note. No password line is read \
             when a key file alone opens the vault.
-              Secrets go to stdout only from `get`, `generate`, `passphrase`, `totp` and `export` \
-            (which warns that its output is plaintext); prompts and \
+              Secrets go to stdout only from `get`, `history --show-passwords`, `generate`, \
+            `passphrase`, `totp` and `export` (which warns that its output is plaintext); prompts and \
             messages go to stderr, one plain line each, and never carry a secret.
+
+            SEVERAL DEVICES:
+              `coffer sync` merges the conflict copies Syncthing, Dropbox or Nextcloud leave \
+            beside the vault, `coffer merge` merges any other copy, and `coffer merge-driver` \
+            does it for git. Conflicting edits are kept: `coffer list --conflicts`, `coffer \
+            history`, `coffer resolve`. A vault file older than one this device has seen (a \
+            restored backup) gets a warning on every command, and saves exit 76 unless given \
+            --accept-rollback.
 
             \(ExitStatus.helpTable)
 
@@ -31,6 +39,7 @@ struct CofferCommand: ParsableCommand {
               coffer add vault.coffer --service github.com --account octocat --generate
               coffer get vault.coffer --service github.com
               printf '%s\\n' "$MASTER" | coffer list vault.coffer --json
+              coffer sync ~/Sync/vault.coffer --key-file ~/.config/coffer/vault.key
             """,
         version: "0.1.0",
         subcommands: [
@@ -39,7 +48,9 @@ struct CofferCommand: ParsableCommand {
             PasswdCommand.self, AddKeyfileCommand.self, RemoveKeyfileCommand.self, CheckCommand.self,
             KeyfileCommand.self,
             GenerateCommand.self, PassphraseCommand.self, EstimateCommand.self,
-            ImportCommand.self, ExportCommand.self, TOTPCommand.self, ClipboardClearCommand.self,
+            ImportCommand.self, ExportCommand.self, TOTPCommand.self,
+            SyncCommand.self, MergeCommand.self, MergeDriverCommand.self, HistoryCommand.self, ResolveCommand.self,
+            ClipboardClearCommand.self,
         ]
     )
 }

@@ -289,11 +289,12 @@ struct CLICommandTests {
         try withTemporaryDirectory { dir in
             let root = try CLI.run(["--help"], in: dir)
             #expect(root.status == 0)
-            for code in ["64", "65", "73", "74", "75", "77"] { #expect(root.out.contains("  \(code) ")) }
+            for code in ["64", "65", "73", "74", "75", "76", "77"] { #expect(root.out.contains("  \(code) ")) }
             #expect(root.out.contains("--generate-completion-script"))
             let commands = [["init"], ["info"], ["add"], ["note"], ["get"], ["list"], ["search"], ["edit"], ["remove"],
                             ["passwd"], ["add-keyfile"], ["remove-keyfile"], ["keyfile", "add"], ["keyfile", "remove"], ["check"],
-                            ["generate"], ["passphrase"], ["estimate"]]
+                            ["generate"], ["passphrase"], ["estimate"], ["import"], ["export"], ["totp"],
+                            ["sync"], ["merge"], ["merge-driver"], ["history"], ["resolve"]]
             for command in commands {
                 let result = try CLI.run(command + ["--help"], in: dir)
                 #expect(result.status == 0, "\(command)")
@@ -303,6 +304,9 @@ struct CLICommandTests {
             #expect(bash.status == 0)
             #expect(bash.out.contains("complete"))
             #expect(bash.out.contains("passphrase"))
+            for command in ["sync", "merge", "merge-driver", "history", "resolve", "--accept-rollback", "--delete-copies"] {
+                #expect(bash.out.contains(command), "the bash completion knows \(command)")
+            }
         }
     }
 }

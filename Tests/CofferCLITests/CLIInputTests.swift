@@ -8,7 +8,7 @@ func runPiped(_ arguments: [String], input: String, in directory: URL, timeout: 
     let binary = try #require(CLI.binary, "the coffer binary is not built")
     let script = #"input=$1; shift; printf '%s' "$input" | "$@""#
     let result = try runProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", script, "sh", input, binary] + arguments,
-                                in: directory, timeout: timeout)
+                                in: directory, environment: CLI.environment, timeout: timeout)
     if result.timedOut { Issue.record("coffer \(arguments.joined(separator: " ")) timed out") }
     return CLIResult(status: result.status, stdout: result.stdout, stderr: result.stderr)
 }
@@ -21,7 +21,7 @@ struct CLISecretLineTests {
         try withVault { dir in
             let binary = try #require(CLI.binary)
             let result = try runProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", #"exec "$0" list v.coffer < /dev/zero"#, binary],
-                                        in: dir, timeout: 20)
+                                        in: dir, environment: CLI.environment, timeout: 20)
             #expect(!result.timedOut)
             #expect(result.status == 64, "\(String(decoding: result.stderr, as: UTF8.self))")
             #expect(String(decoding: result.stderr, as: UTF8.self).contains("longer than 64 KiB"))

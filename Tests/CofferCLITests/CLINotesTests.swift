@@ -12,6 +12,7 @@ struct CLINotesTests {
             process.executableURL = URL(fileURLWithPath: binary)
             process.arguments = ["add", "v.coffer", "--service", "s", "--account", "a", "--secret-field", "pin", "--notes"]
             process.currentDirectoryURL = dir
+            process.environment = CLI.environment
             let input = Pipe()
             process.standardInput = input
             process.standardOutput = FileHandle.nullDevice
@@ -19,7 +20,14 @@ struct CLINotesTests {
             try process.run()
             input.fileHandleForWriting.write(Data("pw\nitem-pw\n1234\nfirst-note-line-7c1e\n".utf8))
             // While it waits for the rest of the notes, what `ps` shows holds none of them.
-            let cmdline = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(process.processIdentifier)/cmdline"))
+            // (Process.run may return while the child is still in execve, whose cmdline reads
+            // as empty for a moment: wait for it.)
+            var cmdline = Data()
+            for _ in 0..<200 {
+                cmdline = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(process.processIdentifier)/cmdline"))
+                if !cmdline.isEmpty { break }
+                usleep(10_000)
+            }
             #expect(cmdline.range(of: Data("note-line".utf8)) == nil)
             #expect(cmdline.split(separator: 0).last == Data("--notes".utf8))
             input.fileHandleForWriting.write(Data("second line\n".utf8))

@@ -115,6 +115,7 @@ struct CLITerminalTests {
             process.arguments = arguments
         }
         process.currentDirectoryURL = dir
+        process.environment = CLI.environment
         let handle = FileHandle(fileDescriptor: terminal.slave, closeOnDealloc: false)
         process.standardInput = handle
         process.standardOutput = handle

@@ -46,7 +46,27 @@ enum CLI {
         return candidates.first { fileManager.isExecutableFile(atPath: $0) }
     }()
 
+    /// Where every `coffer` run by the tests keeps this device's replica state (replica
+    /// ids, remembered clocks: `$XDG_STATE_HOME/coffer`) unless the test gives its own:
+    /// one temporary folder per test process, never the real home's `~/.local/state`.
+    static let stateHome: String = {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("coffer-cli-state-\(UUID().uuidString)", isDirectory: true)
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url.path
+    }()
+
+    /// The environment for a `coffer` a test starts itself (not through ``run(_:input:in:environment:timeout:)``):
+    /// this process's, without a display, with `XDG_STATE_HOME` set to ``stateHome``.
+    static var environment: [String: String] {
+        var env = ProcessInfo.processInfo.environment
+        env["DISPLAY"] = nil
+        env["WAYLAND_DISPLAY"] = nil
+        env["XDG_STATE_HOME"] = stateHome
+        return env
+    }
+
     /// Runs `coffer arguments…` with `input` on stdin (a file, so nothing blocks), in `directory`.
+    /// `XDG_STATE_HOME` is ``stateHome`` unless `environment` sets it (a test's own "device").
     @discardableResult
     static func run(_ arguments: [String], input: String = "", in directory: URL,
                     environment: [String: String]? = nil, timeout: TimeInterval = 30) throws -> CLIResult {
@@ -57,6 +77,7 @@ enum CLI {
             env["DISPLAY"] = nil
             env["WAYLAND_DISPLAY"] = nil
         }
+        if environment?["XDG_STATE_HOME"] == nil { env["XDG_STATE_HOME"] = stateHome }
         let result = try runProcess(URL(fileURLWithPath: binary), arguments, input: input, in: directory,
                                     environment: env, timeout: timeout)
         if result.timedOut { Issue.record("coffer \(arguments.joined(separator: " ")) timed out") }

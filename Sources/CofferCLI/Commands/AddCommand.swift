@@ -33,6 +33,7 @@ struct AddCommand: ParsableCommand {
             """)
 
     @OptionGroup var vault: VaultArguments
+    @OptionGroup var rollback: RollbackArguments
 
     @Option(help: "The service of a generic password, e.g. github.com.")
     var service: String?
@@ -100,7 +101,7 @@ struct AddCommand: ParsableCommand {
         attributes.fields = try parseFieldAssignments(field)
         let passwordGenerator = generate ? try generator.generator() : nil
 
-        let unlocked = try vault.unlock()
+        let unlocked = try vault.unlock(saving: rollback)
         let password: SecureBytes
         if let passwordGenerator {
             password = try mappingErrors(vault: nil) { try passwordGenerator.generate() }

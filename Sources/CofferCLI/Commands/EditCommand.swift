@@ -28,6 +28,7 @@ struct EditCommand: ParsableCommand {
             """)
 
     @OptionGroup var vault: VaultArguments
+    @OptionGroup var rollback: RollbackArguments
     @OptionGroup(title: "Item") var selector: ItemSelector
 
     @Flag(help: "Generate a new password.")
@@ -76,7 +77,7 @@ struct EditCommand: ParsableCommand {
     func run() throws {
         let fields = try parseFieldAssignments(field)
         let passwordGenerator = generate ? try generator.generator() : nil
-        let unlocked = try vault.unlock()
+        let unlocked = try vault.unlock(saving: rollback)
         let item = try vault.run { try selector.resolve(in: unlocked.vault) }
 
         var newPassword: SecureBytes?

@@ -37,6 +37,7 @@ struct ImportCommand: ParsableCommand {
             """)
 
     @OptionGroup var vault: VaultArguments
+    @OptionGroup var rollback: RollbackArguments
 
     @Option(help: ArgumentHelp("The file's format: keepassxc-xml, keepassxc-csv, bitwarden-json, csv or coffer-json.", valueName: "format"))
     var format: String
@@ -61,7 +62,7 @@ struct ImportCommand: ParsableCommand {
         guard let format = ImportFormat(rawValue: format) else { throw CLIFailure(.usage, "unknown format \(self.format)") }
         // Fail on a missing file before asking for the master password.
         guard FileChecks.isReadableFile(file) else { throw CLIFailure(.ioError, "cannot read \(file): no such file, or not a readable file") }
-        let unlocked = try vault.unlock()
+        let unlocked = try vault.unlock(saving: rollback)
         let report: ImportReport
         do {
             report = try unlocked.vault.importItems(fromFile: file, format: format, dryRun: dryRun)

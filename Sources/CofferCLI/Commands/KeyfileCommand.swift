@@ -47,12 +47,13 @@ struct AddKeyfileCommand: ParsableCommand {
             """)
 
     @OptionGroup var vault: VaultArguments
+    @OptionGroup var rollback: RollbackArguments
 
     @Argument(help: "The key file for the new slot.", completion: .file())
     var path: String
 
     func run() throws {
-        let unlocked = try vault.unlock()
+        let unlocked = try vault.unlock(saving: rollback)
         let (file, generated) = try KeyFileSupport.loadOrGenerate(path)
         do {
             try vault.run {
@@ -81,13 +82,14 @@ struct RemoveKeyfileCommand: ParsableCommand {
             """)
 
     @OptionGroup var vault: VaultArguments
+    @OptionGroup var rollback: RollbackArguments
 
     @Argument(help: "The key file whose slots to remove.", completion: .file())
     var path: String
 
     func run() throws {
         let file = try mappingErrors(vault: nil) { try KeyFile(contentsOf: path) }
-        let unlocked = try vault.unlock()
+        let unlocked = try vault.unlock(saving: rollback)
         _ = try vault.run {
             try withProgressHint("checking the key slots…") {
                 try unlocked.vault.removeKeySlots(openedBy: file, password: unlocked.password)

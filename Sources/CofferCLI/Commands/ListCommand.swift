@@ -1,7 +1,7 @@
 import ArgumentParser
 import Coffer
 
-/// `coffer list VAULT [--service S] [--tag T] [--json]`
+/// `coffer list VAULT [--service S] [--tag T] [--conflicts] [--json]`
 struct ListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
@@ -9,6 +9,10 @@ struct ListCommand: ParsableCommand {
         discussion: """
             Prints NAME, ACCOUNT, KIND and TAGS columns (a * marks favorites), or JSON. \
             With a filter that matches nothing, exit 1.
+
+            --conflicts lists only the items with values that lost a concurrent edit on \
+            another device (kept by `coffer sync`, `merge` or the git merge driver); see them \
+            with `coffer history` and mark them reviewed with `coffer resolve`. None is exit 1.
 
             JSON shape: an array of
               {"id": str, "kind": "generic-password"|"internet-password"|"secure-note",
@@ -21,6 +25,7 @@ struct ListCommand: ParsableCommand {
             EXAMPLES:
               coffer list vault.coffer
               coffer list vault.coffer --tag work --json
+              coffer list vault.coffer --conflicts
             """)
 
     @OptionGroup var vault: VaultArguments
@@ -40,6 +45,9 @@ struct ListCommand: ParsableCommand {
     @Flag(help: "Only favorites.")
     var favorites = false
 
+    @Flag(help: "Only items with conflicting edits from another device (see `coffer history`).")
+    var conflicts = false
+
     @Flag(help: "Print JSON (shape above).")
     var json = false
 
@@ -53,10 +61,15 @@ struct ListCommand: ParsableCommand {
         let query = ItemQuery(kind: kind.flatMap(ItemKind.init(rawValue:)), service: service, server: server,
                               tag: tag, isFavorite: favorites ? true : nil)
         let unlocked = try vault.unlock()
-        let items = try vault.run { try unlocked.vault.items(matching: query) }
+        let items = try vault.run { () throws -> [Item] in
+            let matching = try unlocked.vault.items(matching: query)
+            guard conflicts else { return matching }
+            let flagged = Set(try unlocked.vault.itemsWithConflicts().map(\.id))
+            return matching.filter { flagged.contains($0.id) }
+        }
         try printItems(items, json: json)
-        if items.isEmpty && query != .all {
-            throw CLIFailure(.noMatch, "no item matched")
+        if items.isEmpty && (query != .all || conflicts) {
+            throw CLIFailure(.noMatch, conflicts ? "no item matched with conflicting edits" : "no item matched")
         }
     }
 }

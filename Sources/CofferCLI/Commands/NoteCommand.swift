@@ -18,6 +18,7 @@ struct NoteCommand: ParsableCommand {
             """)
 
     @OptionGroup var vault: VaultArguments
+    @OptionGroup var rollback: RollbackArguments
 
     @Option(help: "The note's title.")
     var title: String
@@ -36,7 +37,7 @@ struct NoteCommand: ParsableCommand {
         var attributes = ItemAttributes.secureNote(title: title)
         attributes.tags = tag
         attributes.isFavorite = favorite
-        let unlocked = try vault.unlock()
+        let unlocked = try vault.unlock(saving: rollback)
         if SecretReader.isInteractive {
             Output.error("Type the note, then press Ctrl-D on a new line:")
         }

@@ -26,9 +26,10 @@ struct PasswdCommand: ParsableCommand {
             """)
 
     @OptionGroup var vault: VaultArguments
+    @OptionGroup var rollback: RollbackArguments
 
     func run() throws {
-        let unlocked = try vault.unlock()
+        let unlocked = try vault.unlock(saving: rollback)
         let keyFile = unlocked.usedSlot == .passwordAndKeyFile ? unlocked.keyFile : nil
         let kind: KeySlotKind = keyFile == nil ? .password : .passwordAndKeyFile
         guard unlocked.vault.slots.contains(kind) else {

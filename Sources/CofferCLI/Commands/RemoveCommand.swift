@@ -16,10 +16,11 @@ struct RemoveCommand: ParsableCommand {
             """)
 
     @OptionGroup var vault: VaultArguments
+    @OptionGroup var rollback: RollbackArguments
     @OptionGroup(title: "Item") var selector: ItemSelector
 
     func run() throws {
-        let unlocked = try vault.unlock()
+        let unlocked = try vault.unlock(saving: rollback)
         let item = try vault.run { () throws -> Item in
             let item = try selector.resolve(in: unlocked.vault)
             try unlocked.vault.delete(item.id)

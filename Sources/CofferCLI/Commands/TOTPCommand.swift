@@ -28,6 +28,7 @@ struct TOTPCommand: ParsableCommand {
             """)
 
     @OptionGroup var vault: VaultArguments
+    @OptionGroup var rollback: RollbackArguments
     @OptionGroup(title: "Item") var selector: ItemSelector
 
     @Flag(help: "Print JSON (shape above).")
@@ -41,7 +42,7 @@ struct TOTPCommand: ParsableCommand {
     }
 
     func run() throws {
-        let unlocked = try vault.unlock()
+        let unlocked = try set ? vault.unlock(saving: rollback) : vault.unlock()
         let item = try vault.run { try selector.resolve(in: unlocked.vault) }
         if set {
             try store(on: item, in: unlocked.vault)

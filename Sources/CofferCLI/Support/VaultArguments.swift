@@ -40,8 +40,24 @@ struct VaultArguments: ParsableArguments {
     }
 
     /// Opens the vault with the factors its key slots need (see ``Unlocked`` and
-    /// ``VaultInfo/credentialChoices(withKeyFile:)``).
+    /// ``VaultInfo/credentialChoices(withKeyFile:)``), for a command that only reads it.
+    /// A rolled-back file (``Vault/rollback``) is shown as it is, with a warning.
     func unlock() throws -> Unlocked {
+        let unlocked = try open()
+        RollbackArguments.warn(unlocked.vault, path: vault, access: .reading)
+        return unlocked
+    }
+
+    /// ``unlock()`` for a command that saves: a rolled-back file is warned about, and its
+    /// saves are refused by the library (exit 76) unless `--accept-rollback` accepted it.
+    func unlock(saving rollback: RollbackArguments) throws -> Unlocked {
+        let unlocked = try open()
+        RollbackArguments.warn(unlocked.vault, path: vault, access: rollback.acceptRollback ? .savingAccepted : .saving)
+        if rollback.acceptRollback { unlocked.vault.acceptRollback() }
+        return unlocked
+    }
+
+    private func open() throws -> Unlocked {
         try run {
             let info = try Vault.info(at: vault)
             let keyFile = try self.keyFile.map { try KeyFile(contentsOf: $0) }

@@ -1,0 +1,176 @@
+import ArgumentParser
+import Coffer
+
+/// `coffer history VAULT --service S [--account A] [--show-passwords] [--json]`
+struct HistoryCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "history",
+        abstract: "Show an item's password history and the edits that lost to a concurrent edit on another device.",
+        discussion: """
+            Name the item as for `coffer get`. Prints the dates of the item's earlier \
+            passwords (newest first) and its conflicts: values that lost when two devices \
+            edited the same field before a merge (oldest first), each with the field, when \
+            the losing edit was made (by that device's clock) and its value. Attribute values \
+            (label, account, tags…) are shown as text; secret ones (password, notes, secret \
+            fields, attachments) are hidden unless --show-passwords is given, which prints \
+            them as `coffer get` does. `coffer resolve` marks the conflicts reviewed.
+
+            JSON shape:
+              {"id": str, "kind": str, "label": str|null, "service": str|null,
+               "account": str|null, "server": str|null,
+               "passwordHistory": [{"replaced": str, "password": str|null}],
+               "conflicts": [{"field": str, "date": str, "removed": bool, "secret": bool,
+                              "value": str|null}]}
+            with dates in ISO 8601 (UTC, milliseconds); "password" and a secret "value" are \
+            null unless --show-passwords; "value" is null for a removal.
+
+            EXAMPLES:
+              coffer history vault.coffer --service github.com
+              coffer history vault.coffer --service github.com --json
+              coffer history vault.coffer --id 0123456789abcdef0123456789abcdef --show-passwords
+            """)
+
+    @OptionGroup var vault: VaultArguments
+    @OptionGroup(title: "Item") var selector: ItemSelector
+
+    @Flag(name: .customLong("show-passwords"), help: "Print earlier passwords and secret conflict values too.")
+    var showPasswords = false
+
+    @Flag(help: "Print JSON (shape above).")
+    var json = false
+
+    func run() throws {
+        let unlocked = try vault.unlock()
+        let (item, secrets, conflicts) = try vault.run { () throws -> (Item, ItemSecrets, [ItemConflict]) in
+            let item = try selector.resolve(in: unlocked.vault)
+            return (item, try unlocked.vault.secrets(for: item.id), try unlocked.vault.conflicts(for: item.id))
+        }
+        if json {
+            try printJSON(item, secrets, conflicts)
+        } else {
+            try printText(item, secrets, conflicts)
+        }
+    }
+
+    private func printJSON(_ item: Item, _ secrets: ItemSecrets, _ conflicts: [ItemConflict]) throws {
+        let history: [JSONValue] = secrets.passwordHistory.map { entry in
+            .object([("replaced", .string(ItemJSON.date(entry.replaced))),
+                     ("password", showPasswords ? .secret(entry.password) : .null)])
+        }
+        var records: [JSONValue] = []
+        for conflict in conflicts {
+            let value: JSONValue
+            if conflict.isRemoval {
+                value = .null
+            } else if conflict.secrets != nil {
+                value = showPasswords ? .optional(try ConflictValue.secret(of: conflict)) : .null
+            } else {
+                value = .optional(ConflictValue.text(of: conflict))
+            }
+            records.append(.object([
+                ("field", .string(conflict.field)),
+                ("date", .string(ItemJSON.date(conflict.date))),
+                ("removed", .bool(conflict.isRemoval)),
+                ("secret", .bool(conflict.secrets != nil)),
+                ("value", value),
+            ]))
+        }
+        try JSONValue.object([
+            ("id", .string(item.id.hex)),
+            ("kind", .string(item.kind.rawValue)),
+            ("label", .optional(item.label)),
+            ("service", .optional(item.service)),
+            ("account", .optional(item.account)),
+            ("server", .optional(item.server)),
+            ("passwordHistory", .array(history)),
+            ("conflicts", .array(records)),
+        ]).print()
+    }
+
+    /// Names and dates are escaped (``Output/visible(_:)``); secrets, with --show-passwords,
+    /// are written byte for byte as `get` writes them.
+    private func printText(_ item: Item, _ secrets: ItemSecrets, _ conflicts: [ItemConflict]) throws {
+        let out = WipingBuffer(capacity: 1024)
+        defer { out.removeAll() }
+        out.append(Output.visible(itemPhrase(item)) + "\n")
+        if secrets.passwordHistory.isEmpty {
+            out.append("password history: none\n")
+        } else {
+            out.append("password history (newest first):\n")
+            for entry in secrets.passwordHistory {
+                out.append("  " + ItemJSON.date(entry.replaced) + "  ")
+                if showPasswords { out.append(entry.password) } else { out.append("(hidden; --show-passwords prints it)") }
+                out.append("\n")
+            }
+        }
+        if conflicts.isEmpty {
+            out.append("conflicts: none\n")
+        } else {
+            out.append("conflicts (oldest first; `coffer resolve` marks them reviewed):\n")
+            for conflict in conflicts {
+                out.append("  " + ItemJSON.date(conflict.date) + "  " + Output.visible(conflict.field) + ": ")
+                if conflict.isRemoval {
+                    out.append("(removed)")
+                } else if conflict.secrets != nil {
+                    if showPasswords, let secret = try ConflictValue.secret(of: conflict) {
+                        out.append(secret)
+                    } else {
+                        out.append(showPasswords ? "(not shown)" : "(hidden; --show-passwords prints it)")
+                    }
+                } else {
+                    out.append(ConflictValue.text(of: conflict).map(Output.visible) ?? "(not shown)")
+                }
+                out.append("\n")
+            }
+        }
+        try Output.bytes(out.bytes)
+    }
+}
+
+/// The losing value of a conflict, for `history`.
+enum ConflictValue {
+    /// An attribute's losing value as text: lists joined with ", ", custom fields as
+    /// `name=value`. Nil for a secret or an unknown field.
+    static func text(of conflict: ItemConflict) -> String? {
+        guard let a = conflict.attributes else { return nil }
+        switch conflict.field {
+        case "label": return a.label ?? ""
+        case "service": return a.service ?? ""
+        case "account": return a.account ?? ""
+        case "server": return a.server ?? ""
+        case "protocol": return a.protocol ?? ""
+        case "port": return a.port.map { String($0) } ?? ""
+        case "path": return a.path ?? ""
+        case "comment": return a.comment ?? ""
+        case "urls": return a.urls.joined(separator: ", ")
+        case "tags": return a.tags.joined(separator: ", ")
+        case "favorite": return a.isFavorite ? "true" : "false"
+        case "fields": return a.fields.map { "\($0.name)=\($0.value)" }.joined(separator: ", ")
+        case "kind": return a.kind.rawValue
+        default: return nil
+        }
+    }
+
+    /// A secret field's losing value: the password or notes as they are, secret fields as
+    /// `name=value` joined with ", ", attachments by name. Nil for an unknown field.
+    static func secret(of conflict: ItemConflict) throws -> SecureBytes? {
+        guard let s = conflict.secrets else { return nil }
+        switch conflict.field {
+        case "password": return s.password
+        case "notes": return s.notes
+        case "secret-fields":
+            let out = WipingBuffer(capacity: 256)
+            defer { out.removeAll() }
+            for (index, field) in s.fields.enumerated() {
+                if index > 0 { out.append(", ") }
+                out.append(field.name + "=")
+                out.append(field.value)
+            }
+            return try mappingErrors(vault: nil) { try out.secureBytes() }
+        case "attachments":
+            return try mappingErrors(vault: nil) { try SecureBytes(copying: s.attachments.map(\.name).joined(separator: ", ")) }
+        default:
+            return nil
+        }
+    }
+}

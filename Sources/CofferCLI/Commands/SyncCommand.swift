@@ -1,0 +1,122 @@
+import ArgumentParser
+import Coffer
+
+/// `coffer sync VAULT [--copy PATH]... [--delete-copies] [--json]`
+struct SyncCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync",
+        abstract: "Merge the conflict copies a sync service left beside the vault, then move them away.",
+        discussion: """
+            When two devices change the vault before the sync service (Syncthing, Dropbox, \
+            Nextcloud or ownCloud) has carried one change to the other, the service keeps one \
+            version under the vault's name and the other as a conflict copy beside it, named \
+            like these:
+              vault.sync-conflict-20260301-101500-ABCDEF2.coffer     Syncthing
+              vault (Jane's conflicted copy 2026-03-01).coffer       Dropbox
+              vault (conflicted copy 2026-03-01 101500).coffer       Nextcloud
+            `coffer sync` finds them (by name, next to the file VAULT names if it is a link), \
+            adds the files given with --copy, and merges each into VAULT; every merge is \
+            saved (atomically) before the next. Nothing is lost: an edit beats no edit, edits \
+            of different fields are both kept, and of the same field the newer one wins while \
+            the other is kept as a conflict (`coffer list --conflicts`, `coffer history`; a \
+            losing password also goes to the password history). A deletion loses to an edit \
+            it had not seen.
+
+            Only after VAULT is saved with a copy merged in is the copy put away: moved into \
+            the folder .coffer-merged/ beside the vault (created with mode 0700), keeping its \
+            name (a name already there gets ~2, ~3… before the extension: nothing there is \
+            ever replaced), or deleted with --delete-copies. A copy of another vault, a \
+            damaged one, or one that cannot be read is reported on stderr, left where it is, \
+            and the others are merged all the same; the exit code then names the worst \
+            problem: 76 (the vault was rolled back: nothing could be saved), 75 (busy), 74 \
+            (a file could not be read, moved or deleted), 65 (another vault, or damaged). \
+            Without any copy, the vault is not even unlocked, and the exit code is 0.
+
+            One line per file and a summary go to stderr; with --json, the report goes to stdout.
+
+            JSON shape:
+            \(ReplicaMerging.jsonShape)
+
+            Run it by hand after the service reports a conflict, or from a timer with a key \
+            file that opens the vault alone (`coffer add-keyfile`), so no password is asked.
+
+            EXAMPLES:
+              coffer sync ~/Sync/vault.coffer
+              coffer sync ~/Dropbox/vault.coffer --key-file ~/.config/coffer/vault.key --delete-copies
+              coffer sync vault.coffer --copy /media/usb/vault.coffer --json
+            """)
+
+    @OptionGroup var vault: VaultArguments
+    @OptionGroup var rollback: RollbackArguments
+
+    @Option(name: .customLong("copy"),
+            help: ArgumentHelp("Another copy of the vault to merge and put away like a conflict copy (repeatable).", valueName: "path"),
+            completion: .file(extensions: ["coffer"]))
+    var copies: [String] = []
+
+    @Flag(name: .customLong("delete-copies"), help: "Delete each copy once merged, instead of moving it into .coffer-merged/.")
+    var deleteCopies = false
+
+    @Flag(help: "Print the report as JSON on stdout (shape above).")
+    var json = false
+
+    func run() throws {
+        guard FileChecks.existsFollowingLinks(vault.vault) else {
+            throw CLIFailure(.ioError, "no such file: \(vault.vault)")
+        }
+        let found = try vault.run { try Vault.conflictCopies(of: vault.vault) }
+        let files = try ReplicaMerging.distinct(found.map { ReplicaFile(path: $0.path, service: $0.service) }
+                                                    + copies.map { ReplicaFile(path: $0, service: nil) },
+                                                vault: vault.vault)
+        guard !files.isEmpty else {
+            Output.error("no conflict copies of \(vault.vault) to merge")
+            if json { try ReplicaMerging.json([], vault: vault.vault).print() }
+            return
+        }
+        let unlocked = try vault.unlock(saving: rollback)
+        let backupFolder = CopyDisposal.backupFolder(forVault: vault.vault)
+        var folderProblem: CLIFailure?
+        var folderReady = false
+        let outcomes = ReplicaMerging.merge(files, into: unlocked.vault, vaultPath: vault.vault) { outcome in
+            // The vault is saved with this copy merged in: now the copy may go.
+            let path = outcome.file.path
+            if let before = outcome.fingerprint, FileFingerprint(of: path) != before {
+                outcome.note = "\(path) changed while it was merged; left in place for the next sync"
+                return
+            }
+            do {
+                if deleteCopies {
+                    try CopyDisposal.delete(path)
+                    outcome.removed = true
+                    return
+                }
+                if let folderProblem { throw folderProblem }
+                if !folderReady {
+                    do {
+                        try CopyDisposal.prepare(backupFolder)
+                        folderReady = true
+                    } catch let failure as CLIFailure {
+                        folderProblem = failure
+                        throw failure
+                    }
+                }
+                outcome.movedTo = try CopyDisposal.move(path, into: backupFolder)
+            } catch let failure as CLIFailure {
+                outcome.disposalFailure = failure
+            } catch {
+                outcome.disposalFailure = CLIFailure(.ioError, "cannot put \(path) away: \(error)")
+            }
+        }
+        ReplicaMerging.printOutcomes(outcomes)
+        ReplicaMerging.printSummary(outcomes, vault: vault.vault)
+        if json { try ReplicaMerging.json(outcomes, vault: vault.vault).print() }
+        if let status = ReplicaMerging.worstProblem(outcomes) {
+            let failed = outcomes.count { !$0.merged }
+            let stuck = outcomes.count { $0.disposalFailure != nil }
+            var parts: [String] = []
+            if failed > 0 { parts.append("\(ReplicaMerging.plural(failed, "file")) not merged") }
+            if stuck > 0 { parts.append(stuck == 1 ? "1 merged copy not put away" : "\(stuck) merged copies not put away") }
+            throw CLIFailure(status, parts.joined(separator: ", ") + " (see above)")
+        }
+    }
+}

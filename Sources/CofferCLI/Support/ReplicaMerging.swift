@@ -1,0 +1,247 @@
+import Coffer
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A file to merge into a vault: a conflict copy found beside it, or a path given.
+struct ReplicaFile {
+    let path: String
+    /// The sync service whose naming a found copy follows; nil for a path given.
+    let service: ConflictCopyService?
+}
+
+/// What `sync` or `merge` did with one file.
+struct ReplicaOutcome {
+    let file: ReplicaFile
+    /// Set when the file was merged (and the vault saved).
+    var report: MergeReport?
+    /// Why the file was not merged; it was left as it was.
+    var failure: CLIFailure?
+    /// The library's error kind for ``failure`` (for JSON), when it came from the library.
+    var errorKind: String?
+    /// `sync`: where the merged copy was moved, or whether it was deleted.
+    var movedTo: String?
+    var removed = false
+    /// `sync`: why a merged copy could not be moved or deleted (it stays; merging it again changes nothing).
+    var disposalFailure: CLIFailure?
+    /// `sync`: why a merged copy was left in place without it being a problem.
+    var note: String?
+    /// The file as it was just before the merge read it, to notice a change before it is moved.
+    var fingerprint: FileFingerprint?
+
+    var merged: Bool { report != nil }
+}
+
+/// Merges replicas into an open vault, one file at a time, for `sync` and `merge`. The
+/// library decides everything about the merge (``Vault/merge(contentsOf:)``); this only
+/// runs it per file and reports.
+enum ReplicaMerging {
+    /// Merges `files` into `vault`, in order; each merge is saved before the next starts.
+    /// A file that cannot be merged (another vault, damaged, unreadable, or refused because
+    /// the vault was rolled back) is reported and skipped; a busy vault (lock timeout, or a
+    /// change on disk that cannot be merged) stops the rest, which are reported as not tried.
+    /// `merged` runs after each successful merge, e.g. to move the copy away.
+    static func merge(_ files: [ReplicaFile], into vault: Vault, vaultPath: String,
+                      merged: (inout ReplicaOutcome) -> Void = { _ in }) -> [ReplicaOutcome] {
+        var outcomes: [ReplicaOutcome] = []
+        var stopped: (failure: CLIFailure, kind: String)?
+        for file in files {
+            var outcome = ReplicaOutcome(file: file)
+            if let stopped {
+                outcome.failure = CLIFailure(stopped.failure.status, "not tried: \(stopped.failure.message)")
+                outcome.errorKind = stopped.kind
+                outcomes.append(outcome)
+                continue
+            }
+            do {
+                outcome.fingerprint = FileFingerprint(of: file.path)
+                outcome.report = try vault.merge(contentsOf: file.path)
+                merged(&outcome)
+            } catch {
+                outcome.failure = CLIFailure(error, vault: file.path)
+                outcome.errorKind = error.kind.rawValue
+                if error.kind == .rolledBack || error.kind == .lockTimeout || error.kind == .conflict {
+                    // About the vault, not the file: say so in the vault's name.
+                    outcome.failure = CLIFailure(error, vault: vaultPath)
+                }
+                if error.kind == .lockTimeout || error.kind == .conflict || error.kind == .vaultLocked, let failure = outcome.failure {
+                    stopped = (failure, error.kind.rawValue)
+                }
+            }
+            outcomes.append(outcome)
+        }
+        return outcomes
+    }
+
+    /// Refuses (exit 64) a file to merge that is the vault file itself, and drops the
+    /// second mention of a file named twice (the same file under two paths counts once).
+    static func distinct(_ files: [ReplicaFile], vault: String) throws -> [ReplicaFile] {
+        let vaultIdentity = FileIdentityCheck.identity(of: vault)
+        var seen = Set<FileIdentityCheck.Identity>()
+        var seenPaths = Set<String>()
+        var result: [ReplicaFile] = []
+        for file in files {
+            guard !file.path.isEmpty else { throw CLIFailure(.usage, "a path to merge is empty") }
+            let identity = FileIdentityCheck.identity(of: file.path)
+            if let identity, identity == vaultIdentity {
+                throw CLIFailure(.usage, "\(file.path) is the vault file itself; name another copy to merge")
+            }
+            if let identity {
+                guard seen.insert(identity).inserted else { continue }
+            } else {
+                guard seenPaths.insert(file.path).inserted else { continue }
+            }
+            result.append(file)
+        }
+        return result
+    }
+
+    // MARK: - Reporting
+
+    /// One line per file on stderr: what was merged, what was not and why.
+    static func printOutcomes(_ outcomes: [ReplicaOutcome]) {
+        for outcome in outcomes {
+            let name = outcome.file.path + (outcome.file.service.map { " (\($0.rawValue))" } ?? "")
+            if let report = outcome.report {
+                var line = "merged \(name): \(counts(report))"
+                if let movedTo = outcome.movedTo { line += "; moved to \(movedTo)" }
+                if outcome.removed { line += "; deleted it" }
+                Output.error(line)
+                if let problem = outcome.disposalFailure { Output.error("coffer: \(problem.message)") }
+                if let note = outcome.note { Output.error("coffer: note: \(note)") }
+            } else if let failure = outcome.failure {
+                Output.error("coffer: not merged: \(failure.message); \(outcome.file.path) left in place")
+            }
+        }
+    }
+
+    /// The last line: totals over the files merged.
+    static func printSummary(_ outcomes: [ReplicaOutcome], vault: String) {
+        let total = totals(outcomes)
+        let mergedCount = outcomes.count { $0.merged }
+        var line = "merged \(mergedCount) of \(outcomes.count) file\(outcomes.count == 1 ? "" : "s") into \(vault): "
+            + "\(plural(total.added, "item")) added, \(total.updated) updated, \(total.deleted) deleted, \(total.restored) restored"
+        if !total.conflicted.isEmpty {
+            line += "; \(plural(total.conflicted.count, "item")) with conflicting edits (see `coffer list \(vault) --conflicts`)"
+        }
+        Output.error(line)
+    }
+
+    /// The exit status for the worst problem, or nil when every file was merged and put away.
+    static func worstProblem(_ outcomes: [ReplicaOutcome]) -> ExitStatus? {
+        let statuses = outcomes.compactMap { $0.failure?.status } + outcomes.compactMap { $0.disposalFailure?.status }
+        return severity.first(where: statuses.contains) ?? statuses.first
+    }
+
+    /// Worst first: the vault could not be saved at all, then problems with single files.
+    static let severity: [ExitStatus] = [.rolledBack, .busy, .ioError, .vaultUnreadable, .wrongCredential, .usage]
+
+    /// The `--json` report of `sync` and `merge` (shape in their help).
+    static func json(_ outcomes: [ReplicaOutcome], vault: String) -> JSONValue {
+        let total = totals(outcomes)
+        let files: [JSONValue] = outcomes.map { outcome in
+            let report = outcome.report ?? MergeReport()
+            return .object([
+                ("path", .string(outcome.file.path)),
+                ("service", .optional(outcome.file.service?.rawValue)),
+                ("merged", .bool(outcome.merged)),
+                ("added", .int(Int64(report.added))),
+                ("updated", .int(Int64(report.updated))),
+                ("deleted", .int(Int64(report.deleted))),
+                ("restored", .int(Int64(report.restored))),
+                ("conflicted", .strings(report.conflicted.map(\.hex))),
+                ("movedTo", .optional(outcome.movedTo)),
+                ("removed", .bool(outcome.removed)),
+                ("error", .optional(outcome.failure == nil ? nil : outcome.errorKind)),
+                ("message", .optional(outcome.failure?.message ?? outcome.disposalFailure?.message ?? outcome.note)),
+            ])
+        }
+        return .object([
+            ("vault", .string(vault)),
+            ("files", .array(files)),
+            ("merged", .int(Int64(outcomes.count { $0.merged }))),
+            ("failed", .int(Int64(outcomes.count { !$0.merged }))),
+            ("added", .int(Int64(total.added))),
+            ("updated", .int(Int64(total.updated))),
+            ("deleted", .int(Int64(total.deleted))),
+            ("restored", .int(Int64(total.restored))),
+            ("conflicted", .strings(total.conflicted.map(\.hex))),
+        ])
+    }
+
+    /// The JSON shape, for the commands' help.
+    static let jsonShape = """
+          {"vault": str,
+           "files": [{"path": str,
+                      "service": "syncthing"|"dropbox"|"nextcloud"|null,
+                      "merged": bool, "added": int, "updated": int,
+                      "deleted": int, "restored": int, "conflicted": [id],
+                      "movedTo": str|null, "removed": bool,
+                      "error": str|null, "message": str|null}],
+           "merged": int, "failed": int, "added": int, "updated": int,
+           "deleted": int, "restored": int, "conflicted": [id]}
+        """
+
+    private static func totals(_ outcomes: [ReplicaOutcome]) -> (added: Int, updated: Int, deleted: Int, restored: Int, conflicted: [ItemID]) {
+        var total = (added: 0, updated: 0, deleted: 0, restored: 0, conflicted: [ItemID]())
+        for report in outcomes.compactMap(\.report) {
+            total.added += report.added
+            total.updated += report.updated
+            total.deleted += report.deleted
+            total.restored += report.restored
+            total.conflicted += report.conflicted.filter { !total.conflicted.contains($0) }
+        }
+        return total
+    }
+
+    static func counts(_ report: MergeReport) -> String {
+        "\(report.added) added, \(report.updated) updated, \(report.deleted) deleted, \(report.restored) restored, "
+            + "\(report.conflicted.count) with conflicting edits"
+    }
+
+    static func plural(_ count: Int, _ noun: String) -> String {
+        "\(count) \(noun)\(count == 1 ? "" : "s")"
+    }
+}
+
+/// A file's device, inode, size and modification time: when any differs, it changed.
+struct FileFingerprint: Equatable {
+    let device: UInt64
+    let inode: UInt64
+    let size: Int64
+    let seconds: Int
+    let nanoseconds: Int
+
+    /// The fingerprint of the file `path` names (links followed), or nil when there is none.
+    init?(of path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+        size = Int64(info.st_size)
+        #if canImport(Darwin)
+        seconds = info.st_mtimespec.tv_sec
+        nanoseconds = info.st_mtimespec.tv_nsec
+        #else
+        seconds = info.st_mtim.tv_sec
+        nanoseconds = info.st_mtim.tv_nsec
+        #endif
+    }
+}
+
+/// Which file a path names, to tell when two paths name one file.
+enum FileIdentityCheck {
+    struct Identity: Hashable {
+        let device: UInt64
+        let inode: UInt64
+    }
+
+    /// The device and inode of the file `path` names (links followed), or nil when there is none.
+    static func identity(of path: String) -> Identity? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+    }
+}
