@@ -132,10 +132,21 @@ package struct ReplicaStateStore: Sendable {
     /// of 0 -> `invalidArgument`. See the type's notes for two processes remembering at
     /// once.
     package func remember(clock: [UInt64: UInt64], vaultID: [UInt8]) throws(StoreError) {
+        try store(clock: clock, vaultID: vaultID, replacing: false)
+    }
+
+    /// Replaces the clock remembered for `vaultID` by `clock`: the user accepted an older
+    /// file as the vault's current version (a rollback), so what it lacks is no longer
+    /// expected of the next files. Otherwise as ``remember(clock:vaultID:)``.
+    package func forget(before clock: [UInt64: UInt64], vaultID: [UInt8]) throws(StoreError) {
+        try store(clock: clock, vaultID: vaultID, replacing: true)
+    }
+
+    private func store(clock: [UInt64: UInt64], vaultID: [UInt8], replacing: Bool) throws(StoreError) {
         guard clock[0] == nil else { throw .invalidArgument("a clock's replica ids are never 0") }
         // Read just before the rename below, to merge with what is there now.
         let (stored, valid) = try readClock(vaultID: vaultID)
-        var merged = stored
+        var merged = replacing ? [:] : stored
         for (replica, counter) in clock where counter > 0 {
             merged[replica] = max(merged[replica] ?? 0, counter)
         }

@@ -157,18 +157,42 @@ enum ItemMerge {
         }
     }
 
-    /// History entries of both, each once, newest first (then by bytes): a set union,
-    /// so the order of merges does not matter.
+    /// History entries of both: each password once, at the latest date either side
+    /// replaced it, newest first (then by bytes). A union (of the map password -> date), so
+    /// the order of merges does not matter.
     static func mergedHistory(_ a: [SecretFragment], _ b: [SecretFragment]) -> [SecretFragment] {
-        var out = a
-        for entry in b where !out.contains(where: { $0.sameBytes(as: entry) }) { out.append(entry) }
-        let dated = out.map { (entry: $0, replaced: replacedDate(of: $0)) }
-        return dated.sorted { x, y in
-            if x.replaced != y.replaced { return x.replaced > y.replaced }
-            return x.entry.source.withUnsafeBytes { xb in
-                y.entry.source.withUnsafeBytes { yb in xb[x.entry.range].lexicographicallyPrecedes(yb[y.entry.range]) }
+        var out: [(entry: SecretFragment, replaced: Int64)] = []
+        for entry in a + b {
+            let replaced = replacedDate(of: entry)
+            if let index = out.firstIndex(where: { samePassword($0.entry, entry) }) {
+                if replaced > out[index].replaced || (replaced == out[index].replaced && precedes(entry, out[index].entry)) {
+                    out[index] = (entry, replaced)
+                }
+            } else {
+                out.append((entry, replaced))
             }
+        }
+        return out.sorted { x, y in
+            if x.replaced != y.replaced { return x.replaced > y.replaced }
+            return precedes(x.entry, y.entry)
         }.map(\.entry)
+    }
+
+    private static func precedes(_ x: SecretFragment, _ y: SecretFragment) -> Bool {
+        x.source.withUnsafeBytes { xb in y.source.withUnsafeBytes { yb in xb[x.range].lexicographicallyPrecedes(yb[y.range]) } }
+    }
+
+    /// Whether two history fields hold the same password: a history field is a 6-byte
+    /// header, then the nested password field (6-byte header and the bytes), then the date.
+    private static func samePassword(_ x: SecretFragment, _ y: SecretFragment) -> Bool {
+        func password(_ f: SecretFragment) -> SecretFragment? {
+            guard f.range.count >= 12 else { return nil }
+            let length = f.source.withUnsafeBytes { Int(UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: f.range.lowerBound + 8, as: UInt32.self))) }
+            guard length <= f.range.count - 12 else { return nil }
+            return SecretFragment(source: f.source, range: (f.range.lowerBound + 12)..<(f.range.lowerBound + 12 + length))
+        }
+        guard let px = password(x), let py = password(y) else { return false }
+        return px.sameBytes(as: py)
     }
 
     /// The replaced date of a history field (its last 8 bytes: tag 2, length 8, i64).

@@ -100,7 +100,14 @@ struct ReplicaMemory: Sendable {
         rollback != nil && !clock.dominates(remembered)
     }
 
-    mutating func acceptRollback() { rollback = nil }
+    /// Accepts the file with `clock` as the vault's current version, on this device for
+    /// good: the remembered clock becomes the file's, so later commands do not warn again.
+    mutating func acceptRollback(_ clock: VersionVector) {
+        guard rollback != nil else { return }
+        rollback = nil
+        remembered = clock
+        try? store?.forget(before: clock.times, vaultID: vaultID)
+    }
 
     /// The absolute path of the file `path` finally names (links followed), which the
     /// replica id belongs to.

@@ -73,9 +73,10 @@ public final class Vault: @unchecked Sendable {
     /// ```
     public var rollback: RollbackWarning? { withLock { memory.rollback } }
 
-    /// Accepts the rolled-back file as the vault's current version: saves work again.
+    /// Accepts the rolled-back file as the vault's current version: saves work again, and
+    /// this device stops warning about it (it remembers this version as the newest seen).
     /// The edits it lacks come back if a replica that holds them is merged later.
-    public func acceptRollback() { withLock { memory.acceptRollback() } }
+    public func acceptRollback() { withLock { memory.acceptRollback(snapshot.header.clock) } }
 
     /// A fresh stamp for this replica's next edits, above every time in `clock` and every
     /// stamp given before (SPEC.md §17.1).

@@ -372,7 +372,10 @@ struct CLIReplicaTests {
                                           input: "pw\nx\n", in: folder)
             #expect(accepted.status == 0, "\(accepted.err)")
             #expect(accepted.err.contains("accepted (--accept-rollback)"))
-            #expect(try laptop.ok(["get", "vault.coffer", "--service", "x"], in: folder).out == "x\n")
+            let read = try laptop.ok(["get", "vault.coffer", "--service", "x"], in: folder)
+            #expect(read.out == "x\n")
+            // Accepted for good on this device: the next command neither warns nor refuses.
+            #expect(!read.err.contains("warning"), "\(read.err)")
 
             // Merging the newer copy brings its edits back and ends the rollback.
             let healed = try laptop.run(["merge", "vault.coffer", newer.path], in: folder)

@@ -277,6 +277,13 @@ struct ReplicaMergeTests {
             rolled.acceptRollback()
             try rolled.add(.genericPassword(service: "after", account: "me"))
             #expect(Set(try rolled.items().compactMap(\.service)) == ["one", "after"])
+            // Accepted for good: the next open does not warn, and saves work.
+            let next = try Vault.open(at: path, password: secure("pw"), options: options)
+            #expect(next.rollback == nil)
+            try next.add(.genericPassword(service: "later", account: "me"))
+            // Merging a copy that still holds the lost edits brings them back.
+            try next.merge(contentsOf: newer)
+            #expect(Set(try next.items().compactMap(\.service)) == ["one", "two", "after", "later"])
         }
     }
 }
