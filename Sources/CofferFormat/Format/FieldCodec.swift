@@ -79,7 +79,12 @@ struct FieldReader {
 
     /// A nested field list inside `range`.
     func nested(_ range: Range<Int>, _ name: String) -> FieldReader {
-        FieldReader(UnsafeRawBufferPointer(rebasing: buffer[range]), structure: "\(structure) \(name)") { _ in false }
+        nested(range, name) { _ in false }
+    }
+
+    /// ``nested(_:_:)`` for a list whose tags `repeatable` may repeat.
+    func nested(_ range: Range<Int>, _ name: String, repeatable: @escaping (UInt16) -> Bool) -> FieldReader {
+        FieldReader(UnsafeRawBufferPointer(rebasing: buffer[range]), structure: "\(structure) \(name)", repeatable: repeatable)
     }
 }
 

@@ -315,10 +315,16 @@ package enum ItemClockCodec {
         let replica = UInt64(bitPattern: try reader.i64(p, "conflict replica"))
         let time = UInt64(bitPattern: try reader.i64(t, "conflict time"))
         guard replica != 0, time >= 1 else { throw .malformed("secret conflict: zero stamp") }
-        // The value is the register's own fields, in the secret or overview syntax.
-        var fields = reader.nested(v, "conflict value")
+        // The value is the register's own fields, in the secret or overview syntax, where a
+        // list register (URLs, tags, custom and secret fields, attachments, unknown fields)
+        // repeats its tag as the entry's own list does.
+        let isSecret = Register(code: code).isSecret
+        var fields = reader.nested(v, "conflict value") { tag in
+            isSecret ? EntryCodec.SecretTag.repeatable.contains(tag) || tag > EntryCodec.SecretTag.attachment
+                : EntryCodec.OverviewTag.repeatable.contains(tag) || tag > EntryCodec.OverviewTag.field
+        }
         while let (tag, _) = try fields.next() {
-            let owner = code >= 0x80 ? Register.ofSecretTag(tag) : Register.ofOverviewTag(tag)
+            let owner = isSecret ? Register.ofSecretTag(tag) : Register.ofOverviewTag(tag)
             guard owner?.code == code else {
                 throw .malformed("secret conflict: field \(tag) does not belong to register \(code)")
             }
