@@ -306,11 +306,20 @@ extension ItemMerge {
     }
 
     /// The tombstone of `current` (SPEC.md §17.5): the item as it is, with a deletion that
-    /// has seen it. Nil when another writer changed the item after `base`, the version the
-    /// deletion was asked on: a concurrent edit wins over a deletion.
+    /// has seen it. Nil when another writer edited the item after `base`, the version the
+    /// deletion was asked on: a concurrent edit wins over a deletion. What another writer
+    /// saved that is no such edit (a deletion of the item, a merge of versions the deletion
+    /// had seen) does not undo the deletion.
     static func delete(current: ItemVersion, base: ItemVersion, stamp: Stamp, vaultID: [UInt8], keys: VaultKeys,
                        entropy: EntropySource) throws(CofferError) -> SealedItem? {
-        guard current.record.digest == base.record.digest || current.clock.versions == base.clock.versions else { return nil }
+        if current.record.digest != base.record.digest, current.clock.versions != base.clock.versions {
+            // Every edit `current` has beyond `base` must have been seen by a deletion already.
+            let deleted = current.clock.deleted ?? VersionVector()
+            let unseenEdit = current.clock.versions.times.contains { replica, time in
+                time > base.clock.versions[replica] && time > deleted[replica]
+            }
+            if unseenEdit { return nil }
+        }
         let (parts, stamped) = try current.parts(vaultID: vaultID, keys: keys)
         var clock = stamped
         clock.versions.include(stamp)

@@ -100,4 +100,39 @@ struct ReplicaMergeRegressionTests {
             #expect(entries(try reopened.conflicts(for: id!).first?.attributes, try reopened.conflicts(for: id!).first?.secrets) == loser)
         }
     }
+
+    /// Two apps of one device have the vault open; one deletes an item while its snapshot is
+    /// older than the file, where the other app had merged in another device's deletion of
+    /// it. The save joins the file first and makes the deletion again on it (`Vault.replay`),
+    /// which dropped it whenever the item had changed since the app's snapshot, as if the
+    /// change were a concurrent edit: the item stayed, though every edit of it had been seen
+    /// by a deletion. (Simulation seed 212205442170978.)
+    @Test("A deletion made on an older snapshot is not undone by another writer's deletion")
+    func staleDeletion() throws {
+        try withTemporaryDirectory { dir in
+            var id: ItemID?
+            let devices = try Devices(dir, count: 2) { vault in
+                id = try vault.add(.genericPassword(service: "s", account: "a")).id
+            }
+            let app = try devices.open(0), otherApp = try devices.open(0), laptop = try devices.open(1)
+            try app.update(id!) { attributes, _ in attributes.comment = "seen by the app, not by the laptop" }
+            try laptop.delete(id!)
+            // The other app merges the laptop's deletion: an edit it had not seen keeps the item.
+            try otherApp.merge(contentsOf: devices.paths[1])
+            #expect(try otherApp.items().map(\.id) == [id!])
+            // The app, which has seen every edit of the item, deletes it: it goes.
+            try app.delete(id!)
+            #expect(try app.items().isEmpty)
+            #expect(try devices.open(0).items().isEmpty)
+            try laptop.merge(contentsOf: devices.paths[0])
+            #expect(try laptop.items().isEmpty)
+
+            // An edit the deleting app had not seen still wins.
+            let kept = try app.add(.genericPassword(service: "t", account: "b")).id
+            try otherApp.refresh()
+            try otherApp.update(kept) { attributes, _ in attributes.comment = "edited meanwhile" }
+            try app.delete(kept)
+            #expect(try app.item(kept).comment == "edited meanwhile")
+        }
+    }
 }
