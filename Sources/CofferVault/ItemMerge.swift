@@ -293,7 +293,12 @@ extension ItemMerge {
                     parts.conflicts.append(ItemParts.Conflict(register: register, stamp: loser, value: try fragment(loserValue)))
                 }
             } else {
-                let keep = (register == .password || resolvingConflicts) ? unseen : current
+                // Losing passwords were offered to the edit as history, and a resolution drops
+                // the losing values it reviewed: those that had lost in `base` leave the
+                // conflicts. A value that won in `base` and has lost since, to one another
+                // writer saved meanwhile, was neither offered nor reviewed: it stays.
+                let reviewed = Set(pb.conflicts.lazy.filter { $0.register == register }.map(\.stamp))
+                let keep = (register == .password || resolvingConflicts) ? current.filter { !reviewed.contains($0.key) } : current
                 guard let winner = cc.stamps[register] else { continue }
                 for (loser, loserValue) in keep.sorted(by: { $0.key < $1.key }) where loser != winner {
                     clock.siblings[register, default: []].append(loser)

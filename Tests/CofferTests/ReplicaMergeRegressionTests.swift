@@ -135,4 +135,59 @@ struct ReplicaMergeRegressionTests {
             #expect(try app.item(kept).comment == "edited meanwhile")
         }
     }
+
+    /// An edit made on an older snapshot than the file is made again on the file
+    /// (`ItemMerge.edit`); of a field it left alone, it dropped the losing passwords as
+    /// "offered to the edit as history". But a password that had won in the edit's snapshot
+    /// and lost since, to one another app saved meanwhile, was never offered: it vanished,
+    /// from the password, the history and the conflicts. (Simulation seeds 212205442171061
+    /// and 212205442171211.)
+    @Test("An edit on an older snapshot keeps a password that lost meanwhile")
+    func stalePasswordEdit() throws {
+        try withTemporaryDirectory { dir in
+            var id: ItemID?
+            let devices = try Devices(dir, count: 1) { vault in
+                id = try vault.add(.internetPassword(server: "example.com", account: "a")).id
+            }
+            let app = try devices.open(0), otherApp = try devices.open(0)
+            try app.update(id!, secrets: ItemSecrets(password: try SecureBytes(copying: "first")))
+            // The other app, which has not seen "first", sets its own: the two are concurrent.
+            try otherApp.update(id!, secrets: ItemSecrets(password: try SecureBytes(copying: "second")))
+            // The app edits another field; its snapshot still shows "first" as the password.
+            try app.update(id!) { attributes, _ in attributes.tags = ["edited"] }
+            for vault in [app, try devices.open(0)] {
+                let secrets = try vault.secrets(for: id!)
+                let passwords = [secrets.password?.testString] + secrets.passwordHistory.map { $0.password.testString }
+                #expect(Set(passwords.compactMap { $0 }) == ["first", "second"])
+                #expect(try vault.conflicts(for: id!).compactMap { $0.secrets?.password?.testString } == ["first", "second"].filter { $0 != secrets.password?.testString })
+            }
+        }
+    }
+
+    /// The same for a resolution made on an older snapshot: it dropped every losing value it
+    /// had seen at all, though the value it had seen as the winner had lost since to one
+    /// another app saved meanwhile: an edit nobody had reviewed vanished. A resolution now
+    /// drops only the values that had lost in its snapshot. (Simulation seed 212205442171492.)
+    @Test("A resolution on an older snapshot keeps a value that lost after it was read")
+    func staleResolution() throws {
+        try withTemporaryDirectory { dir in
+            var id: ItemID?
+            let devices = try Devices(dir, count: 1) { vault in
+                id = try vault.add(.secureNote(title: "note")).id
+            }
+            let app = try devices.open(0), otherApp = try devices.open(0)
+            try app.update(id!) { attributes, _ in attributes.comment = "by the app" }
+            try otherApp.update(id!) { attributes, _ in attributes.comment = "by the other app" }
+            // The other app's comment wins (it saved later); the app's is kept as a conflict.
+            #expect(try devices.open(0).conflicts(for: id!).map { $0.attributes?.comment } == ["by the app"])
+            // The app resolves on its snapshot, where its own comment had no rival.
+            try app.resolveConflicts(for: id!)
+            #expect(try app.conflicts(for: id!).map { $0.attributes?.comment } == ["by the app"])
+            #expect(try app.item(id!).comment == "by the other app")
+            // Resolved where the conflict is seen, it goes.
+            try otherApp.refresh()
+            try otherApp.resolveConflicts(for: id!)
+            #expect(try devices.open(0).conflicts(for: id!).isEmpty)
+        }
+    }
 }
