@@ -51,8 +51,19 @@ struct ReplicaMergeRegressionTests {
     /// replicas could never be merged. (Simulation seed 212205442170883: an item with one
     /// tag, two devices append a tag each, one merges the other.)
     @Test("Concurrent edits of a list with several entries merge, the loser kept whole",
-          arguments: ["urls", "tags", "fields", "secret-fields", "attachments"])
+          arguments: ["urls", "tags"])
     func listConflict(register: String) throws {
+        try listMerge(register: register, named: false)
+    }
+
+    /// Named fields (custom fields, secret fields, attachments) merge one by one (SPEC.md
+    /// §17.2): fields of different names added on two devices are both kept, no conflict.
+    @Test("Named fields added on two devices at once are both kept", arguments: ["fields", "secret-fields", "attachments"])
+    func namedFieldsBothKept(register: String) throws {
+        try listMerge(register: register, named: true)
+    }
+
+    private func listMerge(register: String, named: Bool) throws {
         try withTemporaryDirectory { dir in
             func append(_ value: String, _ attributes: inout ItemAttributes, _ secrets: inout ItemSecrets) throws {
                 switch register {
@@ -84,6 +95,14 @@ struct ReplicaMergeRegressionTests {
             try b.update(id!) { attributes, secrets in try append("from-b", &attributes, &secrets) }
 
             let report = try a.merge(contentsOf: devices.paths[1])
+            if named {
+                #expect(report.conflicted.isEmpty)
+                #expect(try a.conflicts(for: id!).isEmpty)
+                #expect(entries(try a.item(id!).attributes, try a.secrets(for: id!)) == ["first", "from-a", "from-b"])
+                try b.merge(contentsOf: devices.paths[0])
+                #expect(entries(try b.item(id!).attributes, try b.secrets(for: id!)) == ["first", "from-a", "from-b"])
+                return
+            }
             #expect(report.conflicted == [id!])
             let winner = entries(try a.item(id!).attributes, try a.secrets(for: id!))
             let conflicts = try a.conflicts(for: id!)
