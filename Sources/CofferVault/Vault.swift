@@ -414,10 +414,13 @@ public final class Vault: @unchecked Sendable {
         let base = changes.baseHeader ?? snapshot.header
         if let header = changes.header {
             var merged = next.header
-            let removed = Set(base.slots.map(\.identity)).subtracting(header.slots.map(\.identity))
+            let before = Set(base.slots.map(\.identity))
+            let removed = before.subtracting(header.slots.map(\.identity))
             let existing = Set(merged.slots.map(\.identity))
             merged.slots.removeAll { removed.contains($0.identity) }
-            merged.slots += header.slots.filter { !existing.contains($0.identity) && !removed.contains($0.identity) }
+            // Only the slots the transaction added: a slot of its base that the new version
+            // lacks was removed by the other writer (a changed password), and stays removed.
+            merged.slots += header.slots.filter { !before.contains($0.identity) && !existing.contains($0.identity) }
             guard !merged.slots.isEmpty, merged.slots.count <= FormatV1.maxSlots else {
                 throw .conflict("key slots were changed by another writer meanwhile; the change cannot be made on the new version")
             }

@@ -209,4 +209,27 @@ struct ReplicaMergeRegressionTests {
             #expect(try devices.open(0).conflicts(for: id!).isEmpty)
         }
     }
+
+    /// Two apps of one device: one changes the vault password (its old password slot is
+    /// removed), then the other, whose snapshot still has that slot, adds a key slot. The
+    /// save joined the file and made the slot change again on it (`Vault.replay`), adding
+    /// every slot of the transaction's header the file lacked: the old password's slot came
+    /// back, and the file opened with the password that had been changed.
+    /// (Simulation seed 212205442179941.)
+    @Test("A key slot added on an older snapshot does not bring back a removed password")
+    func staleSlotAdd() throws {
+        try withTemporaryDirectory { dir in
+            let old = try SecureBytes(copying: "old password"), new = try SecureBytes(copying: "new password")
+            let devices = try Devices(dir, count: 1) { vault in try vault.addKeySlot(.password(old)) }
+            let app = try devices.open(0), otherApp = try devices.open(0)
+            try app.changePassword(to: new)
+            let deviceKey = try SecureBytes(copying: [UInt8](repeating: 7, count: 32))
+            try otherApp.addKeySlot(.rawKey(deviceKey))
+            #expect(otherApp.slots.sorted { "\($0)" < "\($1)" } == [.password, .rawKey, .rawKey].sorted { "\($0)" < "\($1)" })
+            let options = Devices.options(nil)
+            #expect(throws: CofferError.wrongPassword) { _ = try Vault.open(at: devices.paths[0], credential: .password(old), options: options) }
+            _ = try Vault.open(at: devices.paths[0], credential: .password(new), options: options)
+            _ = try Vault.open(at: devices.paths[0], credential: .rawKey(deviceKey), options: options)
+        }
+    }
 }
