@@ -3,8 +3,8 @@ import CofferFormat
 import CofferStore
 import Foundation
 
-/// Where a vault remembers, on this device, its replica id and the newest version of each
-/// vault it has seen (SPEC.md §17.7): what makes a rolled-back file noticeable.
+/// Where a vault remembers, on this device, its replica id and the newest version of the
+/// vault it has seen at each path (SPEC.md §17.7): what makes a rolled-back file noticeable.
 ///
 /// ```swift
 /// var options = VaultOptions()
@@ -43,7 +43,8 @@ struct ReplicaMemory: Sendable {
     let store: ReplicaStateStore?
     let replica: UInt64
     private(set) var remembered: VersionVector
-    let vaultID: [UInt8]
+    /// What the remembered clock is stored under: the vault id and the canonical path, hashed.
+    private(set) var vaultID: [UInt8]
     /// Set when the opened file was older than what had been seen.
     private(set) var rollback: RollbackWarning?
 
@@ -62,8 +63,12 @@ struct ReplicaMemory: Sendable {
         let canonical = Self.canonicalPath(path)
         if let directory, let canonical {
             let store = ReplicaStateStore(directory: directory)
+            // Remembered per vault and path: a rollback is this file going back in time. A copy
+            // in another folder is another replica, behind or not; it merges, it never warns.
+            let memoryKey = ((try? BLAKE2b.hash(header.vaultID + Array(canonical.utf8))) ?? header.vaultID).prefix(16).map { $0 }
+            vaultID = memoryKey
             if var replica = try? store.replicaID(forVaultAt: canonical) {
-                let remembered = VersionVector((try? store.rememberedClock(vaultID: header.vaultID)) ?? [:])
+                let remembered = VersionVector((try? store.rememberedClock(vaultID: memoryKey)) ?? [:])
                 let file = header.clock
                 if remembered.dominates(file), remembered != file {
                     let behind = remembered.times.count { file[$0.key] < $0.value }

@@ -241,6 +241,23 @@ struct ReplicaMergeTests {
         }
     }
 
+    @Test("a copy in another folder of one device (one state folder) is another replica: no rollback warning, edits on both merge")
+    func copyInAnotherFolderIsNoRollback() throws {
+        try withTemporaryDirectory { dir in
+            var options = testOptions
+            options.replicaState = .directory(dir.appendingPathComponent("state").path)
+            let (laptop, _, pathA, pathB) = try twoReplicas(dir, options: options)
+            try laptop.add(.genericPassword(service: "on-laptop", account: "me"))     // the copy is now behind
+            let desktop = try Vault.open(at: pathB, password: secure("pw"), options: options)
+            #expect(desktop.rollback == nil)
+            try desktop.add(.genericPassword(service: "on-desktop", account: "me"))
+            try laptop.merge(contentsOf: pathB)
+            try desktop.merge(contentsOf: pathA)
+            #expect(try contents(laptop) == contents(desktop))
+            #expect(Set(try desktop.items().compactMap(\.service)) == ["shared", "on-laptop", "on-desktop"])
+        }
+    }
+
     @Test("a rolled-back file warns, refuses saves until accepted, and a merge with the newer copy heals it")
     func rollback() throws {
         try withTemporaryDirectory { dir in
