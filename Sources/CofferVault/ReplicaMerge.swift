@@ -106,10 +106,4 @@ public struct MergeReport: Sendable, Equatable, Codable {
     public var isEmpty: Bool {
         added == 0 && updated == 0 && deleted == 0 && restored == 0 && tombstones == 0 && slotsAdded == 0 && slotsRemoved == 0
     }
-
-    mutating func add(_ other: MergeReport) {
-        added += other.added; updated += other.updated; deleted += other.deleted; restored += other.restored
-        tombstones += other.tombstones; slotsAdded += other.slotsAdded; slotsRemoved += other.slotsRemoved
-        conflicted += other.conflicted.filter { !conflicted.contains($0) }
-    }
 }

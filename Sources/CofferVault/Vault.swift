@@ -463,14 +463,12 @@ public final class Vault: @unchecked Sendable {
     func saveMerged(with other: VaultSnapshot, keys: VaultKeys) throws(CofferError) -> MergeReport {
         try store.withExclusiveLock(timeout: options.lockTimeout) { () throws(CofferError) -> MergeReport in
             var base = snapshot
-            var report = MergeReport()
             if try storeCall({ () throws(StoreError) in try store.currentIdentity() }) != snapshot.identity {
                 // The file changed since we read it: it takes part too.
                 base = try ReplicaMerge.merge(snapshot, try readVerified(keys: keys), vaultID: snapshot.vaultID, keys: keys,
                                               entropy: entropy).snapshot
             }
             let outcome = try ReplicaMerge.merge(base, other, vaultID: snapshot.vaultID, keys: keys, entropy: entropy)
-            report = outcome.report
             var next = outcome.snapshot
             next.generation = max(next.generation, highestGeneration) + 1
             let bytes = try formatCall { () throws(FormatError) in
@@ -481,7 +479,7 @@ public final class Vault: @unchecked Sendable {
                 snapshot = next
                 highestGeneration = next.generation
             }
-            return report
+            return outcome.report
         }
     }
 

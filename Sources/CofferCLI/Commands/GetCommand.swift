@@ -89,14 +89,7 @@ struct GetCommand: ParsableCommand {
             try Output.secretLine(secret)
             return
         }
-        var members: [(String, JSONValue)] = [
-            ("id", .string(item.id.hex)),
-            ("kind", .string(item.kind.rawValue)),
-            ("label", .optional(item.label)),
-            ("service", .optional(item.service)),
-            ("account", .optional(item.account)),
-            ("server", .optional(item.server)),
-        ]
+        var members = itemIdentityMembers(item)
         if let field {
             members += [("field", .string(field)), ("value", .secret(secret))]
         } else {

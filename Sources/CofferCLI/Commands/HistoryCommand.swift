@@ -75,13 +75,7 @@ struct HistoryCommand: ParsableCommand {
                 ("value", value),
             ]))
         }
-        try JSONValue.object([
-            ("id", .string(item.id.hex)),
-            ("kind", .string(item.kind.rawValue)),
-            ("label", .optional(item.label)),
-            ("service", .optional(item.service)),
-            ("account", .optional(item.account)),
-            ("server", .optional(item.server)),
+        try JSONValue.object(itemIdentityMembers(item) + [
             ("passwordHistory", .array(history)),
             ("conflicts", .array(records)),
         ]).print()

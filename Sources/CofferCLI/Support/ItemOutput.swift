@@ -10,6 +10,12 @@ func itemPhrase(_ item: Item) -> String {
 /// as the library writes it (``ItemJSON/writeAttributes(of:to:)``).
 func itemJSON(_ item: Item) -> JSONValue { .item(item) }
 
+/// The members that name an item in `get --json` and `history --json`.
+func itemIdentityMembers(_ item: Item) -> [(String, JSONValue)] {
+    [("id", .string(item.id.hex)), ("kind", .string(item.kind.rawValue)), ("label", .optional(item.label)),
+     ("service", .optional(item.service)), ("account", .optional(item.account)), ("server", .optional(item.server))]
+}
+
 /// Prints items as aligned columns (NAME, ACCOUNT, KIND, TAGS), or as JSON.
 func printItems(_ items: [Item], json: Bool) throws {
     if json {

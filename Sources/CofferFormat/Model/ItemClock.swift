@@ -145,9 +145,6 @@ package struct ItemClock: Equatable, Sendable {
     /// A tombstone: every edit the item has seen was seen by a deletion.
     package var isDeleted: Bool { deleted.map { $0.dominates(versions) } ?? false }
 
-    /// Whether some register holds values that lost a concurrent edit (the item is flagged).
-    package var hasConflicts: Bool { !siblings.isEmpty }
-
     /// The clock of an item written before clocks existed (SPEC.md §17.6): one edit by a
     /// replica named after the record's digest, at its revision, wrote every register that
     /// has a value. Two copies of the same record agree; two different records are concurrent.
