@@ -5,13 +5,14 @@ import PackageDescription
 // its own does not compile. Internals shared between layers use `package` access.
 //
 //   C:        CSodium, CArgon2, COpenSSLCrypto   system libraries (libcrypto only for TOTP's HMAC)
-//             CCofferSystem                      prctl, posix_spawn with closefrom (Swift cannot call them)
+//             CCofferSystem                      prctl, posix_spawn with closefrom, add_key/keyctl (Swift cannot call them)
 //   Crypto:   CofferCrypto    guarded memory, wiping buffer, AEAD, Argon2id, BLAKE2b, HMAC,
 //                             process hardening, CofferError          <- the C targets
 //   Format:   CofferFormat    Model/ (items, credentials) + Format/ (bytes in, bytes out; no I/O)
 //                                                                      <- CofferCrypto
-//   Store:    CofferStore     files, locks, atomic saves, secret files: the one I/O seam
-//                                                                      <- CofferCrypto, CofferFormat
+//   Store:    CofferStore     files, locks, atomic saves, secret files: the one I/O seam;
+//                             the kernel keyring (KernelKeyring, KeyringIO)
+//                                                                      <- CofferCrypto, CofferFormat, CCofferSystem
 //   Vault:    CofferVault     the vault API: Vault, transactions, queries, key slots, keychain
 //                                                                      <- Crypto, Format, Store
 //   Features: CofferOTP       TOTP and otpauth URIs                   <- Crypto, Format
@@ -64,7 +65,7 @@ let package = Package(
         .target(name: "CCofferSystem", path: "Sources/CCofferSystem"),
         .target(name: "CofferCrypto", dependencies: ["CSodium", "CArgon2", "COpenSSLCrypto", "CCofferSystem"]),
         .target(name: "CofferFormat", dependencies: ["CofferCrypto", "CSodium"]),
-        .target(name: "CofferStore", dependencies: ["CofferCrypto", "CofferFormat"]),
+        .target(name: "CofferStore", dependencies: ["CofferCrypto", "CofferFormat", "CCofferSystem"]),
         .target(name: "CofferVault", dependencies: ["CofferCrypto", "CofferFormat", "CofferStore", "CSodium"]),
         .target(name: "CofferOTP", dependencies: ["CofferCrypto", "CofferFormat"]),
         .target(

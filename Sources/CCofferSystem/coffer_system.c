@@ -9,6 +9,8 @@
 extern char **environ;
 #if defined(__linux__)
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #endif
 
 int coffer_set_dumpable(int value) {
@@ -68,4 +70,24 @@ int coffer_spawn(const char *path, char *const argv[], int in_fd, int out_fd, in
     posix_spawn_file_actions_destroy(&actions);
     if (status == 0) *pid_out = (int)pid;
     return status;
+}
+
+long coffer_add_key(const char *type, const char *description, const void *payload, unsigned long length, int keyring) {
+#if defined(__linux__) && defined(SYS_add_key)
+    return syscall(SYS_add_key, type, description, payload, (size_t)length, keyring);
+#else
+    (void)type; (void)description; (void)payload; (void)length; (void)keyring;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+long coffer_keyctl(int operation, unsigned long a2, unsigned long a3, unsigned long a4, unsigned long a5) {
+#if defined(__linux__) && defined(SYS_keyctl)
+    return syscall(SYS_keyctl, operation, a2, a3, a4, a5);
+#else
+    (void)operation; (void)a2; (void)a3; (void)a4; (void)a5;
+    errno = ENOSYS;
+    return -1;
+#endif
 }

@@ -30,6 +30,11 @@ struct CofferCommand: ParsableCommand {
 
             \(ExitStatus.helpTable)
 
+            UNLOCK ONCE:
+              `coffer unlock VAULT [--for 1h]` asks for the password once and keeps the vault \
+            unlocked in this login session's kernel keyring; other commands then ask for none \
+            (`--no-cache` asks anyway). `coffer lock [VAULT]` ends it, `coffer status` lists it.
+
             SHELL COMPLETION:
               coffer --generate-completion-script bash > /etc/bash_completion.d/coffer
               coffer --generate-completion-script zsh   (or fish)
@@ -49,6 +54,7 @@ struct CofferCommand: ParsableCommand {
             KeyfileCommand.self,
             GenerateCommand.self, PassphraseCommand.self, EstimateCommand.self,
             ImportCommand.self, ExportCommand.self, TOTPCommand.self,
+            UnlockCommand.self, LockCommand.self, StatusCommand.self,
             SyncCommand.self, MergeCommand.self, MergeDriverCommand.self, HistoryCommand.self, ResolveCommand.self,
             ClipboardClearCommand.self,
         ]

@@ -125,6 +125,11 @@ public struct CofferError: Error, Sendable, Hashable, CustomStringConvertible {
         case rolledBack
         /// A system call failed; ``CofferError/errno`` is the C error number.
         case io
+        /// The unlock cache cannot be used: no kernel keyring (a kernel without keys, a
+        /// container that filters the calls), its quota is full, or an app's store failed.
+        /// ``CofferError/errno`` is the C error number when there is one. Unlocking by
+        /// password works as before.
+        case unlockCacheUnavailable
 
         // MARK: Crypto layer
         /// An AEAD open failed: wrong key, nonce, associated data or modified ciphertext.
@@ -249,6 +254,10 @@ extension CofferError {
     public static func differentVault(_ why: String) -> CofferError { CofferError(.differentVault, detail: why) }
     public static let rolledBack = CofferError(.rolledBack)
     public static func rolledBack(_ why: String) -> CofferError { CofferError(.rolledBack, detail: why) }
+    public static let unlockCacheUnavailable = CofferError(.unlockCacheUnavailable)
+    public static func unlockCacheUnavailable(_ why: String, errno: Int32? = nil) -> CofferError {
+        CofferError(.unlockCacheUnavailable, detail: why, errno: errno)
+    }
     public static let io = CofferError(.io)
     /// A failed system call: `operation` is a short human phrase ("fsync directory").
     public static func io(operation: String, path: String, errno: Int32) -> CofferError {
@@ -313,6 +322,8 @@ extension CofferError {
         case .conflict: return "vault changed on disk and cannot be merged: \(what)"
         case .differentVault: return "not a replica of this vault: \(what)"
         case .rolledBack: return "the vault file was rolled back: \(what)"
+        case .unlockCacheUnavailable:
+            return "the unlock cache is unavailable: \(what)" + (errno.map { " (\(Self.errnoText($0)))" } ?? "")
         case .io:
             return "\(detail ?? "a system call") failed for \(path ?? "?"): \(errno.map(Self.errnoText) ?? "unknown error")"
         case .authenticationFailed: return "authentication failed"

@@ -67,6 +67,16 @@ package struct VaultFileStore: Sendable {
         try io.statIfExists(path)?.identity
     }
 
+    /// The absolute path of the file `path` finally names (links followed): what a
+    /// device's replica id and a cached unlock belong to. Nil when a link cannot be read.
+    package static func absolutePath(_ path: String) -> String? {
+        guard let resolved = try? VaultFileStore(path: path).resolved().path else { return nil }
+        if resolved.hasPrefix("/") { return resolved }
+        guard let cwd = getcwd(nil, 0) else { return nil }
+        defer { free(cwd) }
+        return String(cString: cwd) + "/" + resolved
+    }
+
     /// Largest number of symbolic links followed from `path` (Linux's own limit).
     static let maximumLinks = 40
 

@@ -60,7 +60,7 @@ struct ReplicaMemory: Sendable {
         case .directory(let folder): directory = folder
         case .none: directory = nil
         }
-        let canonical = Self.canonicalPath(path)
+        let canonical = VaultFileStore.absolutePath(path)
         if let directory, let canonical {
             let store = ReplicaStateStore(directory: directory)
             // Remembered per vault and path: a rollback is this file going back in time. A copy
@@ -114,11 +114,4 @@ struct ReplicaMemory: Sendable {
         try? store?.forget(before: clock.times, vaultID: vaultID)
     }
 
-    /// The absolute path of the file `path` finally names (links followed), which the
-    /// replica id belongs to.
-    static func canonicalPath(_ path: String) -> String? {
-        guard let resolved = try? VaultFileStore(path: path).resolved().path else { return nil }
-        if resolved.hasPrefix("/") { return resolved }
-        return FileManager.default.currentDirectoryPath + "/" + resolved
-    }
 }

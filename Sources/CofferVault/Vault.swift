@@ -31,6 +31,9 @@ public final class Vault: @unchecked Sendable {
     let entropy: EntropySource
     private let stateLock = NSRecursiveLock()
     private var keys: VaultKeys?
+    /// The key slot that opened the vault and its key-encryption key, for
+    /// ``cacheUnlock(in:for:)``; wiped with the keys.
+    private var slotKey: SlotKey?
     private var snapshot: VaultSnapshot
     /// The snapshot as it is now (tests and the merge look at records and tombstones).
     var currentSnapshot: VaultSnapshot { snapshot }
@@ -50,8 +53,9 @@ public final class Vault: @unchecked Sendable {
     func now() -> Date { Date(millisecondsSince1970: withLock { wallClock() }) }
 
     init(path: String, options: VaultOptions, store: VaultFileStore, entropy: EntropySource,
-         keys: VaultKeys, snapshot: VaultSnapshot, memory: ReplicaMemory) {
+         keys: VaultKeys, slotKey: SlotKey?, snapshot: VaultSnapshot, memory: ReplicaMemory) {
         self.path = path
+        self.slotKey = slotKey
         self.options = options
         self.store = store
         self.entropy = entropy
@@ -126,10 +130,13 @@ public final class Vault: @unchecked Sendable {
         let keys = try formatCall { () throws(FormatError) in try VaultKeys(vaultKey: vaultKey) }
         let vaultID = try entropy.bytes(FormatV1.vaultIDLength)
         var slots: [KeySlotRecord] = []
+        var firstSlotKey: SlotKey?
         for credential in credentials {
-            slots.append(try formatCall { () throws(FormatError) in 
-                try KeySlotRecord.make(for: credential, vaultKey: vaultKey, vaultID: vaultID, kdf: options.kdf, entropy: entropy)
-            })
+            let made = try formatCall { () throws(FormatError) in
+                try KeySlotRecord.makeReturningKEK(for: credential, vaultKey: vaultKey, vaultID: vaultID, kdf: options.kdf, entropy: entropy)
+            }
+            slots.append(made.slot)
+            if firstSlotKey == nil { firstSlotKey = SlotKey(slotIdentity: made.slot.identity, slotKind: made.slot.kind, kek: made.kek) }
         }
         var header = VaultHeader(vaultID: vaultID, slots: slots, extensions: [])
         var memory = try ReplicaMemory(location: options.replicaState, path: path, header: header, generation: 1, entropy: entropy)
@@ -142,7 +149,8 @@ public final class Vault: @unchecked Sendable {
         let codec = try formatCall { () throws(FormatError) in try VaultFile.parse(bytes) }
         let snapshot = try VaultSnapshot(codec: codec, keys: keys, identity: identity)
         memory.remember(header.clock)
-        return Vault(path: path, options: options, store: store, entropy: entropy, keys: keys, snapshot: snapshot, memory: memory)
+        return Vault(path: path, options: options, store: store, entropy: entropy, keys: keys, slotKey: firstSlotKey,
+                     snapshot: snapshot, memory: memory)
     }
 
     /// Opens a vault with any one of its key slots.
@@ -168,11 +176,18 @@ public final class Vault: @unchecked Sendable {
         let file = try storeCall { () throws(StoreError) in try store.read() }
         let codec = try formatCall { () throws(FormatError) in try VaultFile.parse(file.bytes) }
         try options.kdfLimit.check(codec.header.slots, kind: credential.slotKind)
-        let keys = try formatCall { () throws(FormatError) in try codec.unlockAndVerify(with: credential) }
-        let snapshot = try VaultSnapshot(codec: codec, keys: keys, identity: file.identity)
+        let opened = try formatCall { () throws(FormatError) in try codec.unlockAndVerify(with: credential) }
+        return try Vault(opened: codec, identity: file.identity, keys: opened.keys, slotKey: opened.slotKey,
+                         path: path, options: options, store: store, entropy: entropy)
+    }
+
+    /// A vault for a file just read and verified with `keys`.
+    convenience init(opened codec: VaultFile, identity: FileIdentity, keys: VaultKeys, slotKey: SlotKey?,
+                     path: String, options: VaultOptions, store: VaultFileStore, entropy: EntropySource) throws(CofferError) {
+        let snapshot = try VaultSnapshot(codec: codec, keys: keys, identity: identity)
         let memory = try ReplicaMemory(location: options.replicaState, path: path, header: snapshot.header,
                                        generation: snapshot.generation, entropy: entropy)
-        return Vault(path: path, options: options, store: store, entropy: entropy, keys: keys, snapshot: snapshot, memory: memory)
+        self.init(path: path, options: options, store: store, entropy: entropy, keys: keys, slotKey: slotKey, snapshot: snapshot, memory: memory)
     }
 
     /// Reads a vault's format version, KDF parameters, slots and entry count, without a password.
@@ -222,6 +237,7 @@ public final class Vault: @unchecked Sendable {
     public func lock() {
         withLock {
             keys = nil
+            slotKey = nil
             snapshot.releaseAttributes()
         }
     }
@@ -234,15 +250,30 @@ public final class Vault: @unchecked Sendable {
     /// True after ``lock()``.
     public var isLocked: Bool { withLock { keys == nil } }
 
+    /// The slot key that opened the vault, while it is unlocked and that slot is still in
+    /// the header (a password change removes it).
+    var openingSlotKey: SlotKey? {
+        withLock {
+            guard keys != nil, let slotKey,
+                  snapshot.header.slots.contains(where: { $0.identity == slotKey.slotIdentity }) else { return nil }
+            return slotKey
+        }
+    }
+
+    /// The vault's id, 32 lowercase hex digits: the same in every copy and replica of it
+    /// (``VaultInfo/vaultID``).
+    public var vaultID: String { withLock { ItemID(validated: snapshot.vaultID).hex } }
+
     /// Unlocks a locked vault again, re-reading the file.
     public func unlock(with credential: VaultCredential) throws(CofferError) {
         try withLock { () throws(CofferError) in
             let file = try storeCall { () throws(StoreError) in try store.read() }
             let codec = try formatCall { () throws(FormatError) in try VaultFile.parse(file.bytes) }
             try options.kdfLimit.check(codec.header.slots, kind: credential.slotKind)
-            let newKeys = try formatCall { () throws(FormatError) in try codec.unlockAndVerify(with: credential) }
-            snapshot = try VaultSnapshot(codec: codec, keys: newKeys, identity: file.identity)
-            keys = newKeys
+            let opened = try formatCall { () throws(FormatError) in try codec.unlockAndVerify(with: credential) }
+            snapshot = try VaultSnapshot(codec: codec, keys: opened.keys, identity: file.identity)
+            keys = opened.keys
+            slotKey = opened.slotKey
             // Unlocking accepts the file as it is now, like opening it; numbering continues
             // above every generation seen, so none repeats.
             highestGeneration = max(highestGeneration, snapshot.generation)

@@ -32,7 +32,7 @@ enum FormatReader {
     /// ``open(_:key:)`` with the format layer's own error.
     static func openFormat(_ bytes: [UInt8], key: VaultCredential) throws(FormatError) -> Opened {
         let codec = try VaultFile.parse(bytes)
-        let keys = try codec.unlock(with: key)
+        let keys = try codec.unlock(with: key).keys
         try codec.verify(keys: keys)
         var items: [(id: ItemID, revision: UInt64, attributes: ItemAttributes, secrets: ItemSecrets, deleted: Bool)] = []
         for record in codec.records {

@@ -105,7 +105,7 @@ enum FuzzEntryPoints {
                 keys = cached
             } else {
                 do {
-                    keys = try formatCall { () throws(FormatError) in try codec.unlock(with: key) }
+                    keys = try formatCall { () throws(FormatError) in try codec.unlock(with: key).keys }
                 } catch {
                     report.errors.append(error)
                     continue
@@ -356,7 +356,7 @@ enum FuzzEntryPoints {
             input(.header, stem, Array(bytes[FormatV1.preambleLength..<codec.headerEnd]))
             let manifestBody = codec.headerEnd + 2 * FormatV1.digestLength + 4
             input(.manifest, stem, Array(bytes[manifestBody..<codec.manifestEnd]))
-            guard let keys = credentials.lazy.compactMap({ try? codec.unlock(with: $0) }).first else { continue }
+            guard let keys = credentials.lazy.compactMap({ try? codec.unlock(with: $0).keys }).first else { continue }
             for (index, record) in codec.records.enumerated() {
                 input(.entryRecord, "\(stem)-\(index)", Array(record.body))
                 input(.itemID, "\(stem)-\(index)", Array(record.id.hex.utf8))

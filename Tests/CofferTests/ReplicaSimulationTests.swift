@@ -1079,7 +1079,7 @@ final class SimulationRun {
     static func snapshot(_ path: String, credential: VaultCredential) throws -> VaultSnapshot {
         let file = try VaultFileStore(path: path).read()
         let codec = try VaultFile.parse(file.bytes)
-        let keys = try codec.unlockAndVerify(with: credential)
+        let keys = try codec.unlockAndVerify(with: credential).keys
         return try VaultSnapshot(codec: codec, keys: keys, identity: file.identity)
     }
 

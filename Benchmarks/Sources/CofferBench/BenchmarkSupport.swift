@@ -57,7 +57,7 @@ package enum BenchmarkSupport {
         package init(path: String, rawKey: SecureBytes) throws(CofferError) {
             let bytes = try storeCall { () throws(StoreError) in try VaultFileStore(path: path).read().bytes }
             self.bytes = bytes
-            keys = try formatCall { () throws(FormatError) in try VaultFile.parse(bytes).unlock(with: .rawKey(rawKey)) }
+            keys = try formatCall { () throws(FormatError) in try VaultFile.parse(bytes).unlock(with: .rawKey(rawKey)).keys }
         }
 
         package var entryCount: Int { (try? VaultFile.parse(bytes).records.count) ?? 0 }

@@ -17,4 +17,11 @@ int coffer_get_dumpable(void);
 int coffer_spawn(const char *path, char *const argv[], int in_fd, int out_fd, int err_fd,
                  int new_session, int *pid_out);
 
+/* The kernel keyring (keyrings(7)), as raw system calls: no libkeyutils needed.
+   add_key(type, description, payload, length, keyring): the key's serial, or -1 with errno.
+   keyctl(operation, a2, a3, a4, a5): the call's result, or -1 with errno.
+   Both are -1 with ENOSYS off Linux. */
+long coffer_add_key(const char *type, const char *description, const void *payload, unsigned long length, int keyring);
+long coffer_keyctl(int operation, unsigned long a2, unsigned long a3, unsigned long a4, unsigned long a5);
+
 #endif

@@ -53,7 +53,7 @@ struct AddKeyfileCommand: ParsableCommand {
     var path: String
 
     func run() throws {
-        let unlocked = try vault.unlock(saving: rollback)
+        let unlocked = try vault.unlock(saving: rollback, cache: .credentialsOnly)
         let (file, generated) = try KeyFileSupport.loadOrGenerate(path)
         do {
             try vault.run {
@@ -89,12 +89,13 @@ struct RemoveKeyfileCommand: ParsableCommand {
 
     func run() throws {
         let file = try mappingErrors(vault: nil) { try KeyFile(contentsOf: path) }
-        let unlocked = try vault.unlock(saving: rollback)
+        let unlocked = try vault.unlock(saving: rollback, cache: .credentialsOnly)
         _ = try vault.run {
             try withProgressHint("checking the key slots…") {
                 try unlocked.vault.removeKeySlots(openedBy: file, password: unlocked.password)
             }
         }
+        CachedUnlocking.forget(vault.vault)
         Output.error("removed the slot(s) of key file \(path) from \(vault.vault)")
     }
 }

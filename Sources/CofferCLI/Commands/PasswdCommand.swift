@@ -29,7 +29,7 @@ struct PasswdCommand: ParsableCommand {
     @OptionGroup var rollback: RollbackArguments
 
     func run() throws {
-        let unlocked = try vault.unlock(saving: rollback)
+        let unlocked = try vault.unlock(saving: rollback, cache: .credentialsOnly)
         let keyFile = unlocked.usedSlot == .passwordAndKeyFile ? unlocked.keyFile : nil
         let kind: KeySlotKind = keyFile == nil ? .password : .passwordAndKeyFile
         guard unlocked.vault.slots.contains(kind) else {
@@ -42,6 +42,8 @@ struct PasswdCommand: ParsableCommand {
                 try unlocked.vault.changePassword(to: newPassword, keyFile: keyFile)
             }
         }
+        // The old slot is gone, and with it what `coffer unlock` kept; say so at once.
+        CachedUnlocking.forget(vault.vault)
         Output.error("changed the master password of \(vault.vault) (\(kind) slot)")
     }
 }

@@ -23,7 +23,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .usage: "usage error: bad flags or values (including `--notes TEXT`), a missing stdin line, a line over 64 KiB, an empty new password, a mismatch, several items match, the vault needs `--key-file`, the last key slot cannot be removed"
         case .vaultUnreadable: "vault unreadable: not a Coffer file, corrupted, tampered with, an unsupported version, its key derivation costs more than the limit (raise it with `--max-kdf-memory`, `--max-kdf-passes`), or a file to merge holds another vault"
         case .cannotCreate: "cannot create: the file exists, or its folder is missing (`init`, generating a key file)"
-        case .ioError: "I/O error, including a missing vault file (other than for `init`), a vault path that is a folder, no clipboard tool, a file to merge that cannot be read, a merged copy that cannot be moved or deleted (`sync`)"
+        case .ioError: "I/O error, including a missing vault file (other than for `init`), a vault path that is a folder, no clipboard tool, a file to merge that cannot be read, a merged copy that cannot be moved or deleted (`sync`), no usable kernel keyring (`unlock`, `lock`, `status`)"
         case .busy: "busy: lock timeout, or the file changed on disk in a way that cannot be merged"
         case .rolledBack: "rolled back: the vault file is older than a version this device has seen; nothing was saved (`--accept-rollback` saves anyway)"
         case .wrongCredential: "wrong password or key"
@@ -39,7 +39,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .usage: "usage error (also: several items match, the vault needs --key-file, a slot cannot be removed)"
         case .vaultUnreadable: "vault unreadable: not a Coffer file, corrupted, tampered, unsupported version, KDF over the limit"
         case .cannotCreate: "cannot create: the file exists, or its folder is missing"
-        case .ioError: "I/O error (also: the vault file does not exist, no clipboard tool, a copy to merge cannot be read or moved)"
+        case .ioError: "I/O error (also: the vault file does not exist, no clipboard tool, a copy to merge cannot be read or moved, no kernel keyring)"
         case .busy: "busy: lock timeout, or the file changed on disk in a way that cannot be merged"
         case .rolledBack: "rolled back: the file is older than a version seen here; nothing saved"
         case .wrongCredential: "wrong password or key"
@@ -111,6 +111,8 @@ extension CLIFailure {
             }
         case .io:
             self.init(.ioError, error.description)
+        case .unlockCacheUnavailable:
+            self.init(.ioError, "\(error.description); unlock with the password instead")
         case .secureMemoryUnavailable, .kdfFailed:
             self.init(.ioError, error.description)
         case .lockTimeout, .conflict:

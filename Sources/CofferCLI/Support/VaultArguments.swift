@@ -17,6 +17,10 @@ struct VaultArguments: ParsableArguments {
             help: ArgumentHelp("Seconds to wait for another process's write lock before giving up (exit 75).", valueName: "seconds"))
     var lockTimeout: Double = 10
 
+    @Flag(name: .customLong("no-cache"),
+          help: "Ask for the password even when `coffer unlock` left this vault unlocked.")
+    var noCache = false
+
     @OptionGroup var kdfLimit: KDFLimitArguments
 
     func validate() throws {
@@ -43,22 +47,27 @@ struct VaultArguments: ParsableArguments {
     /// ``VaultInfo/credentialChoices(withKeyFile:)``), for a command that only reads it.
     /// A rolled-back file (``Vault/rollback``) is shown as it is, with a warning.
     func unlock() throws -> Unlocked {
-        let unlocked = try open()
+        let unlocked = try open(cache: .use)
         RollbackArguments.warn(unlocked.vault, path: vault, access: .reading)
         return unlocked
     }
 
     /// ``unlock()`` for a command that saves: a rolled-back file is warned about, and its
     /// saves are refused by the library (exit 76) unless `--accept-rollback` accepted it.
-    func unlock(saving rollback: RollbackArguments) throws -> Unlocked {
-        let unlocked = try open()
+    /// With `cache: .credentialsOnly` (changing key slots), the credentials are asked for
+    /// even when the vault is unlocked: who can open a vault changes only with them.
+    func unlock(saving rollback: RollbackArguments, cache: CacheUse = .use) throws -> Unlocked {
+        let unlocked = try open(cache: cache)
         RollbackArguments.warn(unlocked.vault, path: vault, access: rollback.acceptRollback ? .savingAccepted : .saving)
         if rollback.acceptRollback { unlocked.vault.acceptRollback() }
         return unlocked
     }
 
-    private func open() throws -> Unlocked {
-        try run {
+    private func open(cache: CacheUse) throws -> Unlocked {
+        if cache == .use, !noCache, let vault = try CachedUnlocking.open(self.vault, options: options) {
+            return Unlocked(vault: vault, password: nil, keyFile: nil, usedSlot: nil)
+        }
+        return try run {
             let info = try Vault.info(at: vault)
             let keyFile = try self.keyFile.map { try KeyFile(contentsOf: $0) }
             let choices = info.credentialChoices(withKeyFile: keyFile != nil)
@@ -101,5 +110,14 @@ struct Unlocked {
     let vault: Vault
     let password: SecureBytes?
     let keyFile: KeyFile?
-    let usedSlot: KeySlotKind
+    /// Nil when a cached unlock (`coffer unlock`) opened it.
+    let usedSlot: KeySlotKind?
+}
+
+/// Whether a command may use a cached unlock.
+enum CacheUse {
+    /// Yes, unless `--no-cache`.
+    case use
+    /// No: the command changes key slots, so it asks for the credentials.
+    case credentialsOnly
 }

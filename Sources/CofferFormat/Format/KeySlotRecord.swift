@@ -55,6 +55,12 @@ package struct KeySlotRecord: Sendable, Equatable {
     /// Creates a slot wrapping `vaultKey` for `key`.
     package static func make(for key: VaultCredential, vaultKey: SecureBytes, vaultID: [UInt8], kdf: Argon2idParameters,
                      entropy: EntropySource) throws(FormatError) -> KeySlotRecord {
+        try makeReturningKEK(for: key, vaultKey: vaultKey, vaultID: vaultID, kdf: kdf, entropy: entropy).slot
+    }
+
+    /// ``make(for:vaultKey:vaultID:kdf:entropy:)``, and the key-encryption key it wrapped with.
+    package static func makeReturningKEK(for key: VaultCredential, vaultKey: SecureBytes, vaultID: [UInt8], kdf: Argon2idParameters,
+                                         entropy: EntropySource) throws(FormatError) -> (slot: KeySlotRecord, kek: SecureBytes) {
         let kind = key.slotKind
         let salt = try crypto { () throws(CofferError) in try entropy.bytes(FormatV1.saltLength) }
         var params = ByteWriter()
@@ -75,13 +81,27 @@ package struct KeySlotRecord: Sendable, Equatable {
         var body = params
         body.bytes(wrapped.0)
         body.bytes(wrapped.1)
-        return try KeySlotRecord(type: kind.code, body: body.bytes, index: 0)
+        return (try KeySlotRecord(type: kind.code, body: body.bytes, index: 0), kek)
     }
 
     /// The vault key, or nil when this slot does not open with `key`.
     package func unwrap(with key: VaultCredential, vaultID: [UInt8]) throws(FormatError) -> SecureBytes? {
+        try unwrapReturningKEK(with: key, vaultID: vaultID)?.vaultKey
+    }
+
+    /// The vault key and the key-encryption key that unwrapped it, or nil when this slot
+    /// does not open with `key`.
+    package func unwrapReturningKEK(with key: VaultCredential, vaultID: [UInt8]) throws(FormatError) -> (vaultKey: SecureBytes, kek: SecureBytes)? {
         guard kind == key.slotKind else { return nil }
         let kek = try Self.keyEncryptionKey(for: key, kdf: kdf, salt: salt)
+        return try unwrap(kek: kek, vaultID: vaultID).map { ($0, kek) }
+    }
+
+    /// The vault key, or nil when `kek` is not this slot's key-encryption key (a cached
+    /// unlock, SPEC.md §13.2): the slot's AEAD decides, so a wrong key never gives a key.
+    package func unwrap(kek: SecureBytes, vaultID: [UInt8]) throws(FormatError) -> SecureBytes? {
+        if case .unknown = kind { return nil }
+        guard kek.count == FormatV1.keyLength else { return nil }
         let params = Array(body[0..<(body.count - FormatV1.nonceLength - FormatV1.wrappedKeyLength)])
         do throws(CofferError) {
             let vaultKey = try XChaCha20Poly1305.open(wrappedKey, key: kek, nonce: nonce,

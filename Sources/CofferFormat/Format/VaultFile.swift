@@ -111,32 +111,50 @@ package struct VaultFile: Sendable {
 
     /// Tries every slot of the credential's kind, cheapest KDF first (memory × passes;
     /// header order among equals), so a cheap slot that opens spares the costly ones;
-    /// returns the vault's keys. Any slot that opens gives the same vault key.
-    package func unlock(with key: VaultCredential) throws(FormatError) -> VaultKeys {
+    /// returns the vault's keys and the slot key that opened it. Any slot that opens gives
+    /// the same vault key.
+    package func unlock(with key: VaultCredential) throws(FormatError) -> (keys: VaultKeys, slotKey: SlotKey) {
         let cost = { (slot: KeySlotRecord) in slot.kdf.map { UInt64($0.memoryKiB) * UInt64($0.iterations) } ?? 0 }
         let candidates = header.slots.filter { $0.kind == key.slotKind }
         for slot in candidates.enumerated().sorted(by: { (cost($0.element), $0.offset) < (cost($1.element), $1.offset) }).map(\.element) {
-            if let vaultKey = try slot.unwrap(with: key, vaultID: header.vaultID) {
-                return try VaultKeys(vaultKey: vaultKey)
+            if let opened = try slot.unwrapReturningKEK(with: key, vaultID: header.vaultID) {
+                return (try VaultKeys(vaultKey: opened.vaultKey), SlotKey(slotIdentity: slot.identity, slotKind: slot.kind, kek: opened.kek))
             }
         }
         throw key.wrongKeyError
     }
 
+    /// The vault's keys from a cached slot key (SPEC.md §13.2), or nil when no slot of the
+    /// header has its identity or that slot does not open with it (removed, replaced, or
+    /// another vault). No KDF runs.
+    package func unlock(with slotKey: SlotKey) throws(FormatError) -> VaultKeys? {
+        guard let slot = header.slots.first(where: { $0.identity == slotKey.slotIdentity && $0.kind == slotKey.slotKind }),
+              let vaultKey = try slot.unwrap(kek: slotKey.kek, vaultID: header.vaultID) else { return nil }
+        return try VaultKeys(vaultKey: vaultKey)
+    }
+
     /// `unlock` then `verify`. A single-lane KDF keeps one core busy: the records are
     /// hashed on another meanwhile, and compared with the manifest only once it is
     /// authenticated, so checks and errors come in the order of SPEC.md §10.
-    package func unlockAndVerify(with key: VaultCredential) throws(FormatError) -> VaultKeys {
+    package func unlockAndVerify(with key: VaultCredential) throws(FormatError) -> (keys: VaultKeys, slotKey: SlotKey) {
         let codec = self
         let hashing = ParallelWork.Background { () throws(FormatError) in try codec.recordDigests(threads: 1) }
-        let keys: VaultKeys
+        let opened: (keys: VaultKeys, slotKey: SlotKey)
         do {
-            keys = try unlock(with: key)
+            opened = try unlock(with: key)
         } catch {
             _ = try? hashing.wait()
             throw error
         }
-        try verify(keys: keys, digests: try hashing.wait())
+        try verify(keys: opened.keys, digests: try hashing.wait())
+        return opened
+    }
+
+    /// `unlock(with: slotKey)` then `verify`; nil when the slot key does not open the
+    /// header (nothing else is checked then), an error when the file fails a check.
+    package func unlockAndVerify(with slotKey: SlotKey) throws(FormatError) -> VaultKeys? {
+        guard let keys = try unlock(with: slotKey) else { return nil }
+        try verify(keys: keys)
         return keys
     }
 

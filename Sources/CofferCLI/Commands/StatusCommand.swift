@@ -1,0 +1,51 @@
+import ArgumentParser
+import Coffer
+import Foundation
+
+/// `coffer status [--json]`
+struct StatusCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Show which vaults `coffer unlock` left unlocked in this session, and for how long.",
+        discussion: """
+            One line per unlocked vault: its path, the time left, when it ends and the kind \
+            of slot it opens. Needs no password and shows no secret. A kernel without a \
+            usable keyring is exit 74.
+
+            JSON shape:
+              [{"path": str, "vaultID": str, "slot": "password"|"password+key-file"|"key-file"|"raw-key",
+                "expires": str (ISO 8601), "secondsLeft": int}]
+
+            EXAMPLES:
+              coffer status
+              coffer status --json
+            """)
+
+    @Flag(help: "Print JSON (shape above).")
+    var json = false
+
+    func run() throws {
+        let unlocks = try mappingErrors(vault: nil) { try CachedUnlocking.cache.cachedUnlocks() }
+        let now = Date()
+        if json {
+            try JSONValue.array(unlocks.map { unlock in
+                .object([
+                    ("path", .string(unlock.path)),
+                    ("vaultID", .string(unlock.vaultID)),
+                    ("slot", .string(unlock.slotKind.description)),
+                    ("expires", .string(unlock.expires.ISO8601Format())),
+                    ("secondsLeft", .int(Int64(max(0, unlock.expires.timeIntervalSince(now).rounded(.down))))),
+                ])
+            }).print()
+            return
+        }
+        guard !unlocks.isEmpty else {
+            Output.line("no vault is unlocked")
+            return
+        }
+        for unlock in unlocks {
+            let until = unlock.expires.clockTime
+            Output.line("\(Output.visible(unlock.path))  unlocked for \(CachedUnlocking.remaining(until: unlock.expires, now: now)) (until \(until), \(unlock.slotKind) slot)")
+        }
+    }
+}

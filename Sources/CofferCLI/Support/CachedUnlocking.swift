@@ -1,0 +1,99 @@
+import ArgumentParser
+import Coffer
+import Foundation
+
+/// The CLI's use of the kernel keyring: one cache, one way to open through it.
+enum CachedUnlocking {
+    static let cache = KernelKeyring()
+
+    /// The vault opened with its cached unlock (`coffer unlock`), or nil: none, expired,
+    /// no longer opening it (then forgotten), or no usable keyring, which is no reason to
+    /// stop a command that can ask for the password. File errors are the command's.
+    static func open(_ path: String, options: VaultOptions) throws -> Vault? {
+        do {
+            return try Vault.open(at: path, unlockCache: cache, options: options)
+        } catch where error.kind == .unlockCacheUnavailable {
+            return nil
+        } catch {
+            throw CLIFailure(error, vault: path)
+        }
+    }
+
+    /// Forgets the cached unlock of `path` after its key slots changed; a keyring that
+    /// cannot be used holds nothing to forget.
+    static func forget(_ path: String) {
+        _ = try? cache.removeUnlocks(forVaultAt: path)
+    }
+
+    /// "14m 05s", "2h 00m", "42s".
+    static func remaining(until date: Date, now: Date = Date()) -> String {
+        let seconds = max(0, Int(date.timeIntervalSince(now).rounded(.down)))
+        let (h, m, s) = (seconds / 3600, seconds / 60 % 60, seconds % 60)
+        if h > 0 { return "\(h)h \(String(format: "%02d", m))m" }
+        if m > 0 { return "\(m)m \(String(format: "%02d", s))s" }
+        return "\(s)s"
+    }
+}
+
+/// `--for 15m`: how long `coffer unlock` keeps a vault unlocked, 1 second to 24 hours.
+/// Numbers with units `s`, `m`, `h`, in sequence (`1h30m`); a bare number is minutes.
+struct UnlockDuration: ExpressibleByArgument, Equatable {
+    let seconds: Int
+    static let maximumSeconds = 24 * 3600
+
+    init(seconds: Int) { self.seconds = seconds }
+
+    init?(argument: String) {
+        let text = argument.lowercased().filter { !$0.isWhitespace }
+        guard !text.isEmpty else { return nil }
+        if let minutes = Int(text) {
+            guard minutes >= 1, minutes <= Self.maximumSeconds / 60 else { return nil }
+            self.seconds = minutes * 60
+            return
+        }
+        var total = 0, number = "", lastUnit = Int.max
+        for character in text {
+            if character.isASCII, character.isNumber {
+                number.append(character)
+                guard number.count <= 6 else { return nil }
+                continue
+            }
+            let unit: Int
+            switch character {
+            case "s": unit = 1
+            case "m": unit = 60
+            case "h": unit = 3600
+            default: return nil
+            }
+            // Units in decreasing order, each once: "1h30m", not "30m1h".
+            guard let value = Int(number), unit < lastUnit else { return nil }
+            total += value * unit
+            lastUnit = unit
+            number = ""
+        }
+        guard number.isEmpty, total >= 1, total <= Self.maximumSeconds else { return nil }
+        self.seconds = total
+    }
+
+    var duration: Duration { .seconds(seconds) }
+
+    /// "15 minutes", "1 hour 30 minutes", "45 seconds".
+    var spoken: String {
+        let (h, m, s) = (seconds / 3600, seconds / 60 % 60, seconds % 60)
+        var parts: [String] = []
+        if h > 0 { parts.append(h == 1 ? "1 hour" : "\(h) hours") }
+        if m > 0 { parts.append(m == 1 ? "1 minute" : "\(m) minutes") }
+        if s > 0 { parts.append(s == 1 ? "1 second" : "\(s) seconds") }
+        return parts.joined(separator: " ")
+    }
+
+    static var defaultValueDescription: String { "15m" }
+}
+
+extension Date {
+    /// "22:08:19", local time: when an unlock ends.
+    var clockTime: String {
+        let parts = Calendar.current.dateComponents([.hour, .minute, .second], from: self)
+        return String(format: "%02d:%02d:%02d", parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0)
+    }
+}

@@ -1,0 +1,120 @@
+import CofferCrypto
+import Foundation
+
+/// What unlocks one vault for a limited time, without its password: one key slot's
+/// key-encryption key, the slot's identity and an expiry (SPEC.md §13.2).
+///
+/// An ``UnlockCache`` keeps these; ``Vault/open(at:unlockCache:options:)`` uses one and
+/// ``Vault/cacheUnlock(in:for:)`` makes one. It opens the vault only while its key slot
+/// is in the file (a password change or a removed key file ends it), only before
+/// ``expires``, and only through that slot's AEAD, so a wrong or stale key never opens
+/// anything. The key stays in guarded memory; ``description`` never shows it.
+///
+/// An app-provided store keeps the bytes of ``encoded()`` (guarded memory, to be kept
+/// as a secret, e.g. a Keychain item) under ``vaultID`` and gives them back to
+/// ``init(decoding:)``:
+///
+/// ```swift
+/// let blob = try unlock.encoded()                 // SecureBytes: store as a secret
+/// let again = try CachedUnlock(decoding: blob)    // what the store hands back
+/// ```
+public struct CachedUnlock: Sendable, CustomStringConvertible {
+    /// The vault's id, 32 lowercase hex digits (``VaultInfo/vaultID``).
+    public let vaultID: String
+    /// The vault file it was made from, absolute; shown by `coffer status`, and a file
+    /// at this path with another vault id ends it.
+    public let path: String
+    /// The kind of slot it opens.
+    public var slotKind: KeySlotKind { slotKey.slotKind }
+    /// When it stops opening the vault, to the millisecond.
+    public let expires: Date
+    package let slotKey: SlotKey
+
+    package init(vaultID: String, path: String, expires: Date, slotKey: SlotKey) {
+        self.vaultID = vaultID
+        self.path = path
+        self.expires = Date(millisecondsSince1970: expires.millisecondsSince1970)
+        self.slotKey = slotKey
+    }
+
+    /// True at and after ``expires``.
+    public func isExpired(at now: Date = Date()) -> Bool { now >= expires }
+
+    public var description: String {
+        "cached unlock of vault \(vaultID) (\(slotKind) slot) until \(expires)"
+    }
+
+    // MARK: Bytes (SPEC.md §13.2)
+
+    /// `"coffer.unlock.v1"`: the payload's first 16 bytes.
+    static let magic = Array("coffer.unlock.v1".utf8)
+    /// Magic, vault id, slot type, slot identity, expiry, key, path length.
+    static let fixedLength = 16 + FormatV1.vaultIDLength + 1 + 16 + 8 + FormatV1.keyLength + 2
+    /// The longest path kept (Linux's PATH_MAX).
+    package static let maximumPathLength = 4096
+    /// The longest payload.
+    package static let maximumLength = fixedLength + maximumPathLength
+
+    /// The payload of SPEC.md §13.2, in guarded memory: keep it as a secret.
+    public func encoded() throws(CofferError) -> SecureBytes {
+        let path = Array(path.utf8)
+        guard path.count <= Self.maximumPathLength else { throw .invalidArgument("the vault path is over \(Self.maximumPathLength) bytes") }
+        guard let vaultID = ItemID(hex: vaultID)?.bytes, vaultID.count == FormatV1.vaultIDLength else {
+            throw .invalidArgument("a vault id is 32 hex digits")
+        }
+        var head = ByteWriter()
+        head.bytes(Self.magic)
+        head.bytes(vaultID)
+        head.u8(slotKey.slotKind.code)
+        head.bytes(slotKey.slotIdentity)
+        head.u64(UInt64(max(0, expires.millisecondsSince1970)))
+        var tail = ByteWriter()
+        tail.u16(UInt16(path.count))
+        tail.bytes(path)
+        let kek = slotKey.kek
+        guard kek.count == FormatV1.keyLength, slotKey.slotIdentity.count == 16 else { throw .invalidKey("a cached unlock holds a 32-byte key") }
+        return try SecureBytes(count: head.bytes.count + kek.count + tail.bytes.count) { (out) throws(CofferError) in
+            out.copyBytes(from: head.bytes)
+            kek.withUnsafeBytes { key in
+                UnsafeMutableRawBufferPointer(rebasing: out[head.bytes.count..<(head.bytes.count + key.count)]).copyMemory(from: key)
+            }
+            UnsafeMutableRawBufferPointer(rebasing: out[(head.bytes.count + kek.count)...]).copyBytes(from: tail.bytes)
+        }
+    }
+
+    /// Reads a payload of SPEC.md §13.2; anything else (another version, a wrong length,
+    /// a path that is not UTF-8) throws ``CofferError/Kind/malformed``.
+    public init(decoding payload: SecureBytes) throws(CofferError) {
+        guard payload.count >= Self.fixedLength, payload.count <= Self.maximumLength else {
+            throw .malformed("cached unlock: \(payload.count) bytes")
+        }
+        let keyStart = 16 + FormatV1.vaultIDLength + 1 + 16 + 8
+        let parsed = try payload.withUnsafeBytes { (raw) throws(CofferError) -> (vaultID: [UInt8], type: UInt8, identity: [UInt8], expires: UInt64, path: [UInt8]) in
+            // Only the non-secret parts are read here; the key is copied below, guarded.
+            do throws(FormatError) {
+                var reader = ByteReader(UnsafeRawBufferPointer(rebasing: raw[0..<keyStart]))
+                guard try reader.bytes(16, "cached unlock") == Self.magic else { throw .malformed("cached unlock: not a coffer.unlock.v1 payload") }
+                let vaultID = try reader.bytes(FormatV1.vaultIDLength, "cached unlock")
+                let type = try reader.u8("cached unlock")
+                let identity = try reader.bytes(16, "cached unlock")
+                let expires = try reader.u64("cached unlock")
+                var pathReader = ByteReader(UnsafeRawBufferPointer(rebasing: raw[(keyStart + FormatV1.keyLength)...]))
+                let length = Int(try pathReader.u16("cached unlock path"))
+                let path = try pathReader.bytes(length, "cached unlock path")
+                guard pathReader.isAtEnd else { throw .malformed("cached unlock: bytes after the path") }
+                return (vaultID, type, identity, expires, path)
+            } catch {
+                throw CofferError(error)
+            }
+        }
+        let kind = KeySlotKind(code: parsed.type)
+        if case .unknown = kind { throw .malformed("cached unlock: slot type \(parsed.type)") }
+        guard let path = String(validating: parsed.path, as: UTF8.self), parsed.expires <= UInt64(Int64.max) else {
+            throw .malformed("cached unlock: path or expiry")
+        }
+        let kek = try payload.slice(keyStart..<(keyStart + FormatV1.keyLength))
+        self.init(vaultID: ItemID(validated: parsed.vaultID).hex, path: path,
+                  expires: Date(millisecondsSince1970: Int64(parsed.expires)),
+                  slotKey: SlotKey(slotIdentity: parsed.identity, slotKind: kind, kek: kek))
+    }
+}
