@@ -8,8 +8,9 @@ BUILD_FLAGS := --explicit-target-dependency-import-check error
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 APT_PACKAGES := libsodium-dev libargon2-dev libssl-dev pkg-config
 # Real peers for the tests: keepassxc-cli and pykeepass (imports), Xvfb with xclip and xsel
-# (the clipboard), git (the merge driver, end to end); `make test` only, never `make demo`.
-TEST_APT_PACKAGES := keepassxc python3-pykeepass xvfb xclip xsel git
+# (the clipboard), git (the merge driver, end to end), keyutils's keyctl (fresh session
+# keyrings for the unlock-cache tests); `make test` only, never `make demo`.
+TEST_APT_PACKAGES := keepassxc python3-pykeepass xvfb xclip xsel git keyutils
 EXAMPLES := AccountsBook Notebooks OfflineFavourites Transfers Secuure
 
 .PHONY: all deps test-deps build demo test clean
@@ -30,14 +31,14 @@ deps:
 test-deps:
 	@if command -v keepassxc-cli >/dev/null 2>&1 && /usr/bin/python3 -c 'import pykeepass' >/dev/null 2>&1 \
 	    && command -v Xvfb >/dev/null 2>&1 && command -v xclip >/dev/null 2>&1 && command -v xsel >/dev/null 2>&1 \
-	    && command -v git >/dev/null 2>&1; then \
-	  echo "test-deps: keepassxc-cli $$(keepassxc-cli --version 2>/dev/null), pykeepass, Xvfb, xclip, xsel and git found"; \
+	    && command -v git >/dev/null 2>&1 && command -v keyctl >/dev/null 2>&1; then \
+	  echo "test-deps: keepassxc-cli $$(keepassxc-cli --version 2>/dev/null), pykeepass, Xvfb, xclip, xsel, git and keyctl found"; \
 	elif command -v apt-get >/dev/null 2>&1; then \
 	  echo "test-deps: installing $(TEST_APT_PACKAGES)"; \
 	  $(SUDO) apt-get update && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(TEST_APT_PACKAGES) \
-	    || echo "test-deps: could not install $(TEST_APT_PACKAGES); the real-peer import, clipboard and git tests will be skipped"; \
+	    || echo "test-deps: could not install $(TEST_APT_PACKAGES); the real-peer import, clipboard, git and keyctl tests will be skipped"; \
 	else \
-	  echo "test-deps: no apt-get; the real-peer import, clipboard and git tests will be skipped"; \
+	  echo "test-deps: no apt-get; the real-peer import, clipboard, git and keyctl tests will be skipped"; \
 	fi
 
 build: deps
@@ -48,14 +49,16 @@ demo: deps
 
 # The whole suite, then every example's scripted walk-through (each exits non-zero on a wrong step).
 # The device state vaults remember (replica ids, rollback memory) goes to a fresh folder,
-# never to the home folder of whoever runs the tests.
+# never to the home folder of whoever runs the tests; and with keyctl, everything runs in a
+# fresh session keyring, so the cached unlocks the tests make and lock never touch yours.
 test: deps test-deps
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	@state=$$(mktemp -d); trap 'rm -rf "$$state"' EXIT; \
-	  XDG_STATE_HOME=$$state $(SWIFT) test --skip-build || exit 1; \
+	  session=$$(command -v keyctl >/dev/null 2>&1 && echo "keyctl session -"); \
+	  XDG_STATE_HOME=$$state $$session $(SWIFT) test --skip-build || exit 1; \
 	  for example in $(EXAMPLES); do \
 	    echo "== example $$example"; \
-	    XDG_STATE_HOME=$$state $(SWIFT) run --skip-build $$example || exit 1; \
+	    XDG_STATE_HOME=$$state $$session $(SWIFT) run --skip-build $$example || exit 1; \
 	  done
 
 clean:

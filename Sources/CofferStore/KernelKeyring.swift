@@ -180,7 +180,7 @@ public struct KernelKeyring: UnlockCache {
     static func unavailable(_ call: String, _ code: Int32) -> CofferError {
         let why = switch code {
         case ENOSYS: "this kernel has no keyring"
-        case EPERM, EACCES: "the kernel keyring refused access (a container or sandbox may block it)"
+        case EPERM, EACCES: "the kernel keyring refused access, as containers and sandboxes may"
         case EDQUOT: "the kernel keyring's quota is full"
         default: "\(call) failed"
         }

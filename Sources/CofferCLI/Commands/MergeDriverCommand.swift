@@ -5,17 +5,18 @@ import Coffer
 struct MergeDriverCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "merge-driver",
-        abstract: "Merge two versions of a vault for git (a merge driver); the key file alone opens it.",
+        abstract: "Merge two versions of a vault for git (a merge driver); a `coffer unlock` or the key file alone opens it.",
         discussion: """
             git runs it when both sides of a merge changed a vault file. It opens OURS (git's \
-            %A) with the key file alone, merges THEIRS (%B) into it as `coffer merge` does, \
+            %A) with the vault's cached unlock when `coffer unlock` left it unlocked in this \
+            session, else with the key file alone, merges THEIRS (%B) into it as `coffer merge` does, \
             writes the result to OURS atomically and exits 0, so git records a clean merge. \
             BASE (%O) is accepted but not needed: the vault records what each side saw. \
             PATH (%P) is only used in messages.
 
-            The vault needs a key-file slot that opens it alone (`coffer add-keyfile`, or \
-            `coffer init --key-file PATH --no-password`); keep the key file outside the \
-            repository. The driver never asks for a password and never reads a secret from \
+            Without a cached unlock, the vault needs a key-file slot that opens it alone \
+            (`coffer add-keyfile`, or `coffer init --key-file PATH --no-password`); keep the \
+            key file outside the repository. With neither, it exits 64. The driver never asks for a password and never reads a secret from \
             its arguments or the environment. It keeps no backup, remembers no replica state \
             on this device (OURS is a temporary file), and removes the lock file it used. On \
             any failure (another vault, a damaged file, a wrong key file) it writes one line \
@@ -31,9 +32,10 @@ struct MergeDriverCommand: ParsableCommand {
             """)
 
     @Option(name: .customLong("key-file"),
-            help: ArgumentHelp("The key file of a slot that opens the vault alone.", valueName: "path"),
+            help: ArgumentHelp("The key file of a slot that opens the vault alone, used when the vault is not unlocked (`coffer unlock`).",
+                               valueName: "path"),
             completion: .file())
-    var keyFile: String
+    var keyFile: String?
 
     @Argument(help: ArgumentHelp("The common ancestor (git's %O); not read.", valueName: "base"), completion: .file())
     var base: String
@@ -50,7 +52,7 @@ struct MergeDriverCommand: ParsableCommand {
     @OptionGroup var kdfLimit: KDFLimitArguments
 
     func validate() throws {
-        guard !keyFile.isEmpty, !ours.isEmpty, !theirs.isEmpty else { throw ValidationError("the key file, OURS and THEIRS must be paths") }
+        guard keyFile?.isEmpty != true, !ours.isEmpty, !theirs.isEmpty else { throw ValidationError("the key file, OURS and THEIRS must be paths") }
     }
 
     func run() throws {
@@ -61,20 +63,28 @@ struct MergeDriverCommand: ParsableCommand {
         let hadLockFile = FileChecks.exists(lockFile)
         defer { if !hadLockFile { FileChecks.remove(lockFile) } }
 
-        let file = try mappingErrors(vault: nil) { try KeyFile(contentsOf: keyFile) }
+        var options = VaultOptions(keepsBackup: false, replicaState: .none)
+        options.kdfLimit = kdfLimit.limit
         let report = try mappingErrors(vault: name) { () throws -> MergeReport in
-            let info = try Vault.info(at: ours)
-            guard info.credentialChoices(withKeyFile: true).contains(where: { !$0.needsPassword }) else {
-                throw CLIFailure(.usage, "\(name) has no slot that the key file opens alone; add one with `coffer add-keyfile`")
-            }
-            var options = VaultOptions(keepsBackup: false, replicaState: .none)
-            options.kdfLimit = kdfLimit.limit
-            try info.checkUnlockCost(limit: options.kdfLimit, kinds: [.keyFile])
-            let vault = try Vault.open(at: ours, credential: .keyFile(file), options: options)
+            let vault = try CachedUnlocking.open(ours, options: options) ?? openWithKeyFile(name: name, options: options)
             return try vault.merge(contentsOf: theirs)
         }
         var line = "coffer merge-driver: merged \(name): \(ReplicaMerging.counts(report))"
         if !report.conflicted.isEmpty { line += " (see `coffer list --conflicts`)" }
         Output.error(line)
+    }
+
+    /// OURS opened with the key file alone: the driver never asks for a password.
+    private func openWithKeyFile(name: String, options: VaultOptions) throws -> Vault {
+        guard let keyFile else {
+            throw CLIFailure(.usage, "\(name) is not unlocked (`coffer unlock`) and no --key-file was given")
+        }
+        let file = try KeyFile(contentsOf: keyFile)
+        let info = try Vault.info(at: ours)
+        guard info.credentialChoices(withKeyFile: true).contains(where: { !$0.needsPassword }) else {
+            throw CLIFailure(.usage, "\(name) has no slot that the key file opens alone; add one with `coffer add-keyfile`")
+        }
+        try info.checkUnlockCost(limit: options.kdfLimit, kinds: [.keyFile])
+        return try Vault.open(at: ours, credential: .keyFile(file), options: options)
     }
 }

@@ -112,7 +112,7 @@ extension CLIFailure {
         case .io:
             self.init(.ioError, error.description)
         case .unlockCacheUnavailable:
-            self.init(.ioError, "\(error.description); unlock with the password instead")
+            self.init(.ioError, "\(error.description); commands ask for the password as before")
         case .secureMemoryUnavailable, .kdfFailed:
             self.init(.ioError, error.description)
         case .lockTimeout, .conflict:

@@ -83,7 +83,7 @@ public struct CachedUnlock: Sendable, CustomStringConvertible {
     }
 
     /// Reads a payload of SPEC.md §13.2; anything else (another version, a wrong length,
-    /// a path that is not UTF-8) throws ``CofferError/Kind/malformed``.
+    /// a path that is not UTF-8) throws ``CofferError/Kind/malformed``, never a crash.
     public init(decoding payload: SecureBytes) throws(CofferError) {
         guard payload.count >= Self.fixedLength, payload.count <= Self.maximumLength else {
             throw .malformed("cached unlock: \(payload.count) bytes")
@@ -104,7 +104,8 @@ public struct CachedUnlock: Sendable, CustomStringConvertible {
                 guard pathReader.isAtEnd else { throw .malformed("cached unlock: bytes after the path") }
                 return (vaultID, type, identity, expires, path)
             } catch {
-                throw CofferError(error)
+                // A short payload is as malformed as any other: there is no file to be truncated.
+                throw .malformed("cached unlock: \(CofferError(error).detail ?? "unreadable")")
             }
         }
         let kind = KeySlotKind(code: parsed.type)
