@@ -9,7 +9,7 @@ import Darwin
 
 /// Cached unlocks in the Linux kernel keyring: one `user` key per vault in the session
 /// keyring, readable only by its possessors, removed by the kernel when it expires
-/// (SPEC.md §13.2).
+/// (SPEC.md §13.1).
 ///
 /// No daemon runs and nothing is written to disk, the environment or a command line:
 /// the key lives in kernel memory, which the kernel zeroes when it frees it. A process

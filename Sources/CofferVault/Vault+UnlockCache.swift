@@ -13,7 +13,7 @@ extension Vault {
     /// password then, as before. One that opens the header but finds the file damaged is
     /// removed too, and the file's error is thrown, as a password would get it. A cached
     /// unlock never yields a wrong vault: it opens only through its slot's AEAD and the
-    /// file's MACs (SPEC.md §13.2).
+    /// file's MACs (SPEC.md §13.1).
     ///
     /// File errors found before the cache is asked (no such file, not a vault) are thrown
     /// as by ``open(at:credential:options:)``, and a cache that cannot be used throws
@@ -65,7 +65,7 @@ extension Vault {
     /// with ``open(at:unlockCache:options:)`` and no password; returns what was cached.
     ///
     /// What is cached is the key-encryption key of the slot that opened this vault (see
-    /// SPEC.md §13.2 for why not the vault key): it ends when that slot is removed, and
+    /// SPEC.md §13.1 for why not the vault key): it ends when that slot is removed, and
     /// when `lifetime` runs out. Throws ``CofferError/Kind/slotUnavailable`` when that slot
     /// is no longer in the file (this vault changed its password: open it again),
     /// ``CofferError/Kind/vaultLocked`` after ``lock()``, and the cache's errors.

@@ -63,9 +63,9 @@ struct UnlockCacheTests {
         return try vault.secrets(for: item.id).password?.testString
     }
 
-    // MARK: Payload (SPEC.md §13.2)
+    // MARK: Payload (SPEC.md §13.1)
 
-    @Test("The payload is SPEC §13.2's layout, byte for byte, and decodes to what was encoded")
+    @Test("The payload is SPEC §13.1's layout, byte for byte, and decodes to what was encoded")
     func payloadLayout() throws {
         let kek = try SecureBytes(copying: Array(0..<32).map(UInt8.init))
         let identity = Array(repeating: UInt8(0xAB), count: 16)

@@ -2,7 +2,7 @@ import CofferCrypto
 import Foundation
 
 /// What unlocks one vault for a limited time, without its password: one key slot's
-/// key-encryption key, the slot's identity and an expiry (SPEC.md §13.2).
+/// key-encryption key, the slot's identity and an expiry (SPEC.md §13.1).
 ///
 /// An ``UnlockCache`` keeps these; ``Vault/open(at:unlockCache:options:)`` uses one and
 /// ``Vault/cacheUnlock(in:for:)`` makes one. It opens the vault only while its key slot
@@ -44,7 +44,7 @@ public struct CachedUnlock: Sendable, CustomStringConvertible {
         "cached unlock of vault \(vaultID) (\(slotKind) slot) until \(expires)"
     }
 
-    // MARK: Bytes (SPEC.md §13.2)
+    // MARK: Bytes (SPEC.md §13.1)
 
     /// `"coffer.unlock.v1"`: the payload's first 16 bytes.
     static let magic = Array("coffer.unlock.v1".utf8)
@@ -55,7 +55,7 @@ public struct CachedUnlock: Sendable, CustomStringConvertible {
     /// The longest payload.
     package static let maximumLength = fixedLength + maximumPathLength
 
-    /// The payload of SPEC.md §13.2, in guarded memory: keep it as a secret.
+    /// The payload of SPEC.md §13.1, in guarded memory: keep it as a secret.
     public func encoded() throws(CofferError) -> SecureBytes {
         let path = Array(path.utf8)
         guard path.count <= Self.maximumPathLength else { throw .invalidArgument("the vault path is over \(Self.maximumPathLength) bytes") }
@@ -82,7 +82,7 @@ public struct CachedUnlock: Sendable, CustomStringConvertible {
         }
     }
 
-    /// Reads a payload of SPEC.md §13.2; anything else (another version, a wrong length,
+    /// Reads a payload of SPEC.md §13.1; anything else (another version, a wrong length,
     /// a path that is not UTF-8) throws ``CofferError/Kind/malformed``, never a crash.
     public init(decoding payload: SecureBytes) throws(CofferError) {
         guard payload.count >= Self.fixedLength, payload.count <= Self.maximumLength else {

@@ -98,7 +98,7 @@ package struct KeySlotRecord: Sendable, Equatable {
     }
 
     /// The vault key, or nil when `kek` is not this slot's key-encryption key (a cached
-    /// unlock, SPEC.md §13.2): the slot's AEAD decides, so a wrong key never gives a key.
+    /// unlock, SPEC.md §13.1): the slot's AEAD decides, so a wrong key never gives a key.
     package func unwrap(kek: SecureBytes, vaultID: [UInt8]) throws(FormatError) -> SecureBytes? {
         if case .unknown = kind { return nil }
         guard kek.count == FormatV1.keyLength else { return nil }

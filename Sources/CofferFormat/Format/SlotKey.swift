@@ -1,7 +1,7 @@
 import CofferCrypto
 
 /// One key slot's key-encryption key and the slot's identity: what a cached unlock holds
-/// (SPEC.md §13.2).
+/// (SPEC.md §13.1).
 ///
 /// It opens the vault only while a slot with that identity is in the header, through
 /// that slot's AEAD, so removing the slot (a password change, a revoked key file) ends

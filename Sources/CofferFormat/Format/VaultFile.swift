@@ -124,7 +124,7 @@ package struct VaultFile: Sendable {
         throw key.wrongKeyError
     }
 
-    /// The vault's keys from a cached slot key (SPEC.md §13.2), or nil when no slot of the
+    /// The vault's keys from a cached slot key (SPEC.md §13.1), or nil when no slot of the
     /// header has its identity or that slot does not open with it (removed, replaced, or
     /// another vault). No KDF runs.
     package func unlock(with slotKey: SlotKey) throws(FormatError) -> VaultKeys? {
