@@ -31,7 +31,6 @@ struct UnlockCommand: ParsableCommand {
             """)
 
     @OptionGroup var vault: VaultArguments
-    @OptionGroup var rollback: RollbackArguments
 
     @Option(name: .customLong("for"),
             help: ArgumentHelp("How long it stays unlocked: 15m, 1h30m, 90s, or minutes (1 second to 24 hours).",
@@ -40,7 +39,7 @@ struct UnlockCommand: ParsableCommand {
 
     func run() throws {
         // Always with the credentials: unlocking is where they are checked.
-        let unlocked = try vault.unlock(saving: rollback, cache: .credentialsOnly)
+        let unlocked = try vault.unlock(cache: .credentialsOnly)
         let cached = try vault.run { try unlocked.vault.cacheUnlock(in: CachedUnlocking.cache, for: lifetime.duration) }
         let until = cached.expires.clockTime
         Output.error("unlocked \(vault.vault) for \(lifetime.spoken) (until \(until)); `coffer lock` ends it")

@@ -46,8 +46,8 @@ struct VaultArguments: ParsableArguments {
     /// Opens the vault with the factors its key slots need (see ``Unlocked`` and
     /// ``VaultInfo/credentialChoices(withKeyFile:)``), for a command that only reads it.
     /// A rolled-back file (``Vault/rollback``) is shown as it is, with a warning.
-    func unlock() throws -> Unlocked {
-        let unlocked = try open(cache: .use)
+    func unlock(cache: CacheUse = .use) throws -> Unlocked {
+        let unlocked = try open(cache: cache)
         RollbackArguments.warn(unlocked.vault, path: vault, access: .reading)
         return unlocked
     }
