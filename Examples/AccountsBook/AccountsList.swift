@@ -25,13 +25,16 @@ enum AccountError: Error, Equatable, CustomStringConvertible {
 final class AccountsList {
     let vault: Vault
     let username: String
-    private let files: AppFiles
+    private let touchID: TouchIDUnlockCache
     private static let tag = "account"
 
-    init(vault: Vault, username: String, files: AppFiles) {
+    /// How long "Use Touch ID" works after enabling it; then the password is asked again.
+    static let touchIDLifetime: Duration = .seconds(7 * 24 * 60 * 60)
+
+    init(vault: Vault, username: String, touchID: TouchIDUnlockCache) {
         self.vault = vault
         self.username = username
-        self.files = files
+        self.touchID = touchID
     }
 
     /// Every account, sorted by name (the vault lists by service, then account). Decrypts no password.
@@ -77,16 +80,11 @@ final class AccountsList {
         try vault.delete(id)
     }
 
-    /// Adds a raw-key slot for a new device key, so "Use Touch ID" can open the vault.
-    func enableDeviceKey() throws {
-        guard try StandInKeystore.loadKey(at: files.deviceKey) == nil else { return }
-        let key = try StandInKeystore.createKey(at: files.deviceKey)
-        do {
-            try vault.addKeySlot(.rawKey(key))
-        } catch {
-            StandInKeystore.deleteKey(at: files.deviceKey)
-            throw error
-        }
+    /// "Enable Touch ID": caches this vault's unlock behind the touch, so "Use Touch ID"
+    /// opens it without the password (for ``touchIDLifetime``). The vault file is unchanged.
+    @discardableResult
+    func enableTouchID() throws -> CachedUnlock {
+        try vault.cacheUnlock(in: touchID, for: Self.touchIDLifetime)
     }
 
     /// Wipes the vault's keys from memory; the next user must log in again.

@@ -5,9 +5,11 @@ import Foundation
 
 func interactive(in folder: URL) throws {
     let files = AppFiles(folder: folder)
-    let screen = LoginScreen(files: files, options: VaultOptions())   // real apps: the default 256 MiB KDF
+    // The touch, on a terminal: a confirmation prompt. Touch ID works until the app quits.
+    let touchID = TouchIDUnlockCache { reason in Terminal.confirm("Touch ID: touch the sensor to \(reason)?") }
+    let screen = LoginScreen(files: files, options: VaultOptions(), touchID: touchID)   // real apps: the default 256 MiB KDF
     while true {
-        let options = [screen.primaryButton, "Use Touch ID (device key)"] + (screen.hasLogin ? ["Delete Login"] : []) + ["Quit"]
+        let options = [screen.primaryButton, "Use Touch ID"] + (screen.hasLogin ? ["Delete Login"] : []) + ["Quit"]
         guard let choice = Terminal.choose("Login", options) else { return }
         do {
             switch options[choice] {
@@ -16,8 +18,8 @@ func interactive(in folder: URL) throws {
                 let book = screen.hasLogin ? try screen.login(username: name, password: password)
                                            : try screen.createLogin(username: name, password: password)
                 try accountsMenu(book)
-            case "Use Touch ID (device key)":
-                try accountsMenu(try screen.loginWithDeviceKey())
+            case "Use Touch ID":
+                try accountsMenu(try screen.loginWithTouchID())
             case "Delete Login":
                 guard let password = Terminal.askSecret("Password:") else { return }
                 try screen.deleteLogin(password: password, confirmed: Terminal.confirm("Delete the login and every account?"))
@@ -55,8 +57,8 @@ private func accountsMenu(_ book: AccountsList) throws {
             case 2:
                 if let account = pick(accounts), Terminal.confirm("Delete \(account.name)?") { try book.delete(account.id) }
             case 3:
-                try book.enableDeviceKey()
-                print("Touch ID enabled: a device key (mode 0600) now opens the vault.")
+                let unlock = try book.enableTouchID()
+                print("Touch ID enabled until \(unlock.expires.formatted()) or until the app quits: \"Use Touch ID\" opens the vault without the password.")
             default:
                 return
             }

@@ -1,13 +1,14 @@
 // The login view model of seed 000. The seed keeps the username in UserDefaults and
 // the password in the Keychain; here the master password opens the vault itself (it
 // is never stored), and the username is kept inside the vault, so the file on disk
-// reveals neither.
+// reveals neither. "Use Touch ID" opens the vault through an app-provided unlock cache
+// (TouchIDUnlockCache.swift).
 import Coffer
 import ExampleSupport
 import Foundation
 
 enum LoginError: Error, Equatable, CustomStringConvertible {
-    case emptyField, loginExists, noLogin, wrongCredentials, deviceKeyNotSetUp, deviceKeyRejected, notConfirmed
+    case emptyField, loginExists, noLogin, wrongCredentials, touchIDNotSetUp, touchIDNotConfirmed, notConfirmed
 
     var description: String {
         switch self {
@@ -15,29 +16,28 @@ enum LoginError: Error, Equatable, CustomStringConvertible {
         case .loginExists: return "A login already exists on this device."
         case .noLogin: return "No login yet: create one first."
         case .wrongCredentials: return "The username or password is incorrect."
-        case .deviceKeyNotSetUp: return "The device key is not set up: log in with your password and enable it."
-        case .deviceKeyRejected: return "The device key does not open this vault."
+        case .touchIDNotSetUp: return "Touch ID is not set up: log in with your password and enable it."
+        case .touchIDNotConfirmed: return "Touch ID was not confirmed: log in with your password, or try again."
         case .notConfirmed: return "Nothing was deleted."
         }
     }
 }
 
-/// The files of one installation: the vault, and the device key (a stand-in for a
-/// Keychain item that Touch ID releases).
+/// The files of one installation: the vault alone (Touch ID's unlock is no file).
 struct AppFiles {
     let vault: String
-    let deviceKey: String
 
     init(folder: URL) {
         vault = folder.appendingPathComponent("accounts.coffer").path
-        deviceKey = folder.appendingPathComponent("device.key").path
     }
 }
 
-/// The login screen: create, log in (password or device key), delete.
+/// The login screen: create, log in (password or Touch ID), delete.
 struct LoginScreen {
     let files: AppFiles
     let options: VaultOptions
+    /// Where "Enable Touch ID" keeps the vault's unlock, and "Use Touch ID" finds it.
+    let touchID: TouchIDUnlockCache
 
     /// The item that records the username; accounts are the items tagged "account".
     static let loginService = "com.example.accountsbook.login"
@@ -64,7 +64,7 @@ struct LoginScreen {
             removeVaultFiles(at: files.vault)   // no half-made login
             throw error
         }
-        return AccountsList(vault: vault, username: username, files: files)
+        return AccountsList(vault: vault, username: username, touchID: touchID)
     }
 
     func login(username: String, password: SecureBytes) throws -> AccountsList {
@@ -83,26 +83,28 @@ struct LoginScreen {
             vault.lock()
             throw LoginError.wrongCredentials
         }
-        return AccountsList(vault: vault, username: username, files: files)
+        return AccountsList(vault: vault, username: username, touchID: touchID)
     }
 
-    /// "Use Touch ID": the device key opens the vault through its raw-key slot.
-    func loginWithDeviceKey() throws -> AccountsList {
+    /// "Use Touch ID": the cached unlock opens the vault, with no password, once the
+    /// touch confirms it is the user.
+    func loginWithTouchID() throws -> AccountsList {
         guard hasLogin else { throw LoginError.noLogin }
-        guard let key = try StandInKeystore.loadKey(at: files.deviceKey) else { throw LoginError.deviceKeyNotSetUp }
-        let vault: Vault
+        let vault: Vault?
         do {
-            vault = try Vault.open(at: files.vault, credential: .rawKey(key), options: options)
-        } catch CofferError.wrongRawKey {
-            throw LoginError.deviceKeyRejected
+            vault = try Vault.open(at: files.vault, unlockCache: touchID, options: options)
+        } catch CofferError.unlockCacheUnavailable {
+            throw LoginError.touchIDNotConfirmed
         } catch {
             throw error
         }
-        return AccountsList(vault: vault, username: try storedUsername(in: vault), files: files)
+        // None cached, expired, or no longer opening the vault (then forgotten).
+        guard let vault else { throw LoginError.touchIDNotSetUp }
+        return AccountsList(vault: vault, username: try storedUsername(in: vault), touchID: touchID)
     }
 
     /// "Delete Login": after the password proves the owner and the user confirms,
-    /// removes the vault (with its backup) and the device key.
+    /// removes the vault (with its backup) and forgets its Touch ID unlock.
     func deleteLogin(password: SecureBytes, confirmed: Bool) throws {
         guard confirmed else { throw LoginError.notConfirmed }
         guard hasLogin else { throw LoginError.noLogin }
@@ -113,7 +115,7 @@ struct LoginScreen {
         } catch {
             throw error
         }
-        StandInKeystore.deleteKey(at: files.deviceKey)
+        try touchID.removeUnlocks(forVaultAt: files.vault)
         removeVaultFiles(at: files.vault)
     }
 

@@ -1,7 +1,8 @@
 // AccountsBook: seed 000, "SwiftCrashCourse" — an accounts book behind one login.
 // Create a login (username + master password: this creates the vault), log in, log in
-// with the device key ("Use Touch ID", a raw-key slot), list, add, edit and delete
-// accounts, and delete the login. The seed's weather labels are left out.
+// with "Use Touch ID" (the vault's unlock, cached in an app-provided UnlockCache behind a
+// presence check), list, add, edit and delete accounts, and delete the login. The seed's
+// weather labels are left out.
 //
 //   swift run AccountsBook                  scripted walk-through, checks every step
 //   swift run AccountsBook --interactive    menus (add --dir PATH to keep the data)
@@ -11,7 +12,9 @@ import Foundation
 
 func walkthrough(in folder: URL) throws {
     let files = AppFiles(folder: folder)
-    let screen = LoginScreen(files: files, options: .walkthrough)
+    let touch = ScriptedTouch()
+    let touchID = TouchIDUnlockCache(confirmPresence: touch.answer)
+    let screen = LoginScreen(files: files, options: .walkthrough, touchID: touchID)
     let master = try SecureBytes(copying: "correct horse battery staple")
 
     section("Create Login")
@@ -58,24 +61,38 @@ func walkthrough(in folder: URL) throws {
     book = try screen.login(username: "alice", password: master)
     check(try book.accounts().count == 2, "logged in with the password: two accounts")
 
-    section("Use Touch ID (a device key in a raw-key slot)")
-    checkFails("before it is enabled, the device key cannot log in", with: LoginError.deviceKeyNotSetUp) {
-        _ = try screen.loginWithDeviceKey()
+    section("Use Touch ID (an app-provided UnlockCache behind a presence check)")
+    checkFails("before it is enabled, Touch ID cannot log in", with: LoginError.touchIDNotSetUp) {
+        _ = try screen.loginWithTouchID()
     }
-    try book.enableDeviceKey()
-    let mode = (try FileManager.default.attributesOfItem(atPath: files.deviceKey)[.posixPermissions] as? Int) ?? 0
-    check(mode == 0o600, "the device key is a 32-byte file with mode 0600 (standing in for the Keychain)")
-    check(book.vault.slots == [.password, .rawKey], "the vault now has a password slot and a raw-key slot")
+    check(touchID.touchesAsked == 0, "and no touch was asked for")
+    let filesBefore = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+    let enabled = try book.enableTouchID()
+    step("enabled Touch ID: \(enabled)")
+    let slotsOnDisk = try Vault.info(at: files.vault).slots.map(\.kind)
+    check(book.vault.slots == [.password] && slotsOnDisk == [.password],
+          "the vault has its password slot only: Touch ID keeps that slot's unlock, not a key of its own")
+    check(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == filesBefore,
+          "no file was written: the unlock is kept in guarded memory, as a Keychain item would be")
+    check(touchID.touchesAsked == 0, "enabling asked for no touch")
     book.logOut()
-    book = try screen.loginWithDeviceKey()
+    touch.next = false
+    checkFails("a declined touch opens nothing", with: LoginError.touchIDNotConfirmed) {
+        _ = try screen.loginWithTouchID()
+    }
+    check(touchID.touchesAsked == 1, "the touch was asked for once")
+    touch.next = true
+    book = try screen.loginWithTouchID()
     let count = try book.accounts().count
-    check(book.username == "alice" && count == 2, "the device key opened the vault without the password")
+    check(book.username == "alice" && count == 2, "a confirmed touch opened the vault without the password: two accounts")
+    check(touchID.touchesAsked == 2, "one touch for that login, too")
     book.logOut()
-    StandInKeystore.deleteKey(at: files.deviceKey)
-    _ = try StandInKeystore.createKey(at: files.deviceKey)
-    checkFails("a different device key is refused", with: LoginError.deviceKeyRejected) {
-        _ = try screen.loginWithDeviceKey()
-    }
+    touch.next = true
+    book = try screen.loginWithTouchID()
+    check(!book.vault.isLocked, "Touch ID stays enabled after logging out: it opens the vault again")
+    book.logOut()
+    check(try touchID.cachedUnlocks().map(\.vaultID) == [try Vault.info(at: files.vault).vaultID],
+          "the cache holds one unlock, for this vault")
 
     section("Delete Login")
     checkFails("deleting needs the right password", with: LoginError.wrongCredentials) {
@@ -87,10 +104,41 @@ func walkthrough(in folder: URL) throws {
     check(screen.hasLogin, "the login is still there")
     try screen.deleteLogin(password: master, confirmed: true)
     let left = try FileManager.default.contentsOfDirectory(atPath: folder.path)
-    check(left.isEmpty, "confirmed: the vault, its backup and the device key are gone (files left: \(left))")
+    check(left.isEmpty, "confirmed: the vault and its backup are gone (files left: \(left))")
+    check(try touchID.cachedUnlocks().isEmpty, "and Touch ID's cached unlock is forgotten")
     check(screen.primaryButton == "Create Login", "the screen offers \"Create Login\" again")
     checkFails("and the old password opens nothing", with: LoginError.noLogin) {
         _ = try screen.login(username: "alice", password: master)
+    }
+    book = try screen.createLogin(username: "bob", password: try SecureBytes(copying: "bob's new master password"))
+    book.logOut()
+    let touches = touchID.touchesAsked
+    checkFails("a new login at the same place has no Touch ID until it enables it", with: LoginError.touchIDNotSetUp) {
+        _ = try screen.loginWithTouchID()
+    }
+    check(touchID.touchesAsked == touches, "and asks for no touch")
+    try screen.deleteLogin(password: try SecureBytes(copying: "bob's new master password"), confirmed: true)
+}
+
+/// The walk-through's finger: the answer to the next Touch ID prompt (declined unless set).
+final class ScriptedTouch: @unchecked Sendable {
+    private let lock = NSLock()
+    private var pending = false
+
+    /// The answer to give to the next prompt; each prompt takes it, and the default is no.
+    var next: Bool {
+        get { lock.withLock { pending } }
+        set { lock.withLock { pending = newValue } }
+    }
+
+    /// The presence check: narrates the prompt and gives the scripted answer.
+    func answer(_ reason: String) -> Bool {
+        let given = lock.withLock { () -> Bool in
+            defer { pending = false }
+            return pending
+        }
+        step("Touch ID: \"touch the sensor to \(reason)\": \(given ? "touched" : "cancelled")")
+        return given
     }
 }
 

@@ -48,9 +48,19 @@ public func exampleMain(_ title: String,
 
 /// A new empty folder under the system's temporary directory.
 public func makeTemporaryFolder() throws -> URL {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("coffer-example-\(UUID().uuidString)")
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent(temporaryFolderPrefix + UUID().uuidString)
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     return dir
+}
+
+private let temporaryFolderPrefix = "coffer-example-"
+
+/// True for a folder made by ``makeTemporaryFolder()``, which `exampleMain` deletes on exit
+/// (what an example keeps elsewhere for it, e.g. in the kernel keyring, should go too).
+public func isTemporaryFolder(_ folder: URL) -> Bool {
+    folder.lastPathComponent.hasPrefix(temporaryFolderPrefix)
+        && folder.deletingLastPathComponent().standardizedFileURL.path
+            == FileManager.default.temporaryDirectory.standardizedFileURL.path
 }
 
 // MARK: Narration and checks

@@ -4,11 +4,13 @@
 // one user cannot read another's notebooks, whatever the app does. Only the file name
 // tells that an email signed up, as Firebase's user list would.
 //
-// The current session is a raw-key slot: logging in adds a random 32-byte key to the
-// user's vault, kept in `session.key` (mode 0600, standing in for the Keychain) next to
-// `session.json` (whose vault, until when). A new launch opens the vault with that key
-// without asking for the password. When the session times out or the user logs out,
-// the slot is removed, so the old key opens nothing.
+// The current session is a cached unlock ("unlock once"): logging in keeps the vault's
+// unlock in the kernel keyring (`vault.cacheUnlock(in: KernelKeyring(), for:)`) until the
+// session ends, and a new launch opens the vault with it (`Vault.open(at:unlockCache:)`)
+// without asking for the password. Nothing about the session is written to disk and the
+// vault gets no extra key slot. Logging out forgets the cached unlock; at the timeout the
+// kernel drops it. Where there is no kernel keyring (a container may block it), logging
+// in still works, says so in one line, and the next launch asks for the password.
 import Coffer
 import ExampleSupport
 import Foundation
@@ -29,23 +31,25 @@ enum AuthError: Error, Equatable, CustomStringConvertible {
     }
 }
 
-/// What `session.json` records; the key itself is in `session.key`.
-private struct StoredSession: Codable {
-    var email: String
-    var expires: Date
-}
-
 struct Auth {
     let folder: URL
     let options: VaultOptions
     /// How long a session lasts after logging in.
-    let sessionTimeout: TimeInterval
+    let sessionLength: Duration
+    /// Where a session waits for the next launch: the session's kernel keyring.
+    let cache: any UnlockCache
 
-    private var sessionFile: URL { folder.appendingPathComponent("session.json") }
-    var sessionKeyPath: String { folder.appendingPathComponent("session.key").path }
+    init(folder: URL, options: VaultOptions, sessionLength: Duration, cache: any UnlockCache = KernelKeyring()) {
+        self.folder = folder
+        self.options = options
+        self.sessionLength = sessionLength
+        self.cache = cache
+    }
+
+    private var usersFolder: URL { folder.appendingPathComponent("users") }
 
     func vaultPath(for email: String) -> String {
-        folder.appendingPathComponent("users").appendingPathComponent(email + ".coffer").path
+        usersFolder.appendingPathComponent(email + ".coffer").path
     }
 
     /// Creates the user's vault (the check for a taken email is the atomic file creation)
@@ -57,7 +61,7 @@ struct Auth {
         else { throw AuthError.invalidEmail }
         guard password.count >= 8 else { throw AuthError.passwordTooShort }   // bytes of UTF-8
         guard password == confirmation else { throw AuthError.passwordsDoNotMatch }   // constant-time
-        try FileManager.default.createDirectory(at: folder.appendingPathComponent("users"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: usersFolder, withIntermediateDirectories: true)
         let vault: Vault
         do {
             vault = try Vault.create(at: vaultPath(for: email), password: password, options: options)
@@ -67,7 +71,7 @@ struct Auth {
             throw error   // written out: Swift 6.3 crashes compiling the implicit rethrow
         }
         try vault.keychain(service: "profile").set(Profile(displayName: displayName, email: email), key: "me")
-        return try startSession(vault: vault, email: email)
+        return try startSession(vault: vault)
     }
 
     func logIn(email rawEmail: String, password: SecureBytes) throws -> UserSession {
@@ -80,55 +84,70 @@ struct Auth {
         } catch {
             throw error
         }
-        return try startSession(vault: vault, email: email)
+        return try startSession(vault: vault)
     }
 
     /// The session a previous launch left, if it has not timed out; nil means "show the login".
+    /// No password: the vault opens with the unlock cached when the user logged in.
     func currentSession() throws -> UserSession? {
-        guard let data = FileManager.default.contents(atPath: sessionFile.path),
-              let stored = try? JSONDecoder().decode(StoredSession.self, from: data),
-              let key = try StandInKeystore.loadKey(at: sessionKeyPath) else { return nil }
-        guard Date() < stored.expires else {
-            try? endStoredSession()
-            return nil
+        for unlock in try sessionUnlocks().sorted(by: { $0.expires > $1.expires }) {
+            let vault: Vault?
+            do {
+                vault = try Vault.open(at: unlock.path, unlockCache: cache, options: options)
+            } catch CofferError.fileNotFound {
+                vault = nil   // the user's vault is gone
+            } catch CofferError.unlockCacheUnavailable {
+                return nil
+            } catch {
+                throw error
+            }
+            guard let vault else {
+                // Gone, or no longer opening the vault (a changed password): it is forgotten.
+                try? cache.remove(forVault: unlock.vaultID)
+                continue
+            }
+            return try UserSession(vault: vault, expires: unlock.expires, notice: nil, cache: cache)
         }
-        guard let vault = try? Vault.open(at: vaultPath(for: stored.email), credential: .rawKey(key), options: options) else {
-            clearSessionFiles()
-            return nil
-        }
-        return try UserSession(vault: vault, sessionKey: key, expires: stored.expires, auth: self)
+        return nil
     }
 
-    private func startSession(vault: Vault, email: String) throws -> UserSession {
-        try? endStoredSession()   // one current user per device, as in Firebase
-        let expires = Date().addingTimeInterval(sessionTimeout)
-        let key = try StandInKeystore.createKey(at: sessionKeyPath)
+    /// Ends every session of this app: one current user per device, as in Firebase.
+    func endAllSessions() throws {
+        for unlock in try sessionUnlocks() { try cache.remove(forVault: unlock.vaultID) }
+    }
+
+    /// The cached unlocks of this app's vaults (others in the keyring belong to other
+    /// apps, or to `coffer unlock`); none when the keyring is unavailable.
+    private func sessionUnlocks() throws -> [CachedUnlock] {
+        let unlocks: [CachedUnlock]
         do {
-            let json = try JSONEncoder().encode(StoredSession(email: email, expires: expires))
-            guard FileManager.default.createFile(atPath: sessionFile.path, contents: json, attributes: [.posixPermissions: 0o600])
-            else { throw CofferError.io(operation: "write", path: sessionFile.path, errno: EIO) }
-            try vault.addKeySlot(.rawKey(key))
+            unlocks = try cache.cachedUnlocks()
+        } catch CofferError.unlockCacheUnavailable {
+            return []
         } catch {
-            clearSessionFiles()
             throw error
         }
-        return try UserSession(vault: vault, sessionKey: key, expires: expires, auth: self)
+        let prefix = usersFolder.path + "/"
+        return unlocks.filter { $0.path.hasPrefix(prefix) && $0.path.hasSuffix(".coffer") }
     }
 
-    /// Revokes the stored session: removes its slot from the vault, then its files.
-    private func endStoredSession() throws {
-        defer { clearSessionFiles() }
-        guard let data = FileManager.default.contents(atPath: sessionFile.path),
-              let stored = try? JSONDecoder().decode(StoredSession.self, from: data),
-              let key = try StandInKeystore.loadKey(at: sessionKeyPath) else { return }
-        let vault = try Vault.open(at: vaultPath(for: stored.email), credential: .rawKey(key), options: options)
-        try vault.removeKeySlot(.rawKey(key))
-        vault.lock()
-    }
-
-    func clearSessionFiles() {
-        try? FileManager.default.removeItem(at: sessionFile)
-        StandInKeystore.deleteKey(at: sessionKeyPath)
+    /// Logs the vault's user in: their unlock is cached for `sessionLength`, replacing any
+    /// other user's session.
+    private func startSession(vault: Vault) throws -> UserSession {
+        do {
+            try endAllSessions()
+            let unlock = try vault.cacheUnlock(in: cache, for: sessionLength)
+            return try UserSession(vault: vault, expires: unlock.expires, notice: nil, cache: cache)
+        } catch let error as CofferError where error.kind == .unlockCacheUnavailable {
+            // Logged in for as long as the app runs; the next launch asks for the password.
+            let seconds = Double(sessionLength.components.seconds) + Double(sessionLength.components.attoseconds) / 1e18
+            return try UserSession(vault: vault, expires: Date().addingTimeInterval(seconds),
+                                   notice: "The session cannot outlast the app (\(error)): the next launch asks for the password.",
+                                   cache: cache)
+        } catch {
+            vault.lock()
+            throw error
+        }
     }
 }
 

@@ -4,8 +4,12 @@ import ExampleSupport
 import Foundation
 
 func interactive(in folder: URL) throws {
-    let auth = Auth(folder: folder, options: VaultOptions(), sessionTimeout: 15 * 60)   // the real 256 MiB KDF
+    let auth = Auth(folder: folder, options: VaultOptions(), sessionLength: .seconds(15 * 60))   // the real 256 MiB KDF
+    // Quitting keeps the session for the next launch, unless the folder is deleted on exit.
+    defer { if isTemporaryFolder(folder) { try? auth.endAllSessions() } }
     while true {
+        // A session left by an earlier launch (run again with the same --dir in this
+        // terminal) opens from the kernel keyring, without the password.
         var session = try auth.currentSession()
         if let session { print("Welcome back, \(session.displayName) (session until \(session.expires.formatted(date: .omitted, time: .shortened))).") }
         while session == nil {
@@ -23,6 +27,7 @@ func interactive(in folder: URL) throws {
                 default:
                     return
                 }
+                if let notice = session?.notice { print("⚠︎ \(notice)") }
             } catch {
                 print("⚠︎ \(error)")
             }

@@ -19,16 +19,19 @@ final class UserSession {
     let email: String
     let displayName: String
     let expires: Date
+    /// One line for the user when this session cannot outlast the app (no kernel keyring).
+    let notice: String?
     private let vault: Vault
-    private let sessionKey: SecureBytes
-    private let auth: Auth
+    private let vaultID: String
+    private let cache: any UnlockCache
 
-    init(vault: Vault, sessionKey: SecureBytes, expires: Date, auth: Auth) throws {
+    init(vault: Vault, expires: Date, notice: String?, cache: any UnlockCache) throws {
         let profile = try vault.keychain(service: "profile").get(Profile.self, key: "me")
         self.vault = vault
-        self.sessionKey = sessionKey
+        self.vaultID = vault.vaultID
         self.expires = expires
-        self.auth = auth
+        self.notice = notice
+        self.cache = cache
         email = profile?.email ?? ""
         displayName = profile?.displayName ?? ""
     }
@@ -85,13 +88,17 @@ final class UserSession {
 
     var isLocked: Bool { vault.isLocked }
 
-    /// Ends the session: the session key stops opening the vault, and the vault locks.
+    /// Ends the session: the cached unlock is forgotten, so the next launch asks for the
+    /// password, and the vault locks (its keys are wiped from memory).
     func logOut() throws {
-        defer {
-            vault.lock()
-            auth.clearSessionFiles()
+        defer { vault.lock() }
+        do {
+            try cache.remove(forVault: vaultID)
+        } catch CofferError.unlockCacheUnavailable {
+            return   // nothing was cached
+        } catch {
+            throw error
         }
-        if !vault.isLocked { try vault.removeKeySlot(.rawKey(sessionKey)) }
     }
 
     /// The vault, while the session lasts; once it times out, logs out and throws.
