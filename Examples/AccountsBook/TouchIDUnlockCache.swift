@@ -64,11 +64,10 @@ import Foundation
 ///                        kSecAttrAccount: vaultID] as CFDictionary)
 ///     }
 ///
-///     func cachedUnlocks() throws(CofferError) -> [CachedUnlock] {
-///         // SecItemCopyMatching with kSecMatchLimitAll and kSecReturnData, decoded as above.
-///         // Reading the data asks for the touch, and `Vault.open(at:unlockCache:)` lists
-///         // before it looks one up: evaluate one LAContext and pass it to both queries
-///         // (kSecUseAuthenticationContext) so that one open asks once.
+///     func entries() throws(CofferError) -> [CachedUnlockEntry] {
+///         // SecItemCopyMatching with kSecMatchLimitAll and kSecReturnAttributes only (no
+///         // kSecReturnData): the vault id, path, slot kind and expiry were saved in the
+///         // item's attributes by `store`, so listing asks for no touch and reads no key.
 ///     }
 /// }
 /// ```
@@ -83,6 +82,9 @@ final class TouchIDUnlockCache: UnlockCache, @unchecked Sendable {
     private let lock = NSLock()
     /// Vault id -> the bytes of `CachedUnlock.encoded()`, in guarded memory.
     private var secrets: [String: SecureBytes] = [:]
+    /// Vault id -> what it unlocks, kept beside the secret (as a Keychain item's
+    /// attributes are), so listing reads no key and asks for no touch.
+    private var listed: [String: CachedUnlockEntry] = [:]
     private var touches = 0
 
     /// `confirmPresence` is the touch: a prompt on the terminal, the scripted answer in
@@ -99,7 +101,10 @@ final class TouchIDUnlockCache: UnlockCache, @unchecked Sendable {
     func store(_ unlock: CachedUnlock) throws(CofferError) {
         guard !unlock.isExpired() else { throw .invalidArgument("the cached unlock has already expired") }
         let secret = try unlock.encoded()
-        lock.withLock { secrets[unlock.vaultID.lowercased()] = secret }
+        lock.withLock {
+            secrets[unlock.vaultID.lowercased()] = secret
+            listed[unlock.vaultID.lowercased()] = unlock.entry
+        }
     }
 
     /// The vault's cached unlock, after the touch; nil when there is none or it expired
@@ -114,19 +119,20 @@ final class TouchIDUnlockCache: UnlockCache, @unchecked Sendable {
     }
 
     func remove(forVault vaultID: String) throws(CofferError) {
-        _ = lock.withLock { secrets.removeValue(forKey: vaultID.lowercased()) }   // its memory is wiped when freed
+        lock.withLock {
+            secrets.removeValue(forKey: vaultID.lowercased())   // its memory is wiped when freed
+            listed.removeValue(forKey: vaultID.lowercased())
+        }
     }
 
-    /// Every unexpired cached unlock, without a touch: `Vault.open(at:unlockCache:)` lists
-    /// them to forget those of a replaced vault file and opens with none of them, and
-    /// "Delete Login" forgets them by id. Only ``cachedUnlock(forVault:)``, the one a vault
-    /// opens with, asks for the touch. (The Keychain asks on both; see above.)
-    func cachedUnlocks() throws(CofferError) -> [CachedUnlock] {
-        var unlocks: [CachedUnlock] = []
-        for vaultID in lock.withLock({ Array(secrets.keys) }).sorted() {
-            if let unlock = try unexpired(vaultID) { unlocks.append(unlock) }
-        }
-        return unlocks
+    /// What every unexpired cached unlock opens, without a touch and without reading a
+    /// key: `Vault.open(at:unlockCache:)` lists them to forget those of a replaced vault
+    /// file, and "Delete Login" forgets them by id. Only ``cachedUnlock(forVault:)``, the
+    /// one a vault opens with, asks for the touch, as with the Keychain above.
+    func entries() throws(CofferError) -> [CachedUnlockEntry] {
+        let all = lock.withLock { Array(listed.values) }
+        for entry in all where entry.isExpired() { try remove(forVault: entry.vaultID) }
+        return all.filter { !$0.isExpired() }.sorted { $0.vaultID < $1.vaultID }
     }
 
     /// The kept unlock of `vaultID`, decoded; an expired one is forgotten.

@@ -91,7 +91,7 @@ func walkthrough(in folder: URL) throws {
     book = try screen.loginWithTouchID()
     check(!book.vault.isLocked, "Touch ID stays enabled after logging out: it opens the vault again")
     book.logOut()
-    check(try touchID.cachedUnlocks().map(\.vaultID) == [try Vault.info(at: files.vault).vaultID],
+    check(try touchID.entries().map(\.vaultID) == [try Vault.info(at: files.vault).vaultID],
           "the cache holds one unlock, for this vault")
 
     section("Delete Login")
@@ -105,7 +105,7 @@ func walkthrough(in folder: URL) throws {
     try screen.deleteLogin(password: master, confirmed: true)
     let left = try FileManager.default.contentsOfDirectory(atPath: folder.path)
     check(left.isEmpty, "confirmed: the vault and its backup are gone (files left: \(left))")
-    check(try touchID.cachedUnlocks().isEmpty, "and Touch ID's cached unlock is forgotten")
+    check(try touchID.entries().isEmpty, "and Touch ID's cached unlock is forgotten")
     check(screen.primaryButton == "Create Login", "the screen offers \"Create Login\" again")
     checkFails("and the old password opens nothing", with: LoginError.noLogin) {
         _ = try screen.login(username: "alice", password: master)

@@ -118,10 +118,10 @@ struct Auth {
 
     /// The cached unlocks of this app's vaults (others in the keyring belong to other
     /// apps, or to `coffer unlock`); none when the keyring is unavailable.
-    private func sessionUnlocks() throws -> [CachedUnlock] {
-        let unlocks: [CachedUnlock]
+    private func sessionUnlocks() throws -> [CachedUnlockEntry] {
+        let unlocks: [CachedUnlockEntry]
         do {
-            unlocks = try cache.cachedUnlocks()
+            unlocks = try cache.entries()
         } catch CofferError.unlockCacheUnavailable {
             return []
         } catch {

@@ -148,7 +148,7 @@ func walkthrough(in folder: URL) throws {
     check(try alice.notes(in: groceries).isEmpty, "no note of it is left")
     try alice.logOut()
     if keyringWorks {
-        check(try keyring.cachedUnlocks().allSatisfy { !$0.path.hasPrefix(folder.path + "/") },
+        check(try keyring.entries().allSatisfy { !$0.path.hasPrefix(folder.path + "/") },
               "logged out: the walk-through leaves nothing in the kernel keyring")
     }
 }
@@ -156,7 +156,7 @@ func walkthrough(in folder: URL) throws {
 /// Why the kernel keyring cannot be used here, or nil when it can.
 func keyringUnavailable(_ keyring: KernelKeyring) -> String? {
     do {
-        _ = try keyring.cachedUnlocks()
+        _ = try keyring.entries()
         return nil
     } catch where error.kind == .unlockCacheUnavailable {
         return error.description
@@ -171,7 +171,7 @@ struct UnavailableKeyring: UnlockCache {
     func store(_ unlock: CachedUnlock) throws(CofferError) { throw Self.error }
     func cachedUnlock(forVault vaultID: String) throws(CofferError) -> CachedUnlock? { throw Self.error }
     func remove(forVault vaultID: String) throws(CofferError) { throw Self.error }
-    func cachedUnlocks() throws(CofferError) -> [CachedUnlock] { throw Self.error }
+    func entries() throws(CofferError) -> [CachedUnlockEntry] { throw Self.error }
 }
 
 // MARK: A new launch, in a second process

@@ -75,15 +75,17 @@ public struct KernelKeyring: UnlockCache {
         if result.failed, !Self.isGone(result.errno) { throw Self.unavailable("keyctl invalidate", result.errno) }
     }
 
-    public func cachedUnlocks() throws(CofferError) -> [CachedUnlock] {
+    /// The kernel keeps no metadata apart from the payload, so each is read (into guarded
+    /// memory, wiped at once) for its path and expiry; no key leaves this call.
+    public func entries() throws(CofferError) -> [CachedUnlockEntry] {
         let ring = try sessionKeyringID()
-        var unlocks: [CachedUnlock] = []
+        var entries: [CachedUnlockEntry] = []
         for serial in try readInts(UInt(bitPattern: Int(ring))) {
             guard let vaultID = describe(UInt(UInt32(bitPattern: serial))),
                   let unlock = try read(UInt(UInt32(bitPattern: serial)), vaultID: vaultID) else { continue }
-            unlocks.append(unlock)
+            entries.append(unlock.entry)
         }
-        return unlocks.sorted { ($0.path, $0.vaultID) < ($1.path, $1.vaultID) }
+        return entries.sorted { ($0.path, $0.vaultID) < ($1.path, $1.vaultID) }
     }
 
     // MARK: Calls

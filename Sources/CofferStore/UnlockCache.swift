@@ -24,7 +24,9 @@ import CofferFormat
 ///         // return try CachedUnlock(decoding: SecureBytes(copying: data))
 ///     }
 ///     func remove(forVault vaultID: String) throws(CofferError) { /* SecItemDelete */ }
-///     func cachedUnlocks() throws(CofferError) -> [CachedUnlock] { /* every item */ }
+///     func entries() throws(CofferError) -> [CachedUnlockEntry] {
+///         // The items' attributes only (kept beside the secret, no Touch ID): no key is read.
+///     }
 /// }
 /// ```
 public protocol UnlockCache: Sendable {
@@ -34,8 +36,9 @@ public protocol UnlockCache: Sendable {
     func cachedUnlock(forVault vaultID: String) throws(CofferError) -> CachedUnlock?
     /// Forgets the vault's cached unlock at once; nothing happens when there is none.
     func remove(forVault vaultID: String) throws(CofferError)
-    /// Every cached unlock that has not expired.
-    func cachedUnlocks() throws(CofferError) -> [CachedUnlock]
+    /// What every cached unlock that has not expired unlocks, without the keys: listing
+    /// never hands out a key (and never needs a store's user-presence check).
+    func entries() throws(CofferError) -> [CachedUnlockEntry]
 }
 
 extension UnlockCache {
@@ -46,8 +49,8 @@ extension UnlockCache {
     /// ```
     @discardableResult
     public func removeAll() throws(CofferError) -> Int {
-        let all = try cachedUnlocks()
-        for unlock in all { try remove(forVault: unlock.vaultID) }
+        let all = try entries()
+        for entry in all { try remove(forVault: entry.vaultID) }
         return all.count
     }
 }

@@ -15,7 +15,7 @@ extension UnlockCache {
         let vaultID = try? Vault.info(at: path).vaultID
         let here = VaultFileStore.absolutePath(path)
         var removed = 0
-        for unlock in try cachedUnlocks() where unlock.vaultID == vaultID || unlock.path == here {
+        for unlock in try entries() where unlock.vaultID == vaultID || unlock.path == here {
             try remove(forVault: unlock.vaultID)
             removed += 1
         }

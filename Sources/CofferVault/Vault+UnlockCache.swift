@@ -37,7 +37,7 @@ extension Vault {
         let vaultID = ItemID(validated: codec.header.vaultID).hex
         // A cached unlock made at this path for another vault: the file was replaced.
         if let here = VaultFileStore.absolutePath(path) {
-            for other in try cache.cachedUnlocks() where other.path == here && other.vaultID != vaultID {
+            for other in try cache.entries() where other.path == here && other.vaultID != vaultID {
                 try cache.remove(forVault: other.vaultID)
             }
         }

@@ -29,9 +29,9 @@ final class MemoryUnlockCache: UnlockCache, @unchecked Sendable {
         return try CachedUnlock(decoding: blob)
     }
     func remove(forVault vaultID: String) throws(CofferError) { _ = lock.withLock { blobs.removeValue(forKey: vaultID) } }
-    func cachedUnlocks() throws(CofferError) -> [CachedUnlock] {
-        var out: [CachedUnlock] = []
-        for blob in lock.withLock({ Array(blobs.values) }) { out.append(try CachedUnlock(decoding: blob)) }
+    func entries() throws(CofferError) -> [CachedUnlockEntry] {
+        var out: [CachedUnlockEntry] = []
+        for blob in lock.withLock({ Array(blobs.values) }) { out.append(try CachedUnlock(decoding: blob).entry) }
         return out
     }
     var count: Int { lock.withLock { blobs.count } }
@@ -130,7 +130,7 @@ struct UnlockCacheTests {
     @Test("Removing the slot it came from ends it; the cache forgets it and the vault asks for the password")
     func removedSlot() throws {
         try withTemporaryDirectory { dir in
-            let keyFile = try KeyFile(material: try SecureBytes.random(count: 64))
+            let keyFile = KeyFile(material: try SecureBytes.random(count: 64))
             let (vault, path) = try makeVault(dir, credentials: [.password(try secure("pw")), .keyFile(keyFile)])
             let cache = MemoryUnlockCache()
             try vault.cacheUnlock(in: cache, for: .seconds(60))
@@ -242,7 +242,7 @@ struct UnlockCacheTests {
             #expect(fields[7] == "user")
             let back = try #require(try cache.cachedUnlock(forVault: vault.vaultID))
             #expect(back.slotKey.kek == cached.slotKey.kek && back.path == cached.path && back.expires == cached.expires)
-            #expect(try cache.cachedUnlocks().contains { $0.vaultID == vault.vaultID })
+            #expect(try cache.entries().contains { $0.vaultID == vault.vaultID })
             let reopened = try #require(try Vault.open(at: path, unlockCache: cache, options: testOptions))
             #expect(try password(reopened) == "s3cret")
             try cache.remove(forVault: vault.vaultID)
@@ -252,7 +252,7 @@ struct UnlockCacheTests {
             // Unlocking again replaces the earlier one: still one key.
             try vault.cacheUnlock(in: cache, for: .seconds(60))
             try vault.cacheUnlock(in: cache, for: .seconds(90))
-            #expect(try cache.cachedUnlocks().filter { $0.vaultID == vault.vaultID }.count == 1)
+            #expect(try cache.entries().filter { $0.vaultID == vault.vaultID }.count == 1)
             #expect(try cache.removeUnlocks(forVaultAt: path) == 1)
         }
     }
@@ -274,7 +274,7 @@ struct UnlockCacheTests {
     @Test("Kernel keyring: a removed slot and a replaced file, as with any store")
     func kernelInvalidation() throws {
         try withTemporaryDirectory { dir in
-            let keyFile = try KeyFile(material: try SecureBytes.random(count: 64))
+            let keyFile = KeyFile(material: try SecureBytes.random(count: 64))
             let (vault, path) = try makeVault(dir, credentials: [.password(try secure("pw")), .keyFile(keyFile)])
             let cache = KernelKeyring()
             try vault.cacheUnlock(in: cache, for: .seconds(60))

@@ -25,7 +25,7 @@ struct StatusCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let unlocks = try mappingErrors(vault: nil) { try CachedUnlocking.cache.cachedUnlocks() }
+        let unlocks = try mappingErrors(vault: nil) { try CachedUnlocking.cache.entries() }
         let now = Date()
         if json {
             try JSONValue.array(unlocks.map { unlock in

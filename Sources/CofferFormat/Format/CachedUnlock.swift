@@ -40,8 +40,11 @@ public struct CachedUnlock: Sendable, CustomStringConvertible {
     /// True at and after ``expires``.
     public func isExpired(at now: Date = Date()) -> Bool { now >= expires }
 
-    public var description: String {
-        "cached unlock of vault \(vaultID) (\(slotKind) slot) until \(expires)"
+    public var description: String { entry.description }
+
+    /// What it unlocks and until when, without the key: what a store lists.
+    public var entry: CachedUnlockEntry {
+        CachedUnlockEntry(vaultID: vaultID, path: path, slotKind: slotKind, expires: expires)
     }
 
     // MARK: Bytes (SPEC.md §13.1)
@@ -118,4 +121,34 @@ public struct CachedUnlock: Sendable, CustomStringConvertible {
                   expires: Date(millisecondsSince1970: Int64(parsed.expires)),
                   slotKey: SlotKey(slotIdentity: parsed.identity, slotKind: kind, kek: kek))
     }
+}
+
+/// A cached unlock without its key: which vault, from which file, which kind of slot,
+/// until when. ``UnlockCache/entries()`` lists these, so a store can show and clean up
+/// what it holds without handing out a key (and, behind Touch ID, without a touch).
+///
+/// ```swift
+/// for entry in try KernelKeyring().entries() {
+///     print(entry.path, entry.expires)       // `coffer status`
+/// }
+/// ```
+public struct CachedUnlockEntry: Sendable, Hashable, CustomStringConvertible {
+    /// The vault's id, 32 lowercase hex digits.
+    public let vaultID: String
+    /// The vault file it was made from, absolute.
+    public let path: String
+    public let slotKind: KeySlotKind
+    public let expires: Date
+
+    public init(vaultID: String, path: String, slotKind: KeySlotKind, expires: Date) {
+        self.vaultID = vaultID
+        self.path = path
+        self.slotKind = slotKind
+        self.expires = expires
+    }
+
+    /// True at and after ``expires``.
+    public func isExpired(at now: Date = Date()) -> Bool { now >= expires }
+
+    public var description: String { "cached unlock of vault \(vaultID) (\(slotKind) slot) until \(expires)" }
 }
