@@ -468,7 +468,7 @@ public final class Vault: @unchecked Sendable {
             }
             guard let current else { continue }   // compacted away meanwhile: nothing to edit
             switch change {
-            case .put(let sealed, let attributes):
+            case .put(let sealed, _):
                 let staged = try ItemVersion(record: sealed.record, overview: sealed.overview)
                 let (new, _) = try staged.parts(vaultID: next.vaultID, keys: keys)
                 let edited = try ItemMerge.edit(current: current, base: baseVersion, new: new, stamp: stamp,
@@ -477,6 +477,9 @@ public final class Vault: @unchecked Sendable {
                 if try VaultSnapshot.isTombstone(edited.overview) {
                     next.applyChecked(id, .tombstone(edited))
                 } else {
+                    // The unique key is checked (and indexed) as the item ends: fields another
+                    // writer changed meanwhile keep their values, the key's among them.
+                    let attributes = try formatCall { () throws(FormatError) in try EntryCodec.decodeOverview(edited.overview) }
                     try next.apply(id, .put(edited, attributes))
                 }
             case .tombstone:

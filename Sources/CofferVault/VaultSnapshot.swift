@@ -70,10 +70,10 @@ package struct VaultSnapshot: Sendable {
         return try formatCall { () throws(FormatError) in try EntryCodec.decodeOverview(list) }
     }
 
-    /// The holder of `key`, building the index on first use.
-    func owner(of key: UniquenessKey) -> ItemID? {
+    /// The items holding `key`, building the index on first use.
+    func holders(of key: UniquenessKey) -> KeyHolders? {
         index.build(from: entries)
-        return index.owners[key]
+        return index.holders[key]
     }
 
     /// The record of item `id`.
@@ -119,11 +119,11 @@ package struct VaultSnapshot: Sendable {
         return out
     }
 
-    /// Applies one change; a duplicate key throws ``CofferError/duplicateItem``.
+    /// Applies one change; a key another item holds and item `id` does not throws
+    /// ``CofferError/duplicateItem`` (``UniqueIndex/check(_:for:)``).
     mutating func apply(_ id: ItemID, _ change: Changeset.Change) throws(CofferError) {
-        if case .put(_, let newAttributes) = change, let key = newAttributes.uniquenessKey,
-           let owner = owner(of: key), owner != id {
-            throw .duplicateItem
+        if case .put(_, let newAttributes) = change, let key = newAttributes.uniquenessKey {
+            try UniqueIndex.check(holders(of: key), for: id)
         }
         applyChecked(id, change)
     }
@@ -134,11 +134,12 @@ package struct VaultSnapshot: Sendable {
         // A copy of this snapshot keeps the index of its own attributes.
         if !isKnownUniquelyReferenced(&index) { index = index.copy() }
         if index.isBuilt {
-            if let old = entries[id]?.overview, let oldKey = UniqueIndex.key(ofOverview: old), index.owners[oldKey] == id {
-                index.owners[oldKey] = nil
-            }
-            if case .put(_, let newAttributes) = change, let key = newAttributes.uniquenessKey {
-                index.owners[key] = id
+            let oldKey = entries[id].flatMap { UniqueIndex.key(ofOverview: $0.overview) }
+            var newKey: UniquenessKey?
+            if case .put(_, let newAttributes) = change { newKey = newAttributes.uniquenessKey }
+            if oldKey != newKey {
+                if let oldKey { index.remove(id, from: oldKey) }
+                if let newKey { index.add(id, to: newKey) }
             }
         }
         switch change {
@@ -169,21 +170,42 @@ package final class SnapshotEntry: Sendable {
     }
 }
 
-/// The item holding each unique key (``UniquenessKey``).
+/// The items holding each unique key (``UniquenessKey``): one, except where a merge joined
+/// replicas that each added an item with the same key. The merge keeps both (SPEC.md §17.5:
+/// nothing is lost), and ``check(_:for:)`` lets either keep the key (or leave it).
 package final class UniqueIndex: @unchecked Sendable {
     // @unchecked: used only under the vault's lock.
-    var owners: [UniquenessKey: ItemID] = [:]
+    var holders: [UniquenessKey: KeyHolders] = [:]
     private(set) var isBuilt = false
+
+    /// The rule for unique keys, for every change (a transaction's, and one made again on a
+    /// newer version): item `id` (nil: a new item) may hold a key after the change unless
+    /// another item holds it (`holders`, before the change) and `id` does not. An item keeps a key that another item holds
+    /// too, so either of two items a merge joined can be edited, renamed or deleted; no item
+    /// joins them.
+    static func check(_ holders: KeyHolders?, for id: ItemID?) throws(CofferError) {
+        guard let holders else { return }
+        if let id, holders.contains(id) { return }
+        throw .duplicateItem
+    }
 
     func build(from entries: [ItemID: SnapshotEntry]) {
         guard !isBuilt else { return }
-        owners.reserveCapacity(entries.count)
+        holders.reserveCapacity(entries.count)
         for (id, entry) in entries {
             guard let key = Self.key(ofOverview: entry.overview) else { continue }
-            // Two items with one key can only come from a faulty writer; keep the first, refuse new duplicates.
-            if owners[key] == nil { owners[key] = id }
+            add(id, to: key)
         }
         isBuilt = true
+    }
+
+    func add(_ id: ItemID, to key: UniquenessKey) {
+        holders[key] = holders[key]?.inserting(id) ?? KeyHolders(id)
+    }
+
+    func remove(_ id: ItemID, from key: UniquenessKey) {
+        guard let old = holders[key] else { return }
+        holders[key] = old.removing(id)
     }
 
     /// An overview's unique key (nil for a secure note), read from its bytes: decoding
@@ -206,8 +228,47 @@ package final class UniqueIndex: @unchecked Sendable {
 
     func copy() -> UniqueIndex {
         let copy = UniqueIndex()
-        copy.owners = owners
+        copy.holders = holders
         copy.isBuilt = isBuilt
         return copy
+    }
+}
+
+/// The items holding one unique key: one, or several after a merge (see ``UniqueIndex``).
+/// No allocation for the usual single holder.
+struct KeyHolders: Sendable {
+    /// The lowest id: the item an upsert of the key changes, the one a lookup by service and
+    /// account lists first (``DisplayOrder``) when the two have the same label.
+    private(set) var first: ItemID
+    /// The others, by a merge only.
+    private var others: Set<ItemID> = []
+
+    init(_ id: ItemID) { first = id }
+
+    func contains(_ id: ItemID) -> Bool { id == first || (!others.isEmpty && others.contains(id)) }
+
+    func inserting(_ id: ItemID) -> KeyHolders {
+        guard !contains(id) else { return self }
+        var out = self
+        if id < first {
+            out.others.insert(first)
+            out.first = id
+        } else {
+            out.others.insert(id)
+        }
+        return out
+    }
+
+    /// Without `id`; nil when no item is left.
+    func removing(_ id: ItemID) -> KeyHolders? {
+        var out = self
+        if id == first {
+            guard let next = others.min() else { return nil }
+            out.others.remove(next)
+            out.first = next
+        } else {
+            out.others.remove(id)
+        }
+        return out
     }
 }

@@ -22,8 +22,8 @@ public final class VaultTransaction {
     /// it, so a write does not copy a large vault's dictionaries.
     private var base: VaultSnapshot
     private(set) var changes = Changeset()
-    /// Unique keys taken (an id) or freed (nil) by `changes`, over the base's index.
-    private var keyChanges: [UniquenessKey: ItemID?] = [:]
+    /// The holders of the unique keys `changes` took or freed (nil: none left), over the base's index.
+    private var keyChanges: [UniquenessKey: KeyHolders?] = [:]
     private var isOpen = true
 
     init(vault: Vault, keys: VaultKeys, base: VaultSnapshot) {
@@ -83,23 +83,25 @@ public final class VaultTransaction {
         return stamp
     }
 
-    private func owner(of key: UniquenessKey) -> ItemID? {
+    private func holders(of key: UniquenessKey) -> KeyHolders? {
         if let changed = keyChanges[key] { return changed }
-        return base.owner(of: key)
+        return base.holders(of: key)
     }
 
-    /// Records a change and the unique keys it frees and takes; a key held by another
-    /// item throws ``CofferError/duplicateItem`` and records nothing.
+    /// Records a change and the unique keys it frees and takes; a key another item holds,
+    /// and item `id` does not, throws ``CofferError/duplicateItem`` and records nothing
+    /// (``UniqueIndex/check(_:for:)``).
     private func change(_ id: ItemID, _ change: Changeset.Change) throws(CofferError) {
-        var freed: UniquenessKey?
-        if let oldKey = try currentAttributes(id)?.uniquenessKey, owner(of: oldKey) == id { freed = oldKey }
-        var taken: UniquenessKey?
+        let oldKey = try currentAttributes(id)?.uniquenessKey
+        var newKey: UniquenessKey?
         if case .put(_, let newAttributes) = change, let key = newAttributes.uniquenessKey {
-            if let holder = owner(of: key), holder != id, key != freed { throw .duplicateItem }
-            taken = key
+            try UniqueIndex.check(holders(of: key), for: id)
+            newKey = key
         }
-        if let freed { keyChanges[freed] = .some(nil) }
-        if let taken { keyChanges[taken] = .some(id) }
+        if oldKey != newKey {
+            if let oldKey { keyChanges[oldKey] = .some(holders(of: oldKey)?.removing(id)) }
+            if let newKey { keyChanges[newKey] = .some(holders(of: newKey)?.inserting(id) ?? KeyHolders(id)) }
+        }
         let first = changes.entries[id] == nil
         changes.record(id, change, base: first ? try base.version(id) : nil)
     }
@@ -220,7 +222,7 @@ public final class VaultTransaction {
     public func add(_ attributes: ItemAttributes, secrets: ItemSecrets = ItemSecrets()) throws(CofferError) -> Item {
         try ensureOpen()
         try attributes.validate()
-        if let key = attributes.uniquenessKey, owner(of: key) != nil { throw .duplicateItem }
+        if let key = attributes.uniquenessKey { try UniqueIndex.check(holders(of: key), for: nil) }
         var id = try ItemID(validated: vault.entropy.bytes(FormatV1.entryIDLength))
         while currentRecord(id) != nil || base.tombstones[id] != nil {
             id = try ItemID(validated: vault.entropy.bytes(FormatV1.entryIDLength))
@@ -232,12 +234,13 @@ public final class VaultTransaction {
     }
 
     /// Adds the item, or replaces the attributes and secrets of the item with the same unique key
-    /// (keeping its creation date and recording a changed password in its history).
+    /// (keeping its creation date and recording a changed password in its history). Of two items
+    /// with the key (replicas that each added one, merged), the one with the lower id.
     @discardableResult
     public func upsert(_ attributes: ItemAttributes, secrets: ItemSecrets = ItemSecrets()) throws(CofferError) -> Item {
         try ensureOpen()
         try attributes.validate()
-        guard let key = attributes.uniquenessKey, let existing = owner(of: key) else {
+        guard let key = attributes.uniquenessKey, let existing = holders(of: key)?.first else {
             return try add(attributes, secrets: secrets)
         }
         return try update(existing, attributes: attributes, secrets: secrets)

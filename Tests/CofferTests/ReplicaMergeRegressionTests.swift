@@ -232,4 +232,137 @@ struct ReplicaMergeRegressionTests {
             _ = try Vault.open(at: devices.paths[0], credential: .rawKey(deviceKey), options: options)
         }
     }
+
+    /// Two devices each add an item with one unique key (service and account); the merge
+    /// keeps both, so nothing is lost. The unique-key index held one item per key: whichever
+    /// it did not name could no longer be edited at all (every edit threw `duplicateItem`,
+    /// even one that left the key alone), and once the named one was renamed or deleted the
+    /// key counted as free, so a third item could take it. An item now keeps a key it holds
+    /// whoever else holds it; no item takes a key another holds.
+    @Test("Items two replicas added with one unique key stay editable after a merge")
+    func sharedKeyAfterMerge() throws {
+        try withTemporaryDirectory { dir in
+            let key = ItemAttributes.genericPassword(service: "bank", account: "alice")
+            let query = ItemQuery(service: "bank", account: "alice")
+            let devices = try Devices(dir, count: 2) { _ in }
+            let phone = try devices.open(0), laptop = try devices.open(1)
+            let first = try phone.add(key, secrets: ItemSecrets(password: try secure("from the phone"))).id
+            let unrelated = try phone.add(.genericPassword(service: "bank", account: "bob")).id
+            let second = try laptop.add(key, secrets: ItemSecrets(password: try secure("from the laptop"))).id
+            try phone.merge(contentsOf: devices.paths[1])
+            #expect(Set(try phone.items(matching: query).map(\.id)) == [first, second])
+
+            // Either can be edited, keeping the key; in this vault (its key index kept up by the
+            // merge) and in one opened afterwards (its index built from the file).
+            func editBoth(_ vault: Vault, _ tag: String) throws {
+                for id in [first, second] {
+                    try vault.update(id, secrets: ItemSecrets(password: try secure("\(tag) \(id)")))
+                    try vault.update(id) { attributes, secrets in
+                        attributes.comment = tag
+                        secrets.notes = try secure("notes \(tag)")
+                    }
+                    try vault.update(id, attributes: key)   // the key given again
+                    #expect(try vault.secrets(for: id).password?.testString == "\(tag) \(id)")
+                }
+                // A new item, or another one moved onto the key, is still refused.
+                #expect(throws: CofferError.duplicateItem) { try vault.add(key) }
+                #expect(throws: CofferError.duplicateItem) { try vault.update(unrelated, attributes: key) }
+                #expect(Set(try vault.items(matching: query).map(\.id)) == [first, second])
+            }
+            try editBoth(phone, "merged")
+            // An upsert of the key changes one of them: the one a lookup finds first (the lower id;
+            // it was whichever the index had met first).
+            let upserted = try phone.upsert(key, secrets: ItemSecrets(password: try secure("upserted")))
+            #expect(upserted.id == min(first, second))
+            #expect(try phone.password(matching: query).testString == "upserted")
+            try editBoth(try devices.open(0), "reopened")
+            try phone.refresh()
+
+            // The laptop deletes one of the two: the other still holds the key.
+            try laptop.merge(contentsOf: devices.paths[0])
+            try laptop.delete(first)
+            #expect(throws: CofferError.duplicateItem) { try laptop.add(key) }
+            try laptop.update(second) { attributes, _ in attributes.label = "kept" }
+            #expect(try laptop.items(matching: query).map(\.id) == [second])
+
+            // The phone renames one of the two to a fresh key: the other still holds the old one,
+            // and the renamed item cannot be moved back onto it.
+            try phone.update(second) { attributes, _ in attributes.account = "alice (laptop)" }
+            #expect(try phone.items(matching: query).map(\.id) == [first])
+            #expect(throws: CofferError.duplicateItem) { try phone.add(key) }
+            #expect(throws: CofferError.duplicateItem) { try phone.update(unrelated, attributes: key) }
+            #expect(throws: CofferError.duplicateItem) { try phone.update(second, attributes: key) }
+
+            // Joined again: the deletion and the rename both hold, and the key is free.
+            try phone.merge(contentsOf: devices.paths[1])
+            #expect(try phone.items(matching: query).isEmpty)
+            let renamed = try phone.item(second)
+            #expect(renamed.account == "alice (laptop)" && renamed.label == "kept")
+            try phone.add(key)
+            #expect(throws: CofferError.duplicateItem) { try phone.add(key) }
+        }
+    }
+
+    /// The same through an app whose snapshot is older than the file: the save joins the
+    /// file and makes the edit again on it (`Vault.replay`), where the item shares its key
+    /// with one the merge brought in. That check refused the edit too.
+    @Test("An edit made on an older snapshot keeps a key its item shares after a merge")
+    func sharedKeyStaleEdit() throws {
+        try withTemporaryDirectory { dir in
+            let key = ItemAttributes.genericPassword(service: "bank", account: "alice")
+            let query = ItemQuery(service: "bank", account: "alice")
+            let devices = try Devices(dir, count: 2) { _ in }
+            let app = try devices.open(0), otherApp = try devices.open(0), laptop = try devices.open(1)
+            let unrelated = try app.add(.genericPassword(service: "bank", account: "bob")).id
+            try otherApp.refresh()
+            let first = try app.add(key, secrets: ItemSecrets(password: try secure("from the app"))).id
+            let second = try laptop.add(key, secrets: ItemSecrets(password: try secure("from the laptop"))).id
+
+            // The other app has not seen the key taken: its move of another item onto it passes
+            // its own check, and is refused when made again on the file.
+            #expect(throws: CofferError.duplicateItem) { try otherApp.update(unrelated, attributes: key) }
+
+            // The other app merges the laptop's file; the app has not seen that.
+            try otherApp.merge(contentsOf: devices.paths[1])
+            try app.update(first) { _, secrets in secrets.notes = try secure("edited on an older snapshot") }
+            #expect(Set(try app.items(matching: query).map(\.id)) == [first, second])
+            // And the other way round: the other app has not seen the app's edit.
+            try otherApp.update(second) { _, secrets in secrets.notes = try secure("also on an older snapshot") }
+            try otherApp.update(first) { _, secrets in secrets.password = try secure("changed") }
+            try app.update(second, attributes: key)   // the app has not seen the other app's edits
+
+            let reopened = try devices.open(0)
+            #expect(Set(try reopened.items(matching: query).map(\.id)) == [first, second])
+            #expect(try reopened.secrets(for: first).notes?.testString == "edited on an older snapshot")
+            #expect(try reopened.secrets(for: first).password?.testString == "changed")
+            #expect(try reopened.secrets(for: second).notes?.testString == "also on an older snapshot")
+            #expect(throws: CofferError.duplicateItem) { try app.update(unrelated, attributes: key) }
+            #expect(throws: CofferError.duplicateItem) { try app.add(key) }
+        }
+    }
+
+    /// An edit made again on a newer version (`Vault.replay`) ends with the fields another
+    /// writer changed meanwhile, the item's key among them; the check and the key index used
+    /// the key the edit had seen. An item renamed meanwhile, whose old key another item then
+    /// took, could not be edited on the older snapshot (`duplicateItem`), and the index
+    /// named it for a key it no longer held.
+    @Test("An edit made on an older snapshot is checked with the key its item ends up with")
+    func staleEditOfRenamedItem() throws {
+        try withTemporaryDirectory { dir in
+            let key = ItemAttributes.genericPassword(service: "bank", account: "alice")
+            var id: ItemID?
+            let devices = try Devices(dir, count: 1) { vault in id = try vault.add(key).id }
+            let app = try devices.open(0), otherApp = try devices.open(0)
+            try app.update(id!) { attributes, _ in attributes.account = "alice (old)" }
+            let taker = try app.add(key).id
+            // The other app, which still sees the item under the key, changes its password.
+            try otherApp.update(id!, secrets: ItemSecrets(password: try secure("new")))
+            #expect(try otherApp.item(id!).account == "alice (old)")
+            #expect(try otherApp.secrets(for: id!).password?.testString == "new")
+            #expect(try otherApp.items(matching: ItemQuery(service: "bank", account: "alice")).map(\.id) == [taker])
+            // Its key index follows the items: both keys are taken.
+            #expect(throws: CofferError.duplicateItem) { try otherApp.add(key) }
+            #expect(throws: CofferError.duplicateItem) { try otherApp.add(.genericPassword(service: "bank", account: "alice (old)")) }
+        }
+    }
 }
