@@ -38,6 +38,7 @@ import CofferTestSupport
 ///
 /// `COFFER_SIMULATION_SCHEDULES=20000` runs more schedules (`make simulate`);
 /// `COFFER_SIMULATION_SEED=<seed>` runs one and prints its schedule;
+/// `COFFER_SIMULATION_BASE_SEED=<n>` starts the seeds elsewhere (schedule k uses base + k);
 /// `COFFER_SIMULATION_TRACE=1` prints each seed as it starts (to name one that crashes);
 /// `COFFER_SIMULATION_WORKERS=<n>` runs schedules on n threads (default 1). A seed always
 /// gives the same schedule; which of two concurrent values wins still follows the clock.
@@ -58,7 +59,8 @@ struct ReplicaSimulationTests {
         } else {
             verbose = false
             let count = environment["COFFER_SIMULATION_SCHEDULES"].flatMap { Int($0) } ?? Self.defaultSchedules
-            seeds = (0..<UInt64(max(1, count))).map { Self.baseSeed + $0 }
+            let base = environment["COFFER_SIMULATION_BASE_SEED"].flatMap { UInt64($0) } ?? Self.baseSeed
+            seeds = (0..<UInt64(max(1, count))).map { base &+ $0 }
         }
         let trace = verbose || environment["COFFER_SIMULATION_TRACE"] != nil
         let started = Date()
