@@ -11,7 +11,10 @@ struct ItemVersion: Sendable {
     /// Written before clocks: no clock fields in its overview.
     let isLegacy: Bool
 
+    /// The record's digest is checked (SPEC.md §10, step 13): nothing is edited, merged or
+    /// replayed from a record the manifest does not name.
     init(record: EntryRecord, overview: [UInt8]) throws(CofferError) {
+        try formatCall { () throws(FormatError) in try record.checkDigest() }
         self.record = record
         self.overview = overview
         isLegacy = !ItemClockCodec.hasClock(overview)

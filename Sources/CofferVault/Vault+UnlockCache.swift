@@ -46,19 +46,18 @@ extension Vault {
             try cache.remove(forVault: vaultID)
             return nil
         }
-        let keys: VaultKeys?
         do {
-            keys = try formatCall { () throws(FormatError) in try codec.unlockAndVerify(with: cached.slotKey) }
+            guard let keys = try formatCall({ () throws(FormatError) in try codec.unlockAndAuthenticate(with: cached.slotKey) }) else {
+                try cache.remove(forVault: vaultID)
+                return nil
+            }
+            // The overviews are checked here (SPEC.md §10): a damaged one forgets the unlock too.
+            return try Vault(opened: codec, identity: file.identity, keys: keys, slotKey: cached.slotKey,
+                             path: path, options: options, store: store, entropy: entropy)
         } catch {
             try? cache.remove(forVault: vaultID)
             throw error
         }
-        guard let keys else {
-            try cache.remove(forVault: vaultID)
-            return nil
-        }
-        return try Vault(opened: codec, identity: file.identity, keys: keys, slotKey: cached.slotKey,
-                         path: path, options: options, store: store, entropy: entropy)
     }
 
     /// Keeps this vault's unlock in `cache` for `lifetime`, so that later processes open it

@@ -157,7 +157,11 @@ public final class Vault: @unchecked Sendable {
     ///
     /// Throws ``CofferError/wrongPassword``, ``CofferError/wrongKeyFile`` or
     /// ``CofferError/wrongRawKey`` when no slot opens, and a file error, ``CofferError/tampered(_:)``
-    /// or ``CofferError/truncated(_:)`` when the file cannot be trusted. Throws
+    /// or ``CofferError/truncated(_:)`` when the file cannot be trusted. Opening checks the
+    /// header, the manifest and every overview; a record whose bytes differ from the
+    /// manifest's digest throws ``CofferError/tampered(_:)`` when it is first used (listed,
+    /// read, edited, merged or saved), so one damaged entry does not hide the others
+    /// (SPEC.md §10). ``verifyAll()`` checks every record at once. Throws
     /// ``CofferError/kdfCostTooHigh(_:)``, before any KDF runs, when the slots of the
     /// credential's kind cost more than `options.kdfLimit`.
     public static func open(at path: String, credential: VaultCredential,
@@ -176,7 +180,7 @@ public final class Vault: @unchecked Sendable {
         let file = try storeCall { () throws(StoreError) in try store.read() }
         let codec = try formatCall { () throws(FormatError) in try VaultFile.parse(file.bytes) }
         try options.kdfLimit.check(codec.header.slots, kind: credential.slotKind)
-        let opened = try formatCall { () throws(FormatError) in try codec.unlockAndVerify(with: credential) }
+        let opened = try formatCall { () throws(FormatError) in try codec.unlockAndAuthenticate(with: credential) }
         return try Vault(opened: codec, identity: file.identity, keys: opened.keys, slotKey: opened.slotKey,
                          path: path, options: options, store: store, entropy: entropy)
     }
@@ -270,7 +274,7 @@ public final class Vault: @unchecked Sendable {
             let file = try storeCall { () throws(StoreError) in try store.read() }
             let codec = try formatCall { () throws(FormatError) in try VaultFile.parse(file.bytes) }
             try options.kdfLimit.check(codec.header.slots, kind: credential.slotKind)
-            let opened = try formatCall { () throws(FormatError) in try codec.unlockAndVerify(with: credential) }
+            let opened = try formatCall { () throws(FormatError) in try codec.unlockAndAuthenticate(with: credential) }
             snapshot = try VaultSnapshot(codec: codec, keys: opened.keys, identity: file.identity)
             keys = opened.keys
             slotKey = opened.slotKey
@@ -381,6 +385,9 @@ public final class Vault: @unchecked Sendable {
                 let generation = max(snapshot.generation, highestGeneration) + 1
                 let header = stamped(changes.header ?? snapshot.header, removing: Self.removedSlots(snapshot.header, changes.header),
                                      stamp: changes.stamp ?? issueStamp(after: snapshot.header.clock))
+                // Nothing unchecked is carried into the new file: the records it keeps are
+                // checked first (once per snapshot), those the transaction sealed are new.
+                try snapshot.checkDigests()
                 let records = snapshot.records(applying: changes)
                 let bytes = try formatCall { () throws(FormatError) in
                     try VaultFile.encode(header: header, generation: generation, records: records, keys: keys)
@@ -406,6 +413,8 @@ public final class Vault: @unchecked Sendable {
             try replay(changes, onto: &next, stamp: stamp, keys: keys)
             next.generation = max(next.generation, highestGeneration) + 1
             let slotsChanged = next.header.slots != snapshot.header.slots
+            next.digestsChecked = false   // it holds the other version's records too
+            try next.checkDigests()
             let bytes = try formatCall { () throws(FormatError) in
                 try VaultFile.encode(header: next.header, generation: next.generation, records: next.allRecords, keys: keys)
             }
@@ -505,6 +514,8 @@ public final class Vault: @unchecked Sendable {
             let outcome = try ReplicaMerge.merge(base, other, vaultID: snapshot.vaultID, keys: keys, entropy: entropy)
             var next = outcome.snapshot
             next.generation = max(next.generation, highestGeneration) + 1
+            next.digestsChecked = false   // it holds the other version's records too
+            try next.checkDigests()
             let bytes = try formatCall { () throws(FormatError) in
                 try VaultFile.encode(header: next.header, generation: next.generation, records: next.allRecords, keys: keys)
             }
@@ -554,7 +565,7 @@ public final class Vault: @unchecked Sendable {
         guard codec.header.vaultID == snapshot.vaultID else {
             throw .differentVault("\(name) holds a different vault")
         }
-        try formatCall { () throws(FormatError) in try codec.verify(keys: keys) }
+        try formatCall { () throws(FormatError) in try codec.authenticate(keys: keys) }
         return try VaultSnapshot(codec: codec, keys: keys, identity: identity ?? snapshot.identity, reusing: snapshot)
     }
 

@@ -15,6 +15,11 @@ package struct VaultSnapshot: Sendable {
     /// replica that has not seen the deletion merges correctly. Never listed.
     package var tombstones: [ItemID: SnapshotEntry] = [:]
     var identity: FileIdentity
+    /// True when every record's digest is known to match the manifest: checked, or sealed
+    /// by this process. An open checks digests lazily (SPEC.md §10, step 13), so a save
+    /// checks the records it carries forward first, unless this is set: damage is never
+    /// carried into a freshly MACed file.
+    var digestsChecked = false
     /// Built on the first write, so opening and listing never pay for it. A reference,
     /// so that a transaction's copy of the snapshot builds it for the vault too.
     private var index = UniqueIndex()
@@ -103,6 +108,15 @@ package struct VaultSnapshot: Sendable {
     }
 
     static let backgroundReleaseThreshold = 10_000
+
+    /// Checks the digest of every record (SPEC.md §10, step 13), on all cores, unless
+    /// ``digestsChecked``; then sets it.
+    mutating func checkDigests() throws(CofferError) {
+        guard !digestsChecked else { return }
+        let records = allRecords
+        try formatCall { () throws(FormatError) in try EntryRecord.checkDigests(records) }
+        digestsChecked = true
+    }
 
     /// The records after `changes`, for encoding a save without changing this snapshot.
     func records(applying changes: Changeset) -> [EntryRecord] {

@@ -126,25 +126,27 @@ public final class VaultTransaction {
         let verdicts: [Bool?]? = query.selectsEverything ? nil : try ParallelWork.map(count: entries.count) {
             (index) throws(CofferError) -> Bool? in query.matches(overview: entries[index].overview)
         }
-        var candidates: [(id: ItemID, revision: UInt64, list: [UInt8])] = []
+        var candidates: [(record: EntryRecord, list: [UInt8])] = []
         // True while the bytes alone have decided every candidate: no check on attributes needed.
         var decided = true
         for (index, entry) in entries.enumerated() {
             let verdict: Bool? = verdicts.map { $0[index] } ?? true
             guard verdict != false, unchanged || changes.entries[entry.record.id] == nil else { continue }
             if verdict == nil { decided = false }
-            candidates.append((entry.record.id, entry.record.revision, entry.overview))
+            candidates.append((entry.record, entry.overview))
         }
         // Without pending changes the candidates are ordered first, from their bytes,
         // and decoded straight into place: no sort of decoded items.
-        let ordered = unchanged && DisplayOrder.sort(overviews: &candidates, id: \.id, list: \.list)
+        let ordered = unchanged && DisplayOrder.sort(overviews: &candidates, id: \.record.id, list: \.list)
         if ordered, decided, let limit = query.limit, limit >= 0, candidates.count > limit {
             candidates.removeSubrange(limit...)   // the rest would be decoded only to be dropped
         }
         var found = try formatCall { () throws(FormatError) in 
             try ParallelWork.map(count: candidates.count) { [candidates] (index) throws(FormatError) -> Item in
-                Item(id: candidates[index].id, revision: candidates[index].revision,
-                     attributes: try EntryCodec.decodeOverview(candidates[index].list))
+                // An item is returned only from a record the manifest names (SPEC.md §10, step 13).
+                let record = candidates[index].record
+                try record.checkDigest()
+                return Item(id: record.id, revision: record.revision, attributes: try EntryCodec.decodeOverview(candidates[index].list))
             }
         }
         candidates = []
@@ -170,6 +172,7 @@ public final class VaultTransaction {
     public func item(_ id: ItemID) throws(CofferError) -> Item {
         try ensureOpen()
         guard let attributes = try currentAttributes(id), let record = currentRecord(id) else { throw .itemNotFound }
+        try formatCall { () throws(FormatError) in try record.checkDigest() }
         return Item(id: id, revision: record.revision, attributes: attributes)
     }
 

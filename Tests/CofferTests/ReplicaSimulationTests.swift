@@ -1081,7 +1081,8 @@ final class SimulationRun {
     static func snapshot(_ path: String, credential: VaultCredential) throws -> VaultSnapshot {
         let file = try VaultFileStore(path: path).read()
         let codec = try VaultFile.parse(file.bytes)
-        let keys = try codec.unlockAndVerify(with: credential).keys
+        let keys = try codec.unlock(with: credential).keys
+        try codec.verify(keys: keys)
         return try VaultSnapshot(codec: codec, keys: keys, identity: file.identity)
     }
 

@@ -133,28 +133,20 @@ package struct VaultFile: Sendable {
         return try VaultKeys(vaultKey: vaultKey)
     }
 
-    /// `unlock` then `verify`. A single-lane KDF keeps one core busy: the records are
-    /// hashed on another meanwhile, and compared with the manifest only once it is
-    /// authenticated, so checks and errors come in the order of SPEC.md §10.
-    package func unlockAndVerify(with key: VaultCredential) throws(FormatError) -> (keys: VaultKeys, slotKey: SlotKey) {
-        let codec = self
-        let hashing = ParallelWork.Background { () throws(FormatError) in try codec.recordDigests(threads: 1) }
-        let opened: (keys: VaultKeys, slotKey: SlotKey)
-        do {
-            opened = try unlock(with: key)
-        } catch {
-            _ = try? hashing.wait()
-            throw error
-        }
-        try verify(keys: opened.keys, digests: try hashing.wait())
+    /// `unlock` then ``authenticate(keys:)``: the header and manifest MACs and the records'
+    /// ids, revisions and count. Record digests are left to first use
+    /// (``EntryRecord/checkDigest()``; SPEC.md §10): a lookup need not hash every record.
+    package func unlockAndAuthenticate(with key: VaultCredential) throws(FormatError) -> (keys: VaultKeys, slotKey: SlotKey) {
+        let opened = try unlock(with: key)
+        try authenticate(keys: opened.keys)
         return opened
     }
 
-    /// `unlock(with: slotKey)` then `verify`; nil when the slot key does not open the
-    /// header (nothing else is checked then), an error when the file fails a check.
-    package func unlockAndVerify(with slotKey: SlotKey) throws(FormatError) -> VaultKeys? {
+    /// `unlock(with: slotKey)` then ``authenticate(keys:)``; nil when the slot key does not
+    /// open the header (nothing else is checked then), an error when the file fails a check.
+    package func unlockAndAuthenticate(with slotKey: SlotKey) throws(FormatError) -> VaultKeys? {
         guard let keys = try unlock(with: slotKey) else { return nil }
-        try verify(keys: keys)
+        try authenticate(keys: keys)
         return keys
     }
 
@@ -168,10 +160,31 @@ package struct VaultFile: Sendable {
         }
     }
 
-    /// Checks the header MAC, the manifest MAC, and that the records are exactly the
-    /// manifest's entries, in order, with matching revisions and digests.
-    /// `digests` are ``recordDigests(threads:)``, when already computed.
+    /// Checks everything SPEC.md §10 steps 11–14 name: the header MAC, the manifest MAC, and
+    /// that the records are exactly the manifest's entries, in order, with matching
+    /// revisions and digests. `digests` are ``recordDigests(threads:)``, when already computed.
     package func verify(keys: VaultKeys, digests: [Digest256]? = nil) throws(FormatError) {
+        try authenticateMACs(keys: keys)
+        try verifyRecordsMatchManifest(digests: digests)
+    }
+
+    /// What an open checks (SPEC.md §10): the header MAC, the manifest MAC, and that the
+    /// records are the manifest's entries in order, with matching ids and revisions and
+    /// none missing. Each record's digest is checked when the record is first used.
+    package func authenticate(keys: VaultKeys) throws(FormatError) {
+        try authenticateMACs(keys: keys)
+        for (record, expected) in zip(records, manifest.entries) {
+            guard record.id == expected.id, record.revision == expected.revision else {
+                throw .tampered(.entry(expected.id.hex))
+            }
+        }
+        guard records.count == manifest.entries.count else {
+            throw .truncated("entry records: \(records.count) of \(manifest.entries.count) present")
+        }
+    }
+
+    /// The header MAC, then the manifest MAC.
+    private func authenticateMACs(keys: VaultKeys) throws(FormatError) {
         let headerOK = try bytes.withBytes { (raw) throws(FormatError) in
             ConstantTime.equals(try crypto { () throws(CofferError) in try BLAKE2b.mac(raw[0..<headerEnd], key: keys.headerKey) }, headerMAC)
         }
@@ -180,7 +193,6 @@ package struct VaultFile: Sendable {
             ConstantTime.equals(try crypto { () throws(CofferError) in try BLAKE2b.mac(raw[0..<manifestEnd], key: keys.manifestKey) }, manifestMAC)
         }
         guard manifestOK else { throw .tampered(.manifest) }
-        try verifyRecordsMatchManifest(digests: digests)
     }
 
     /// Records against the (already authenticated) manifest.
