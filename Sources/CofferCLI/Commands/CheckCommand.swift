@@ -9,7 +9,9 @@ struct CheckCommand: ParsableCommand {
         discussion: """
             Unlocks the vault, then decrypts and authenticates every entry against the \
             manifest. Prints one line and exits 0 when all is well; a corrupted or tampered \
-            file is exit 65.
+            file is exit 65. Other commands check an entry when they use it (SPEC.md §10), \
+            so `get` of one item still works when another entry is damaged; `check` finds \
+            damage anywhere.
 
             EXAMPLES:
               coffer check vault.coffer
