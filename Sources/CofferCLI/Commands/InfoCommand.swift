@@ -8,7 +8,9 @@ struct InfoCommand: ParsableCommand {
         abstract: "Show a vault's format version, key slots, KDF parameters and entry count (no password needed).",
         discussion: """
             Reads only the vault's header and manifest; nothing is decrypted. The entry count \
-            is the manifest's, checked only when the vault is unlocked (see `coffer check`).
+            is the manifest's, checked only when the vault is unlocked (see `coffer check`); \
+            it includes the records deleted items leave for merging with other copies \
+            (SPEC.md §17.5), so it can exceed the number `coffer list` shows.
 
             JSON shape:
               {"path": str, "formatVersion": int, "vaultID": str, "generation": int,
