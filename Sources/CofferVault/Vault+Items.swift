@@ -50,7 +50,8 @@ extension Vault {
         try write { (tx) throws(CofferError) in try tx.add(attributes, secrets: secrets) }
     }
 
-    /// Adds the item, or updates the one with the same unique key.
+    /// Adds the item, or updates the one with the same unique key: its attributes replaced,
+    /// its secrets merged as ``update(_:attributes:secrets:)`` does (nothing else is dropped).
     ///
     /// ```swift
     /// try vault.upsert(.genericPassword(service: "api", account: "ci"), secrets: ItemSecrets(password: token))
@@ -60,14 +61,29 @@ extension Vault {
         try write { (tx) throws(CofferError) in try tx.upsert(attributes, secrets: secrets) }
     }
 
-    /// Replaces an item's attributes and/or secrets (`nil` keeps them).
+    /// Replaces an item's attributes (`nil` keeps them) and puts in the parts of its secrets
+    /// that `secrets` sets, keeping the rest (``ItemSecrets/merging(_:)``): changing the
+    /// password keeps the notes, the one-time-password seed, other secret fields and
+    /// attachments. The old password goes into the history.
     ///
     /// ```swift
-    /// try vault.update(item.id, secrets: ItemSecrets(password: newPassword))
+    /// try vault.update(item.id, secrets: ItemSecrets(password: newPassword))   // notes, TOTP kept
     /// ```
     @discardableResult
     public func update(_ id: ItemID, attributes: ItemAttributes? = nil, secrets: ItemSecrets? = nil) throws(CofferError) -> Item {
         try write { (tx) throws(CofferError) in try tx.update(id, attributes: attributes, secrets: secrets) }
+    }
+
+    /// Replaces an item's whole secret part: whatever `secrets` does not hold (notes,
+    /// secret fields, attachments) is gone. To change only some parts, use
+    /// ``update(_:attributes:secrets:)``.
+    ///
+    /// ```swift
+    /// try vault.replaceSecrets(of: item.id, with: ItemSecrets(password: newPassword))   // drops the rest
+    /// ```
+    @discardableResult
+    public func replaceSecrets(of id: ItemID, with secrets: ItemSecrets) throws(CofferError) -> Item {
+        try write { (tx) throws(CofferError) in try tx.replaceSecrets(of: id, with: secrets) }
     }
 
     /// Changes an item in place and saves it.

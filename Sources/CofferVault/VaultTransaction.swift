@@ -249,10 +249,28 @@ public final class VaultTransaction {
         return try update(existing, attributes: attributes, secrets: secrets)
     }
 
-    /// Replaces an item's attributes and/or secrets; `nil` keeps the current ones.
-    /// A changed password goes into the password history.
+    /// Replaces an item's attributes (`nil` keeps them) and puts in the parts of its secrets
+    /// that `secrets` sets, keeping the rest (``ItemSecrets/merging(_:)``): a new password
+    /// keeps the notes, fields and attachments. A changed password goes into the password
+    /// history. ``replaceSecrets(of:with:)`` replaces the whole secret part.
     @discardableResult
     public func update(_ id: ItemID, attributes: ItemAttributes? = nil, secrets: ItemSecrets? = nil) throws(CofferError) -> Item {
+        try update(id, attributes: attributes, secrets: secrets, replacing: false)
+    }
+
+    /// Replaces an item's whole secret part with `secrets`: whatever it does not hold (notes,
+    /// secret fields such as a one-time-password seed, attachments) is gone. The replaced
+    /// password goes into the history.
+    ///
+    /// ```swift
+    /// try tx.replaceSecrets(of: item.id, with: ItemSecrets(password: password))   // drops the notes
+    /// ```
+    @discardableResult
+    public func replaceSecrets(of id: ItemID, with secrets: ItemSecrets) throws(CofferError) -> Item {
+        try update(id, attributes: nil, secrets: secrets, replacing: true)
+    }
+
+    private func update(_ id: ItemID, attributes: ItemAttributes?, secrets: ItemSecrets?, replacing: Bool) throws(CofferError) -> Item {
         try ensureOpen()
         guard let old = try currentAttributes(id), let version = try currentVersion(id) else { throw .itemNotFound }
         var newAttributes = attributes ?? old
@@ -261,7 +279,7 @@ public final class VaultTransaction {
         newAttributes.modified = vault.now()
         if attributes != nil, newAttributes.preservedFields.isEmpty { newAttributes.preservedFields = old.preservedFields }
         let oldSecrets = try ItemMerge.secretsView(of: version, vaultID: vaultID, keys: keys)
-        var newSecrets = secrets ?? oldSecrets
+        var newSecrets = secrets.map { replacing ? $0 : oldSecrets.merging($0) } ?? oldSecrets
         if secrets != nil {
             if newSecrets.preservedFields.isEmpty { newSecrets.preservedFields = oldSecrets.preservedFields }
             recordHistory(old: oldSecrets, into: &newSecrets)
