@@ -15,7 +15,10 @@ struct CofferCommand: ParsableCommand {
             ask twice. When stdin is not a terminal, its first line is the master password; for \
             `add` (and `edit --password-stdin`) the next line is the item's password, for `passwd` \
             the new password, for `note` the rest of stdin is the note. No password line is read \
-            when a key file alone opens the vault.
+            when a key file alone opens the vault. After `coffer unlock`, commands that read a \
+            secret from a pipe (`add`, `note`, `edit` with --password-stdin, --secret-field or \
+            --notes, `totp --set`) still read the master password line first, so a script's \
+            lines never shift; other commands read none.
               Secrets go to stdout only from `get`, `history --show-passwords`, `generate`, \
             `passphrase`, `totp` and `export` (which warns that its output is plaintext); prompts and \
             messages go to stderr, one plain line each, and never carry a secret.

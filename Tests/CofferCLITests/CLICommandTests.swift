@@ -140,10 +140,13 @@ struct CLICommandTests {
             #expect(result.status == 0, "\(result.err)")
             #expect(try CLI.run(["get", "v.coffer", "--service", "s"], input: "pw\n", in: dir).out == "two\n")
 
-            // Without a flag, a piped line after the master password is still the new password…
-            result = try CLI.run(["edit", "v.coffer", "--service", "s", "--account", "a"], input: "pw\nthree\n", in: dir)
+            // Without --password-stdin, a stray piped line never becomes the password (issue 20,
+            // finding 6: it used to)…
+            result = try CLI.run(["edit", "v.coffer", "--service", "s", "--account", "a", "--comment", "c"], input: "pw\nthree\n", in: dir)
+            #expect(result.status == 0 && !result.err.contains("new password"), "\(result.err)")
+            #expect(try CLI.run(["get", "v.coffer", "--service", "s"], input: "pw\n", in: dir).out == "two\n")
+            result = try CLI.run(["edit", "v.coffer", "--service", "s", "--account", "a", "--password-stdin"], input: "pw\nthree\n", in: dir)
             #expect(result.status == 0, "\(result.err)")
-            #expect(try CLI.run(["get", "v.coffer", "--service", "s"], input: "pw\n", in: dir).out == "three\n")
 
             // …and without one, the password is kept while attributes change.
             result = try CLI.run(["edit", "v.coffer", "--service", "s", "--account", "a", "--label", "Renamed",

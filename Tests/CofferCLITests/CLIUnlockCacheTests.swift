@@ -65,6 +65,24 @@ struct CLIUnlockCacheTests {
         }
     }
 
+    @Test("Unlocked, a script that pipes the master password then a secret still stores the secret, not the master password")
+    func pipedSecretsKeepTheirLines() throws {
+        try withItemVault { (dir: URL) throws in
+            defer { _ = try? CLI.run(["lock", "v.coffer"], in: dir) }
+            #expect(try CLI.run(["unlock", "v.coffer"], input: "pw\n", in: dir).status == 0)
+            // The same scripts as without `coffer unlock`: the first line is the master password.
+            #expect(try CLI.run(["add", "v.coffer", "--service", "new", "--account", "me"], input: "pw\nitem-secret\n", in: dir).status == 0)
+            #expect(try CLI.run(["get", "v.coffer", "--service", "new"], input: "", in: dir).out == "item-secret\n")
+            #expect(try CLI.run(["edit", "v.coffer", "--service", "new", "--password-stdin"], input: "pw\nedited\n", in: dir).status == 0)
+            #expect(try CLI.run(["get", "v.coffer", "--service", "new"], input: "", in: dir).out == "edited\n")
+            #expect(try CLI.run(["note", "v.coffer", "--title", "n"], input: "pw\nthe note\n", in: dir).status == 0)
+            #expect(try CLI.run(["get", "v.coffer", "--title", "n", "--field", "notes"], input: "", in: dir).out == "the note\n")
+            // A command that reads no secret ignores the line it no longer needs.
+            #expect(try CLI.run(["edit", "v.coffer", "--service", "new", "--label", "L"], input: "pw\n", in: dir).status == 0)
+            #expect(try CLI.run(["get", "v.coffer", "--service", "new"], input: "", in: dir).out == "edited\n")
+        }
+    }
+
     @Test("`unlock` checks the password: a wrong one is exit 77 and caches nothing")
     func wrongPassword() throws {
         try withItemVault { (dir: URL) throws in

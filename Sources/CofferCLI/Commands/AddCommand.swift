@@ -101,7 +101,8 @@ struct AddCommand: ParsableCommand {
         attributes.fields = try parseFieldAssignments(field)
         let passwordGenerator = generate ? try generator.generator() : nil
 
-        let unlocked = try vault.unlock(saving: rollback)
+        let unlocked = try vault.unlock(saving: rollback,
+                                        cache: .readingStdin(secrets: passwordGenerator == nil || !secretField.isEmpty || notes))
         let password: SecureBytes
         if let passwordGenerator {
             password = try mappingErrors(vault: nil) { try passwordGenerator.generate() }

@@ -12,10 +12,9 @@ struct EditCommand: ParsableCommand {
 
             The new password: --generate makes one (generator flags as in `coffer generate`); \
             --password-stdin reads it (asked twice on a terminal, the line after the master \
-            password on a pipe). Without either, on a pipe, a non-empty line after the master \
-            password still becomes the new password; a missing or empty line keeps it (not \
-            with --notes: then no such line is read). Values of --secret-field NAME are read \
-            after that.
+            password on a pipe). Without either, the password is kept and no line after the \
+            master password is read: a stray line never becomes a password. Values of \
+            --secret-field NAME are read after that.
 
             --notes reads the new notes last: typed on a terminal and ended with Ctrl-D, or the \
             rest of stdin on a pipe; empty notes remove them. Notes are secret, so `--notes TEXT` \
@@ -77,7 +76,8 @@ struct EditCommand: ParsableCommand {
     func run() throws {
         let fields = try parseFieldAssignments(field)
         let passwordGenerator = generate ? try generator.generator() : nil
-        let unlocked = try vault.unlock(saving: rollback)
+        let unlocked = try vault.unlock(saving: rollback,
+                                        cache: .readingStdin(secrets: passwordStdin || !secretField.isEmpty || notes))
         let item = try vault.run { try selector.resolve(in: unlocked.vault) }
 
         var newPassword: SecureBytes?
@@ -85,8 +85,6 @@ struct EditCommand: ParsableCommand {
             newPassword = try mappingErrors(vault: nil) { try passwordGenerator.generate() }
         } else if passwordStdin {
             newPassword = try SecretReader.newSecret(prompt: "New password for \(item.displayName): ", what: "the item's new password")
-        } else if !notes, !SecretReader.isInteractive, let line = try SecretReader.readLine(fd: 0), line.count > 0 {
-            newPassword = line
         }
         let secretFields = try readSecretFields(secretField)
         let newNotes = notes ? try SecretReader.notes() : nil

@@ -37,7 +37,7 @@ struct NoteCommand: ParsableCommand {
         var attributes = ItemAttributes.secureNote(title: title)
         attributes.tags = tag
         attributes.isFavorite = favorite
-        let unlocked = try vault.unlock(saving: rollback)
+        let unlocked = try vault.unlock(saving: rollback, cache: .readingStdin(secrets: true))
         if SecretReader.isInteractive {
             Output.error("Type the note, then press Ctrl-D on a new line:")
         }

@@ -42,7 +42,7 @@ struct TOTPCommand: ParsableCommand {
     }
 
     func run() throws {
-        let unlocked = try set ? vault.unlock(saving: rollback) : vault.unlock()
+        let unlocked = try set ? vault.unlock(saving: rollback, cache: .readingStdin(secrets: true)) : vault.unlock()
         let item = try vault.run { try selector.resolve(in: unlocked.vault) }
         if set {
             try store(on: item, in: unlocked.vault)

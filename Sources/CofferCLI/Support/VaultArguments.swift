@@ -120,4 +120,12 @@ enum CacheUse {
     case use
     /// No: the command changes key slots, so it asks for the credentials.
     case credentialsOnly
+
+    /// For a command that reads secrets from standard input after the master password
+    /// (`readsSecrets`): on a pipe it reads the master password line first, unlocked or
+    /// not, so a script's lines never shift (its master password never becomes an item's
+    /// password); on a terminal, or reading no secret, the cached unlock is used.
+    static func readingStdin(secrets readsSecrets: Bool) -> CacheUse {
+        readsSecrets && !SecretReader.isInteractive ? .credentialsOnly : .use
+    }
 }
