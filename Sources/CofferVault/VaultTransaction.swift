@@ -284,7 +284,7 @@ public final class VaultTransaction {
             if newSecrets.preservedFields.isEmpty { newSecrets.preservedFields = oldSecrets.preservedFields }
             recordHistory(old: oldSecrets, into: &newSecrets)
         }
-        return try stage(version, attributes: newAttributes, secrets: newSecrets)
+        return try stage(version, old: (old, oldSecrets), attributes: newAttributes, secrets: newSecrets)
     }
 
     /// Changes an item in place.
@@ -307,7 +307,7 @@ public final class VaultTransaction {
         attributes.created = old.created
         attributes.modified = vault.now()
         recordHistory(old: oldSecrets, into: &secrets)
-        return try stage(version, attributes: attributes, secrets: secrets)
+        return try stage(version, old: (old, oldSecrets), attributes: attributes, secrets: secrets)
     }
 
     /// Deletes an item; throws ``CofferError/itemNotFound`` if there is none.
@@ -322,7 +322,16 @@ public final class VaultTransaction {
         try change(id, .tombstone(sealed))
     }
 
-    private func stage(_ version: ItemVersion, attributes: ItemAttributes, secrets: ItemSecrets) throws(CofferError) -> Item {
+    /// Stages the edit of `version` from `old` to `attributes` and `secrets`; an edit that
+    /// changes nothing but the modification date is no edit: nothing is staged, so nothing
+    /// is saved (no new generation, the backup stays), and the item is returned as it was.
+    private func stage(_ version: ItemVersion, old: (attributes: ItemAttributes, secrets: ItemSecrets),
+                       attributes: ItemAttributes, secrets: ItemSecrets) throws(CofferError) -> Item {
+        var unchanged = attributes
+        unchanged.modified = old.attributes.modified
+        if unchanged == old.attributes, secrets == old.secrets {
+            return Item(id: version.record.id, revision: version.record.revision, attributes: old.attributes)
+        }
         let sealed = try ItemMerge.edit(current: version, base: version, attributes: attributes, secrets: secrets, stamp: stamp(),
                                         vaultID: vaultID, keys: keys, entropy: vault.entropy)
         try change(version.record.id, .put(sealed, attributes))

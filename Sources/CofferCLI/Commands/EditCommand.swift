@@ -114,6 +114,11 @@ struct EditCommand: ParsableCommand {
                 }
             }
         }
+        guard updated.revision != item.revision else {
+            // Nothing differed: nothing was saved, and the backup beside the vault is untouched.
+            Output.error("nothing to change in \(itemPhrase(updated)); the vault was not saved")
+            return
+        }
         let what = newPassword == nil ? "" : (generate ? " (new generated password)" : " (new password)")
         Output.error("updated \(itemPhrase(updated))\(what)")
     }
