@@ -158,12 +158,21 @@ package struct VaultFileStore: Sendable {
         }
     }
 
+    /// The backup (`.bak`) of the file `path` finally names.
+    package func readBackup() throws(StoreError) -> FileSnapshot {
+        try io.readWholeFile(try resolved().backupPath)
+    }
+
+    /// Puts `.bak` in place of the vault file, atomically. The version it replaces becomes
+    /// the new `.bak`, so a restore is undone by restoring again and never loses a version;
+    /// with no vault file, `.bak` is copied into place and kept.
     @discardableResult
     package func restoreBackup() throws(StoreError) -> FileIdentity {
         let target = try resolved()
         let writer = try target.makeWriter()
         let backup = try io.readWholeFile(target.backupPath)
-        return try writer.write(backup.bytes, mode: .replace(keepBackup: false))
+        let hasCurrent = try target.currentIdentity() != nil
+        return try writer.write(backup.bytes, mode: .replace(keepBackup: hasCurrent))
     }
 
     func makeWriter() throws(StoreError) -> AtomicWriter {

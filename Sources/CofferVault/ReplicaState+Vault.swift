@@ -109,6 +109,12 @@ struct ReplicaMemory: Sendable {
     /// good: the remembered clock becomes the file's, so later commands do not warn again.
     mutating func acceptRollback(_ clock: VersionVector) {
         guard rollback != nil else { return }
+        adopt(clock)
+    }
+
+    /// Takes the file with `clock` as the vault's current version on this device, older
+    /// or not (a rollback the user accepted, a backup the user restored).
+    mutating func adopt(_ clock: VersionVector) {
         rollback = nil
         remembered = clock
         try? store?.forget(before: clock.times, vaultID: vaultID)

@@ -211,11 +211,46 @@ public final class Vault: @unchecked Sendable {
             fileSize: Int(file.identity.size))
     }
 
-    /// Puts the previous version (`<path>.bak`) back in place of the vault file.
+    /// Puts the previous version (`<path>.bak`) back in place of the vault file; the version
+    /// it replaces becomes the new `.bak`, so restoring again undoes it and nothing is lost.
+    /// The restored file is older than the one this device saw last: a vault opened on it
+    /// reports ``rollback`` until ``acceptRollback()``.
+    ///
+    /// ```swift
+    /// try Vault.restoreBackup(at: path)
+    /// let vault = try Vault.open(at: path, password: password)
+    /// vault.acceptRollback()          // the user chose this version
+    /// ```
     public static func restoreBackup(at path: String, lockTimeout: Duration = .seconds(10)) throws(CofferError) {
         let store = VaultFileStore(path: path)
         try store.withExclusiveLock(timeout: lockTimeout) { () throws(CofferError) in
             _ = try storeCall { () throws(StoreError) in try store.restoreBackup() }
+        }
+    }
+
+    /// Puts this vault's backup (`<path>.bak`, the version the last save replaced) in place of
+    /// the file, and holds it from then on: the version it replaces becomes the new `.bak`,
+    /// so calling this again undoes it and no version is lost. The backup is checked first
+    /// with this vault's keys (same vault, MACs and every record's digest); a damaged or
+    /// foreign backup throws and nothing changes. This device takes the restored version as
+    /// the current one, so saves work without ``acceptRollback()``; replicas elsewhere that
+    /// hold newer edits bring them back when merged.
+    ///
+    /// ```swift
+    /// try vault.restoreBackup()     // "Undo last save"
+    /// ```
+    public func restoreBackup() throws(CofferError) {
+        try withLock { () throws(CofferError) in
+            let keys = try requireKeys()
+            try store.withExclusiveLock(timeout: options.lockTimeout) { () throws(CofferError) in
+                let backup = try storeCall { () throws(StoreError) in try store.readBackup() }
+                var restored = try replicaSnapshot(backup.bytes, name: "the backup \(path).bak", keys: keys)
+                try restored.checkDigests()
+                restored.identity = try storeCall { () throws(StoreError) in try store.restoreBackup() }
+                snapshot = restored
+                highestGeneration = max(highestGeneration, restored.generation)
+                memory.adopt(restored.header.clock)
+            }
         }
     }
 

@@ -313,3 +313,40 @@ struct CLICommandTests {
         }
     }
 }
+
+/// Issue 20, finding 5: there was no `restore` command, and the library's restore dropped
+/// the version it replaced.
+@Suite("coffer restore")
+struct CLIRestoreTests {
+    @Test("restore swaps the vault and its backup: restoring again undoes it; saves work after; a pipe needs --yes")
+    func restore() throws {
+        try withVault { dir in
+            #expect(try CLI.run(["add", "v.coffer", "--service", "a", "--account", "me", "--no-cache"], input: "pw\none\n", in: dir).status == 0)
+            #expect(try CLI.run(["add", "v.coffer", "--service", "b", "--account", "me", "--no-cache"], input: "pw\ntwo\n", in: dir).status == 0)
+            let before = try Data(contentsOf: dir.appendingPathComponent("v.coffer"))
+            let refused = try CLI.run(["restore", "v.coffer", "--no-cache"], input: "pw\n", in: dir)
+            #expect(refused.status == 64 && refused.err.contains("--yes"), "\(refused.err)")
+            #expect(try Data(contentsOf: dir.appendingPathComponent("v.coffer")) == before)
+
+            let restored = try CLI.run(["restore", "v.coffer", "--yes", "--no-cache"], input: "pw\n", in: dir)
+            #expect(restored.status == 0 && restored.err.contains("restored v.coffer"), "\(restored.err)")
+            var listed = try CLI.run(["list", "v.coffer", "--json", "--no-cache"], input: "pw\n", in: dir)
+            #expect(try listed.jsonArray().compactMap { $0["service"] as? String } == ["a"])
+            #expect(!listed.err.contains("rolled back"), "\(listed.err)")
+            #expect(try Data(contentsOf: dir.appendingPathComponent("v.coffer.bak")) == before)
+
+            // Restoring again puts back what the first restore replaced: nothing was lost.
+            #expect(try CLI.run(["restore", "v.coffer", "--yes", "--no-cache"], input: "pw\n", in: dir).status == 0)
+            listed = try CLI.run(["list", "v.coffer", "--json", "--no-cache"], input: "pw\n", in: dir)
+            #expect(try listed.jsonArray().compactMap { $0["service"] as? String }.sorted() == ["a", "b"])
+            #expect(try Data(contentsOf: dir.appendingPathComponent("v.coffer")) == before)
+
+            // The user chose the restored version: saving works without --accept-rollback.
+            #expect(try CLI.run(["restore", "v.coffer", "--yes", "--no-cache"], input: "pw\n", in: dir).status == 0)
+            let added = try CLI.run(["add", "v.coffer", "--service", "c", "--account", "me", "--no-cache"], input: "pw\nthree\n", in: dir)
+            #expect(added.status == 0 && !added.err.contains("rolled back"), "\(added.err)")
+            listed = try CLI.run(["list", "v.coffer", "--json", "--no-cache"], input: "pw\n", in: dir)
+            #expect(try listed.jsonArray().compactMap { $0["service"] as? String }.sorted() == ["a", "c"])
+        }
+    }
+}

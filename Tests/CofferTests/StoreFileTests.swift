@@ -140,7 +140,7 @@ struct StoreFileTests {
         }
     }
 
-    @Test("restoreBackup copies .bak over the file and keeps .bak; no backup -> fileNotFound")
+    @Test("restoreBackup swaps: .bak goes in place and the replaced version becomes .bak; no backup -> fileNotFound")
     func restore() throws {
         try withTemporaryDirectory { url throws in
             let fixture = StoreFixture(url)
@@ -151,14 +151,18 @@ struct StoreFileTests {
             _ = try store.replace(with: v2, keepBackup: true)
             let restored = try store.restoreBackup()
             #expect(fixture.contents(fixture.path) == v1)
-            #expect(fixture.contents(fixture.backupPath) == v1)
-            #expect(fixture.permissions(fixture.path) == 0o600)
+            #expect(fixture.contents(fixture.backupPath) == v2)   // nothing lost: restoring again undoes it
             #expect(try store.currentIdentity() == restored)
-
-            // Also when the vault file is gone.
-            try FileManager.default.removeItem(atPath: fixture.path)
+            try store.restoreBackup()
+            #expect(fixture.contents(fixture.path) == v2 && fixture.contents(fixture.backupPath) == v1)
             try store.restoreBackup()
             #expect(fixture.contents(fixture.path) == v1)
+            #expect(fixture.permissions(fixture.path) == 0o600)
+
+            // Also when the vault file is gone: .bak is copied into place and kept.
+            try FileManager.default.removeItem(atPath: fixture.path)
+            try store.restoreBackup()
+            #expect(fixture.contents(fixture.path) == v2 && fixture.contents(fixture.backupPath) == v2)
             #expect(fixture.temporaryFiles().isEmpty)
         }
     }

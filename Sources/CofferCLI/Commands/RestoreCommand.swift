@@ -1,0 +1,74 @@
+import ArgumentParser
+import Coffer
+import CofferTerminal
+import Foundation
+
+/// `coffer restore VAULT [--yes]`
+struct RestoreCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "restore",
+        abstract: "Put the backup (VAULT.bak) back in place of the vault; the current version becomes the backup.",
+        discussion: """
+            Every save keeps the version it replaces as VAULT.bak. `restore` swaps them: the \
+            backup becomes the vault, and the version it replaces becomes VAULT.bak, so running \
+            `restore` again undoes it and no version is lost. It shows both versions (generation, \
+            entries, when saved) and asks first; on a pipe, --yes confirms. What the backup \
+            holds can be seen before with `coffer list VAULT.bak`.
+
+            The restored file is older than the vault this device saw last; `restore` accepts it \
+            as the current version (see "Rolled-back files" in the README), so later saves work \
+            without --accept-rollback. Copies of the vault elsewhere still hold the newer edits \
+            and bring them back if merged (`coffer sync`, `coffer merge`).
+
+            EXAMPLES:
+              coffer restore vault.coffer
+              printf '%s\\n' "$MASTER" | coffer restore vault.coffer --yes
+            """)
+
+    @OptionGroup var vault: VaultArguments
+
+    @Flag(help: "Restore without asking (needed when stdin is not a terminal).")
+    var yes = false
+
+    func run() throws {
+        let path = vault.vault
+        let backupPath = path + ".bak"
+        let (current, backup) = try vault.run { (try Vault.info(at: path), try Vault.info(at: backupPath)) }
+        guard current.vaultID == backup.vaultID else {
+            throw CLIFailure(.vaultUnreadable, "\(Output.visible(backupPath)) holds another vault; nothing was restored")
+        }
+        // The credentials (or a cached unlock) are needed: the backup is checked with the
+        // vault's keys before it replaces anything.
+        let unlocked = try vault.unlock()
+        Output.error("current: generation \(current.generation), \(current.entryCount) entries, saved \(Self.saved(path))")
+        Output.error("backup:  generation \(backup.generation), \(backup.entryCount) entries, saved \(Self.saved(backupPath))")
+        if !yes {
+            guard SecretReader.isInteractive else {
+                throw CLIFailure(.usage, "restoring replaces the vault: add --yes to confirm when stdin is not a terminal")
+            }
+            guard try Self.confirm("Put the backup in place of \(Output.visible(path))? The current version becomes the backup. [y/N] ") else {
+                Output.error("nothing was restored")
+                return
+            }
+        }
+        // The restored version becomes this device's current one: the user chose it.
+        try vault.run { try unlocked.vault.restoreBackup() }
+        Output.error("restored \(Output.visible(path)) from its backup (generation \(backup.generation)); "
+                     + "the replaced version is now \(Output.visible(backupPath)): `coffer restore` again undoes this")
+    }
+
+    /// Asks on the terminal; true for "y" or "yes".
+    static func confirm(_ question: String) throws -> Bool {
+        Output.error(question, newline: false)
+        let answer = try mappingErrors(vault: nil) { () throws -> String? in
+            do { return try SecretInput.readTextLine() } catch { throw CLIFailure(.usage, "could not read the answer") }
+        }
+        return ["y", "yes"].contains(answer?.trimmingCharacters(in: .whitespaces).lowercased() ?? "")
+    }
+
+    /// The file's modification time, or "?".
+    static func saved(_ path: String) -> String {
+        guard let date = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date else { return "?" }
+        return date.ISO8601Format()
+    }
+}
