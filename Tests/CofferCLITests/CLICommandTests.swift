@@ -350,3 +350,23 @@ struct CLIRestoreTests {
         }
     }
 }
+
+/// Issue 20, finding 1: `list` showed the service in NAME but sorted by the hidden label.
+@Suite("coffer list names items by their label")
+struct CLIListLabelTests {
+    @Test("NAME is the label when there is one, so the sort order reads right")
+    func labels() throws {
+        try withVault { dir in
+            for (service, label) in [("zeta.example", "Alpha bank"), ("alpha.example", "Zulu mail")] {
+                let added = try CLI.run(["add", "v.coffer", "--service", service, "--account", "me", "--label", label, "--no-cache"],
+                                        input: "pw\nsecret\n", in: dir)
+                #expect(added.status == 0, "\(added.err)")
+            }
+            #expect(try CLI.run(["add", "v.coffer", "--service", "mid.example", "--account", "me", "--no-cache"], input: "pw\ns\n", in: dir).status == 0)
+            let lines = try CLI.run(["list", "v.coffer", "--no-cache"], input: "pw\n", in: dir).out.split(separator: "\n").dropFirst()
+            // Sorted by the label (else the service), which now leads each line.
+            #expect(lines.count == 3 && lines[lines.startIndex].hasPrefix("Alpha bank (zeta.example)"), "\(lines)")
+            #expect(lines.contains { $0.hasPrefix("Zulu mail (alpha.example)") } && lines.contains { $0.hasPrefix("mid.example ") }, "\(lines)")
+        }
+    }
+}

@@ -7,7 +7,9 @@ struct ListCommand: ParsableCommand {
         commandName: "list",
         abstract: "List items (never their secrets).",
         discussion: """
-            Prints NAME, ACCOUNT, KIND and TAGS columns (a * marks favorites), or JSON. \
+            Prints NAME, ACCOUNT, KIND and TAGS columns (a * marks favorites), or JSON. NAME \
+            is the item's label when it has one, followed by its service or address in \
+            parentheses, else the service, address or note title: the list is sorted by it. \
             With a filter that matches nothing, exit 1.
 
             --conflicts lists only the items with values that lost a concurrent edit on \

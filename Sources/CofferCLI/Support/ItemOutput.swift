@@ -26,8 +26,11 @@ func printItems(_ items: [Item], json: Bool) throws {
     guard !items.isEmpty else { return }
     let rows = items.map { item in
         let a = item.attributes
-        // Names are shown with control characters escaped: a name may hold ESC sequences.
-        return [Output.visible(a.isFavorite ? "* " + item.displayName : item.displayName),
+        // The label you gave first, the name the list is sorted by (``ItemAttributes/sortName``),
+        // then the service or address that `get` takes, when they differ. Control characters
+        // are escaped: a name may hold ESC sequences.
+        let name = a.label.map { $0 == item.displayName ? $0 : "\($0) (\(item.displayName))" } ?? item.displayName
+        return [Output.visible(a.isFavorite ? "* " + name : name),
                 Output.visible(a.account ?? ""),
                 a.kind.rawValue,
                 Output.visible(a.tags.isEmpty ? "" : a.tags.map { "#" + $0 }.joined(separator: " "))]
