@@ -506,9 +506,26 @@ struct CausalModel: Sendable {
                 write(step: s, replica: r, handle: h, item: item, field: field, name: name, value: value)
             }
         case .edit(let r, let item, let field, let name, let removal, let flag, _):
+            // An edit that changes nothing saves nothing (issue 20): no write, and the vault that
+            // made it neither saved nor read the file, so its view stays as it was.
+            if noop { return true }
             let value = field == .favorite ? String(flag) : removal ? nil : Schedule.value(step: s, replica: r, field: field, name: name)
             write(step: s, replica: r, handle: h, item: item, field: field, name: name, value: value, noop: noop)
         case .delete(let r, let item):
+            // A deletion made on an older snapshot, of an item the file holds an edit of that
+            // neither it nor a deletion there had seen, is dropped: the edit wins
+            // (ItemMerge.delete). The vault still saves, so it holds the file from then on.
+            if r >= 0 {
+                let view = views[r][h].seen, file = files[r].seen
+                let there = (writesByItem[item] ?? []).filter { file.contains($0) }
+                let deletions = there.filter { writes[$0].isDelete }
+                if there.contains(where: { w in
+                    !writes[w].isDelete && !view.contains(w) && !deletions.contains { writes[$0].seen.contains(w) }
+                }) {
+                    views[r][h] = files[r]
+                    return true
+                }
+            }
             write(step: s, replica: r, handle: h, item: item, field: nil, name: nil, value: nil)
         case .resolve(let r, let item):
             write(step: s, replica: r, handle: h, item: item, field: nil, name: nil, value: nil, resolution: true)
