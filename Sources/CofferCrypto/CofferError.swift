@@ -341,9 +341,65 @@ extension CofferError {
 }
 
 #if canImport(Foundation)
+/// So that `error.localizedDescription`, and an app's alert built from `LocalizedError`,
+/// show Coffer's own message rather than "The operation couldn't be completed". Nothing
+/// here takes part in equality (that stays on ``CofferError/kind``), and nothing holds a
+/// secret: the texts are built from the kind, the path and the secret-free detail only.
+///
+/// ```swift
+/// do {
+///     let vault = try Vault.open(at: url, password: password)
+/// } catch let error as CofferError {
+///     alert(title: error.localizedDescription,             // "wrong password"
+///           message: error.recoverySuggestion ?? "")       // "Check the password and try again."
+/// }
+/// ```
 extension CofferError: LocalizedError {
     /// The secret-free ``description``.
     public var errorDescription: String? { description }
+
+    /// Why it happened, where there is more to say than ``description``; nil otherwise.
+    public var failureReason: String? {
+        switch kind {
+        case .wrongPassword: return "No key slot of the vault opens with this password."
+        case .wrongKeyFile: return "No key slot of the vault opens with this key file (and password, if one was given)."
+        case .wrongRawKey: return "No key slot of the vault opens with this raw key."
+        case .tampered: return "The vault's contents do not match their authentication codes: the file was damaged or changed outside Coffer."
+        case .kdfCostTooHigh: return "The vault asks for more key derivation (memory or passes) than this app allows."
+        case .lockTimeout: return "Another process holds the vault's write lock."
+        case .vaultLocked: return "The vault's keys were wiped when it was locked."
+        case .conflict: return "Another process changed the same data since the vault was read."
+        case .rolledBack: return "The file lacks changes this device has already seen: it was restored from a backup or put back by a sync tool."
+        case .differentVault: return "The file is a copy of another vault (its vault id differs)."
+        case .notACofferFile: return "The file does not start with a Coffer vault's header."
+        case .unsupportedVersion: return "The vault was written by a newer version of Coffer."
+        case .insecurePermissions: return "Other users may read or write the file."
+        default: return nil
+        }
+    }
+
+    /// What the user can do about it, where there is something; nil otherwise.
+    public var recoverySuggestion: String? {
+        switch kind {
+        case .wrongPassword: return "Check the password and try again."
+        case .wrongKeyFile: return "Choose the key file this vault was created with and try again."
+        case .wrongRawKey: return "Check the key and try again."
+        case .tampered, .truncated, .malformed:
+            return "Restore the vault from a backup (its .bak file or another copy)."
+        case .kdfCostTooHigh:
+            return "If you trust this vault, raise the key-derivation limit (VaultOptions.kdfLimit) and open it again."
+        case .lockTimeout: return "Another process is using the vault: wait for it to finish, or close it, and try again."
+        case .vaultLocked: return "Unlock the vault again."
+        case .conflict: return "Refresh the vault and make the change again."
+        case .rolledBack: return "Accept the rollback to keep this version, or restore the newer copy."
+        case .fileExists: return "Choose another file name, or delete the existing file first."
+        case .fileNotFound: return "Check the path and try again."
+        case .unsupportedVersion: return "Update the app to open this vault."
+        case .insecurePermissions: return "Make the file readable and writable by its owner only (chmod 600)."
+        case .unlockCacheUnavailable: return "Unlock the vault with its password."
+        default: return nil
+        }
+    }
 }
 #endif
 
