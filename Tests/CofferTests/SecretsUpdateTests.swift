@@ -52,7 +52,7 @@ struct SecretsUpdateTests {
     func otherPaths() throws {
         try withTemporaryDirectory { dir in
             let (vault, id) = try fullItem(dir)
-            try vault.transaction { tx in try tx.update(id, secrets: ItemSecrets(password: try secure("new"))) }
+            _ = try vault.transaction { tx in try tx.update(id, secrets: ItemSecrets(password: try secure("new"))) }
             try expectKept(vault, id, password: "new")
         }
         try withTemporaryDirectory { dir in
@@ -62,7 +62,7 @@ struct SecretsUpdateTests {
         }
         try withTemporaryDirectory { dir in
             let (vault, id) = try fullItem(dir)
-            try vault.transaction { tx in
+            _ = try vault.transaction { tx in
                 try tx.upsert(.genericPassword(service: "example.com", account: "me"), secrets: ItemSecrets(password: try secure("new")))
             }
             try expectKept(vault, id, password: "new")
