@@ -112,22 +112,6 @@ struct ErgonomicsTests {
         }
     }
 
-    @Test("An async open leaves the calling actor free while Argon2id runs")
-    func asyncDoesNotBlockTheActor() async throws {
-        try await withTemporaryDirectoryAsync { dir in
-            // Costlier than the tests' KDF, so the derivation takes a while (64 MiB, 2 passes).
-            var options = testOptions
-            options.kdf = Argon2idParameters(memoryKiB: 64 * 1024, iterations: 2, lanes: 1)
-            let password = try secure("pw")
-            let url = dir.appendingPathComponent("a.coffer")
-            _ = try Vault.create(at: url, password: password, options: options)
-            let (vault, during, elapsed) = try await Self.openWhileTicking(url, password, options)
-            #expect(!vault.isLocked)
-            // Run on the main actor, the derivation would have let the ticker run at most once.
-            #expect(during >= 3, "the main actor ticked \(during) times during a \(elapsed) open")
-        }
-    }
-
     @Test("The async entry points' work runs on Coffer's queue, outside any task and off the main thread")
     @MainActor
     func workRunsOffTheCooperativePool() async throws {
@@ -136,26 +120,6 @@ struct ErgonomicsTests {
         }
         #expect(!inTask && !onMain)
         #expect(withUnsafeCurrentTask { $0 != nil })   // where the caller runs, by contrast
-    }
-
-    /// Opens the vault from the main actor while a main-actor task counts; returns how
-    /// often it counted during the open.
-    @MainActor
-    private static func openWhileTicking(_ url: URL, _ password: SecureBytes,
-                                         _ options: VaultOptions) async throws -> (Vault, Int, Duration) {
-        let ticks = Ticks()
-        let ticker = Task { @MainActor in
-            while !Task.isCancelled {
-                ticks.count += 1
-                try? await Task.sleep(for: .milliseconds(1))
-            }
-        }
-        defer { ticker.cancel() }
-        await Task.yield()
-        let before = ticks.count
-        let started = ContinuousClock.now
-        let vault = try await Vault.openAsync(at: url, password: password, options: options)
-        return (vault, ticks.count - before, ContinuousClock.now - started)
     }
 
     @Test("A task cancelled before the work starts throws CancellationError and opens nothing")
@@ -210,7 +174,6 @@ struct ErgonomicsTests {
     }
 }
 
-@MainActor private final class Ticks { var count = 0 }
 
 /// An unlock cache that holds nothing.
 private struct NoCache: UnlockCache {
