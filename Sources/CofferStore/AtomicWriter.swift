@@ -94,7 +94,7 @@ struct AtomicWriter: Sendable {
         return suffix.count == 16 && suffix.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 
-    func write(_ bytes: [UInt8], mode: Mode) throws(StoreError) -> FileIdentity {
+    func write(_ bytes: some FileContents, mode: Mode) throws(StoreError) -> FileIdentity {
         guard bytes.count <= VaultFileStore.maximumFileSize else { throw .fileTooLarge("file larger than 1 GiB", path: path) }
 
         // 1. The directory descriptor, for the final fsync; opened first so that a
@@ -202,7 +202,7 @@ struct AtomicWriter: Sendable {
 
     /// Step 3: a temporary file holding `bytes`, mode exactly 0600, synced and closed.
     /// On failure it is removed.
-    func writeTemporary(_ bytes: [UInt8]) throws(StoreError) -> (path: String, identity: FileIdentity) {
+    func writeTemporary(_ bytes: some FileContents) throws(StoreError) -> (path: String, identity: FileIdentity) {
         let (temporary, fd) = try createTemporary()
         var open = true
         do throws(StoreError) {

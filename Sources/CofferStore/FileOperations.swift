@@ -59,25 +59,23 @@ extension FileIO {
         }
     }
 
-    /// Writes all of `bytes`, looping on short writes.
+    /// Writes all of `contents`, piece by piece, looping on short writes.
     ///
     /// A write that makes no progress (returns 0 for a non-empty buffer) cannot be
     /// retried forever; it is reported as `ENOSPC`, the only reason a regular file
     /// refuses bytes without an error.
-    func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(StoreError) {
-        let failure: Int32? = bytes.withUnsafeBytes { buffer -> Int32? in
+    func writeAll(_ fd: Int32, _ contents: some FileContents, path: String) throws(StoreError) {
+        try contents.withChunks { (buffer) throws(StoreError) in
             var offset = 0
             while offset < buffer.count {
                 let rest = UnsafeRawBufferPointer(rebasing: buffer[offset...])
                 let outcome = retryingInterrupts { write(fd, rest) }
-                if outcome.failed { return outcome.errno }
-                if outcome.value == 0 { return ENOSPC }
+                if outcome.failed { throw .system(.write, path: path, errno: outcome.errno) }
+                if outcome.value == 0 { throw .system(.write, path: path, errno: ENOSPC) }
                 // A misbehaving call claiming more than asked must not push us past the end.
                 offset += min(outcome.value, rest.count)
             }
-            return nil
         }
-        if let failure { throw .system(.write, path: path, errno: failure) }
     }
 
     /// Closes a descriptor whose close result does not matter (read-only or already failed).
@@ -161,3 +159,4 @@ extension FileIO {
         return FileSnapshot(bytes: bytes, identity: status.identity)
     }
 }
+

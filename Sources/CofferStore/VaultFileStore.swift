@@ -105,7 +105,7 @@ package struct VaultFileStore: Sendable {
     /// Through a dangling symbolic link, creates the link's target. Returns the new
     /// file's identity.
     @discardableResult
-    package func create(_ bytes: [UInt8]) throws(StoreError) -> FileIdentity {
+    package func create(_ bytes: some FileContents) throws(StoreError) -> FileIdentity {
         let target = try resolved()
         let writer = try target.makeWriter()
         if try io.statIfExists(target.path) != nil { throw .fileExists(path) }
@@ -121,7 +121,7 @@ package struct VaultFileStore: Sendable {
     /// added or removed), no file under the old slots is left beside it: with
     /// `keepBackup`, `<path>.bak` becomes a copy of the new version; without, an existing
     /// `<path>.bak` is removed.
-    package func replace(with bytes: [UInt8], keepBackup: Bool, slotsChanged: Bool = false) throws(StoreError) -> FileIdentity {
+    package func replace(with bytes: some FileContents, keepBackup: Bool, slotsChanged: Bool = false) throws(StoreError) -> FileIdentity {
         let target = try resolved()
         let writer = try target.makeWriter()
         if try io.statIfExists(target.path) == nil { throw .fileNotFound(path) }

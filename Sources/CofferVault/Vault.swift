@@ -177,12 +177,50 @@ public final class Vault: @unchecked Sendable {
     static func open(at path: String, credential: VaultCredential, options: VaultOptions,
                      entropy: EntropySource, store: VaultFileStore? = nil) throws(CofferError) -> Vault {
         let store = store ?? VaultFileStore(path: path)
+        let opened = try readAndUnlock(store, with: credential, kdfLimit: options.kdfLimit)
+        return try Vault(opened: opened.codec, identity: opened.file.identity, keys: opened.keys, slotKey: opened.slotKey,
+                         path: path, options: options, store: store, entropy: entropy)
+    }
+
+    /// Reads the file and opens it with `credential` (header and manifest authenticated).
+    ///
+    /// The key slot is opened from the start of the file (header and manifest count)
+    /// before the rest is read: the KDF's memory (64 MiB and more, freed when it returns)
+    /// and the file's buffer are then never held at once, which keeps a large vault's peak
+    /// memory down by the KDF's share. Should the file be replaced between the two reads
+    /// with other key slots, the slot is opened again from the file as read.
+    static func readAndUnlock(_ store: VaultFileStore, with credential: VaultCredential, kdfLimit: KDFLimit)
+        throws(CofferError) -> (file: FileSnapshot, codec: VaultFile, keys: VaultKeys, slotKey: SlotKey) {
+        let start = try storeCall { () throws(StoreError) in try store.readPrefix(VaultFile.summaryPrefixLength) }
+        guard let header = try? VaultFile.parseSummary(start.bytes).header else {
+            // A damaged start: the whole file is parsed, so that its error is the one
+            // SPEC.md §10's order gives (the start alone may stop at a later check).
+            let file = try storeCall { () throws(StoreError) in try store.read() }
+            let codec = try formatCall { () throws(FormatError) in try VaultFile.parse(file.bytes) }
+            return try unlockRead(file, codec, with: credential, kdfLimit: kdfLimit)
+        }
+        try kdfLimit.check(header.slots, kind: credential.slotKind)
+        // A failure (a wrong password) is reported after the file's structure is checked:
+        // SPEC.md §10 checks that first, whatever the key.
+        let early = Result { () throws(FormatError) in try VaultFile.unlock(header, with: credential) }
         let file = try storeCall { () throws(StoreError) in try store.read() }
         let codec = try formatCall { () throws(FormatError) in try VaultFile.parse(file.bytes) }
-        try options.kdfLimit.check(codec.header.slots, kind: credential.slotKind)
-        let opened = try formatCall { () throws(FormatError) in try codec.unlockAndAuthenticate(with: credential) }
-        return try Vault(opened: codec, identity: file.identity, keys: opened.keys, slotKey: opened.slotKey,
-                         path: path, options: options, store: store, entropy: entropy)
+        if codec.header != header {
+            return try unlockRead(file, codec, with: credential, kdfLimit: kdfLimit)
+        }
+        let opened = try formatCall { () throws(FormatError) in try early.get() }
+        try formatCall { () throws(FormatError) in try codec.authenticate(keys: opened.keys) }
+        return (file, codec, opened.keys, opened.slotKey)
+    }
+
+    /// The file as read, opened with `credential` from its own header: its start did not
+    /// parse alone, or it changed after the first read (the file was replaced in between).
+    private static func unlockRead(_ file: FileSnapshot, _ codec: VaultFile, with credential: VaultCredential, kdfLimit: KDFLimit)
+        throws(CofferError) -> (file: FileSnapshot, codec: VaultFile, keys: VaultKeys, slotKey: SlotKey) {
+        try kdfLimit.check(codec.header.slots, kind: credential.slotKind)
+        let opened = try formatCall { () throws(FormatError) in try codec.unlock(with: credential) }
+        try formatCall { () throws(FormatError) in try codec.authenticate(keys: opened.keys) }
+        return (file, codec, opened.keys, opened.slotKey)
     }
 
     /// A vault for a file just read and verified with `keys`.
@@ -306,11 +344,8 @@ public final class Vault: @unchecked Sendable {
     /// Unlocks a locked vault again, re-reading the file.
     public func unlock(with credential: VaultCredential) throws(CofferError) {
         try withLock { () throws(CofferError) in
-            let file = try storeCall { () throws(StoreError) in try store.read() }
-            let codec = try formatCall { () throws(FormatError) in try VaultFile.parse(file.bytes) }
-            try options.kdfLimit.check(codec.header.slots, kind: credential.slotKind)
-            let opened = try formatCall { () throws(FormatError) in try codec.unlockAndAuthenticate(with: credential) }
-            snapshot = try VaultSnapshot(codec: codec, keys: opened.keys, identity: file.identity)
+            let opened = try Self.readAndUnlock(store, with: credential, kdfLimit: options.kdfLimit)
+            snapshot = try VaultSnapshot(codec: opened.codec, keys: opened.keys, identity: opened.file.identity)
             keys = opened.keys
             slotKey = opened.slotKey
             // Unlocking accepts the file as it is now, like opening it; numbering continues
@@ -425,7 +460,7 @@ public final class Vault: @unchecked Sendable {
                 try snapshot.checkDigests()
                 let records = snapshot.records(applying: changes)
                 let bytes = try formatCall { () throws(FormatError) in
-                    try VaultFile.encode(header: header, generation: generation, records: records, keys: keys)
+                    try VaultFile.encodeInPieces(header: header, generation: generation, records: records, keys: keys)
                 }
                 try save(bytes, clock: header.clock, slotsChanged: header.slots != snapshot.header.slots) { identity in
                     changes.applyChecked(to: &snapshot)
@@ -451,7 +486,7 @@ public final class Vault: @unchecked Sendable {
             next.digestsChecked = false   // it holds the other version's records too
             try next.checkDigests()
             let bytes = try formatCall { () throws(FormatError) in
-                try VaultFile.encode(header: next.header, generation: next.generation, records: next.allRecords, keys: keys)
+                try VaultFile.encodeInPieces(header: next.header, generation: next.generation, records: next.allRecords, keys: keys)
             }
             try save(bytes, clock: next.header.clock, slotsChanged: slotsChanged) { identity in
                 next.identity = identity
@@ -552,7 +587,7 @@ public final class Vault: @unchecked Sendable {
             next.digestsChecked = false   // it holds the other version's records too
             try next.checkDigests()
             let bytes = try formatCall { () throws(FormatError) in
-                try VaultFile.encode(header: next.header, generation: next.generation, records: next.allRecords, keys: keys)
+                try VaultFile.encodeInPieces(header: next.header, generation: next.generation, records: next.allRecords, keys: keys)
             }
             try save(bytes, clock: next.header.clock, slotsChanged: next.header.slots != snapshot.header.slots) { identity in
                 next.identity = identity
@@ -567,7 +602,7 @@ public final class Vault: @unchecked Sendable {
     /// With `slotsChanged`, no backup under the old key slots is left (see `VaultFileStore.replace`):
     /// a `.bak` that still opened with a replaced password would unwrap the vault key,
     /// which decrypts everything saved later too.
-    private func save(_ bytes: [UInt8], clock: VersionVector, slotsChanged: Bool, saved: (FileIdentity) -> Void) throws(CofferError) {
+    private func save(_ bytes: EncodedVaultFile, clock: VersionVector, slotsChanged: Bool, saved: (FileIdentity) -> Void) throws(CofferError) {
         if memory.stillRolledBack(clock), let warning = memory.rollback {
             throw .rolledBack("\(path): \(warning.description); nothing was saved (accept the rollback to save anyway)")
         }

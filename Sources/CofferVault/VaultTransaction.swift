@@ -126,27 +126,29 @@ public final class VaultTransaction {
         let verdicts: [Bool?]? = query.selectsEverything ? nil : try ParallelWork.map(count: entries.count) {
             (index) throws(CofferError) -> Bool? in query.matches(overview: entries[index].overview)
         }
-        var candidates: [(record: EntryRecord, list: [UInt8])] = []
+        // The entries themselves (a reference each), not copies of their records: a wide
+        // listing copied and retained a record struct per item.
+        var candidates: [SnapshotEntry] = []
         // True while the bytes alone have decided every candidate: no check on attributes needed.
         var decided = true
         for (index, entry) in entries.enumerated() {
             let verdict: Bool? = verdicts.map { $0[index] } ?? true
             guard verdict != false, unchanged || changes.entries[entry.record.id] == nil else { continue }
             if verdict == nil { decided = false }
-            candidates.append((entry.record, entry.overview))
+            candidates.append(entry)
         }
         // Without pending changes the candidates are ordered first, from their bytes,
         // and decoded straight into place: no sort of decoded items.
-        let ordered = unchanged && DisplayOrder.sort(overviews: &candidates, id: \.record.id, list: \.list)
+        let ordered = unchanged && DisplayOrder.sort(overviews: &candidates, id: \.record.id, list: \.overview)
         if ordered, decided, let limit = query.limit, limit >= 0, candidates.count > limit {
             candidates.removeSubrange(limit...)   // the rest would be decoded only to be dropped
         }
         var found = try formatCall { () throws(FormatError) in 
             try ParallelWork.map(count: candidates.count) { [candidates] (index) throws(FormatError) -> Item in
                 // An item is returned only from a record the manifest names (SPEC.md §10, step 13).
-                let record = candidates[index].record
-                try record.checkDigest()
-                return Item(id: record.id, revision: record.revision, attributes: try EntryCodec.decodeOverview(candidates[index].list))
+                let entry = candidates[index]
+                try entry.record.checkDigest()
+                return Item(id: entry.record.id, revision: entry.record.revision, attributes: try EntryCodec.decodeOverview(entry.overview))
             }
         }
         candidates = []

@@ -12,10 +12,24 @@ package struct EntryRecord: Sendable {
     /// manifest's claim, which ``checkDigest()`` checks before any of the record's data is
     /// used (SPEC.md §10, step 13): its secrets opened, its item returned, merged or saved.
     package let digest: Digest256
-    private let overviewNonce: Range<Int>
-    private let overviewCiphertext: Range<Int>
-    private let secretNonce: Range<Int>
-    private let secretCiphertext: Range<Int>
+    /// The overview ciphertext's length: with it, every part's place in `body` follows from
+    /// the fixed layout (SPEC.md §7), so a record keeps one number instead of four ranges
+    /// (a large vault holds two records per item while it opens).
+    private let overviewLength: UInt32
+
+    /// Offsets of the parts in `body`, from its start.
+    private static let overviewNonceOffset = FormatV1.entryIDLength + 8
+    private static let overviewCiphertextOffset = overviewNonceOffset + FormatV1.nonceLength + 4
+    private var overviewNonce: Range<Int> { offset(Self.overviewNonceOffset, FormatV1.nonceLength) }
+    private var overviewCiphertext: Range<Int> { offset(Self.overviewCiphertextOffset, Int(overviewLength)) }
+    private var secretNonce: Range<Int> { offset(Self.overviewCiphertextOffset + Int(overviewLength), FormatV1.nonceLength) }
+    private var secretCiphertext: Range<Int> {
+        let start = Self.overviewCiphertextOffset + Int(overviewLength) + FormatV1.nonceLength + 4
+        return offset(start, body.count - start)
+    }
+    private func offset(_ start: Int, _ count: Int) -> Range<Int> {
+        (body.startIndex + start)..<(body.startIndex + start + count)
+    }
 
     /// Fixed bytes of a body besides the two ciphertexts.
     static let fixedLength = FormatV1.entryIDLength + 8 + 2 * (FormatV1.nonceLength + 4)
@@ -50,11 +64,10 @@ package struct EntryRecord: Sendable {
         revision = parsed.revision
         self.body = body
         if let digest { self.digest = digest } else { self.digest = try Self.computeDigest(body) }
-        let shift = { (r: Range<Int>) in (r.lowerBound + start)..<(r.upperBound + start) }
-        overviewNonce = shift(parsed.oNonce)
-        overviewCiphertext = shift(parsed.oCipher)
-        secretNonce = shift(parsed.sNonce)
-        secretCiphertext = shift(parsed.sCipher)
+        overviewLength = UInt32(parsed.oCipher.count)
+        // The layout the computed ranges assume is the one just parsed.
+        assert(overviewNonce == parsed.oNonce.shifted(by: start) && overviewCiphertext == parsed.oCipher.shifted(by: start)
+               && secretNonce == parsed.sNonce.shifted(by: start) && secretCiphertext == parsed.sCipher.shifted(by: start))
     }
 
     private static func checkCiphertextLength(_ length: Int, max: Int, _ name: @autoclosure () -> String) throws(FormatError) {
@@ -221,4 +234,8 @@ package struct EntryRecord: Sendable {
             count = associatedDataLength
         }
     }
+}
+
+private extension Range<Int> {
+    func shifted(by offset: Int) -> Range<Int> { (lowerBound + offset)..<(upperBound + offset) }
 }

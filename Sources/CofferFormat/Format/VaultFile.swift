@@ -114,6 +114,12 @@ package struct VaultFile: Sendable {
     /// returns the vault's keys and the slot key that opened it. Any slot that opens gives
     /// the same vault key.
     package func unlock(with key: VaultCredential) throws(FormatError) -> (keys: VaultKeys, slotKey: SlotKey) {
+        try Self.unlock(header, with: key)
+    }
+
+    /// ``unlock(with:)`` from the header alone (``parseSummary(_:)``), before the rest of
+    /// the file is read.
+    package static func unlock(_ header: VaultHeader, with key: VaultCredential) throws(FormatError) -> (keys: VaultKeys, slotKey: SlotKey) {
         let cost = { (slot: KeySlotRecord) in slot.kdf.map { UInt64($0.memoryKiB) * UInt64($0.iterations) } ?? 0 }
         let candidates = header.slots.filter { $0.kind == key.slotKind }
         for slot in candidates.enumerated().sorted(by: { (cost($0.element), $0.offset) < (cost($1.element), $1.offset) }).map(\.element) {
@@ -131,15 +137,6 @@ package struct VaultFile: Sendable {
         guard let slot = header.slots.first(where: { $0.identity == slotKey.slotIdentity && $0.kind == slotKey.slotKind }),
               let vaultKey = try slot.unwrap(kek: slotKey.kek, vaultID: header.vaultID) else { return nil }
         return try VaultKeys(vaultKey: vaultKey)
-    }
-
-    /// `unlock` then ``authenticate(keys:)``: the header and manifest MACs and the records'
-    /// ids, revisions and count. Record digests are left to first use
-    /// (``EntryRecord/checkDigest()``; SPEC.md §10): a lookup need not hash every record.
-    package func unlockAndAuthenticate(with key: VaultCredential) throws(FormatError) -> (keys: VaultKeys, slotKey: SlotKey) {
-        let opened = try unlock(with: key)
-        try authenticate(keys: opened.keys)
-        return opened
     }
 
     /// `unlock(with: slotKey)` then ``authenticate(keys:)``; nil when the slot key does not
@@ -211,6 +208,13 @@ package struct VaultFile: Sendable {
 
     /// Writes a file: preamble, header, checksum, header MAC, manifest, manifest MAC, records.
     package static func encode(header: VaultHeader, generation: UInt64, records: [EntryRecord], keys: VaultKeys) throws(FormatError) -> [UInt8] {
+        try encodeInPieces(header: header, generation: generation, records: records, keys: keys).bytes
+    }
+
+    /// The same file as ``encode(header:generation:records:keys:)``, its records left where
+    /// they are: a save streams it to disk (``EncodedVaultFile/withChunks(_:)``).
+    package static func encodeInPieces(header: VaultHeader, generation: UInt64, records: [EntryRecord],
+                                       keys: VaultKeys) throws(FormatError) -> EncodedVaultFile {
         let ordered = records.sorted { $0.id < $1.id }
         for (a, b) in zip(ordered, ordered.dropFirst()) where a.id == b.id {
             throw .invalidArgument("two records share entry id \(a.id.hex)")
@@ -230,7 +234,7 @@ package struct VaultFile: Sendable {
         let manifest = Manifest(generation: generation, entries: manifestEntries)
 
         var writer = ByteWriter(capacity: FormatV1.preambleLength + body.count + 64 + 48
-                                + manifestEntries.count * Manifest.entryLength + recordBytes)
+                                + manifestEntries.count * Manifest.entryLength)
         writer.bytes(FormatV1.magic)
         writer.u16(FormatV1.version)
         writer.u32(UInt32(body.count))
@@ -241,10 +245,6 @@ package struct VaultFile: Sendable {
         })
         manifest.encode(into: &writer)
         writer.bytes(try crypto { () throws(CofferError) in try BLAKE2b.mac(writer.bytes, key: keys.manifestKey) })
-        for record in ordered {
-            writer.u32(UInt32(record.body.count))
-            writer.bytes(record.body)
-        }
-        return writer.bytes
+        return EncodedVaultFile(head: writer.bytes, records: ordered, count: writer.bytes.count + recordBytes)
     }
 }
