@@ -105,7 +105,7 @@ public final class SecureBytes: @unchecked Sendable {
         try body(UnsafeRawBufferPointer(start: region, count: count))
     }
 
-    /// Copies the bytes into a `String`, which cannot be wiped (see ``init(copying:)``).
+    /// Copies the bytes into a `String`, which cannot be wiped (see ``init(copying:)-(String)``).
     /// Returns nil when the bytes are not valid UTF-8.
     public func unsafeStringCopy() -> String? {
         withUnsafeBytes { bytes in
