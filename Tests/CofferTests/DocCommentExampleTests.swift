@@ -53,6 +53,19 @@ func secureBytesExample() throws -> SecureBytes {
     return key
 }
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
+func secureBytesFillExample(fd: Int32) throws -> SecureBytes {
+    // DOC-EXAMPLE-BEGIN Sources/CofferCrypto/SecureBytes.swift
+    let key = try SecureBytes(count: 32) { (buffer) throws(CofferError) in   // the closure's throws is typed
+        guard read(fd, buffer.baseAddress, 32) == 32 else { throw CofferError.invalidKey("short key file") }
+    }
+    // DOC-EXAMPLE-END
+    return key
+}
+
 @Suite("Doc-comment examples")
 struct DocCommentExampleTests {
     /// The ```swift blocks of the `///` comments of a source file, as lines without `/// `.
@@ -98,6 +111,6 @@ struct DocCommentExampleTests {
             #expect(shown, "\(file) has no doc-comment example with the lines compiled in DocCommentExampleTests.swift:\n\(body.joined(separator: "\n"))")
             checked += 1
         }
-        #expect(checked == 4)
+        #expect(checked == 5)
     }
 }
