@@ -13,7 +13,7 @@ APT_PACKAGES := libsodium-dev libargon2-dev libssl-dev pkg-config
 TEST_APT_PACKAGES := keepassxc python3-pykeepass xvfb xclip xsel git keyutils
 EXAMPLES := AccountsBook Notebooks OfflineFavourites Transfers Secuure
 
-.PHONY: all deps test-deps build demo test clean docs man install uninstall
+.PHONY: all deps test-deps build demo test clean docs man man-check install uninstall
 
 all: build
 
@@ -47,7 +47,8 @@ build: deps
 demo: deps
 	$(SWIFT) run $(BUILD_FLAGS) CofferDemo
 
-# The whole suite, then every example's scripted walk-through (each exits non-zero on a wrong step).
+# The whole suite, then every example's scripted walk-through (each exits non-zero on a wrong step),
+# then the man page against the command model (man-check).
 # The device state vaults remember (replica ids, rollback memory) goes to a fresh folder,
 # never to the home folder of whoever runs the tests; and with keyctl, everything runs in a
 # fresh session keyring, so the cached unlocks the tests make and lock never touch yours.
@@ -60,6 +61,7 @@ test: deps test-deps
 	    echo "== example $$example"; \
 	    XDG_STATE_HOME=$$state $$session $(SWIFT) run --skip-build $$example || exit 1; \
 	  done
+	$(MAKE) --no-print-directory man-check
 
 clean:
 	rm -rf .build
@@ -122,6 +124,13 @@ man: deps
 	$(SWIFT) package plugin generate-manual --configuration debug --date $(MAN_DATE)
 	cp .build/plugins/GenerateManual/outputs/CofferCLI/coffer.1 coffer.1
 	@echo "man: coffer.1 (read it with: man ./coffer.1)"
+
+# Regenerates the page where `make man` would and fails if it differs from the committed one.
+man-check: deps
+	$(SWIFT) package plugin generate-manual --configuration debug --date $(MAN_DATE)
+	@cmp -s .build/plugins/GenerateManual/outputs/CofferCLI/coffer.1 coffer.1 \
+	  || { echo "man-check: coffer.1 is stale: run 'make man' and commit it"; exit 1; }
+	@echo "man-check: coffer.1 matches the command model"
 
 # The release binary, the man page and shell completions. PREFIX=/usr/local by default;
 # DESTDIR stages the tree for a package. CONFIGURATION=debug installs a debug build.
