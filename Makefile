@@ -13,7 +13,7 @@ APT_PACKAGES := libsodium-dev libargon2-dev libssl-dev pkg-config
 TEST_APT_PACKAGES := keepassxc python3-pykeepass xvfb xclip xsel git keyutils
 EXAMPLES := AccountsBook Notebooks OfflineFavourites Transfers Secuure
 
-.PHONY: all deps test-deps build demo test clean
+.PHONY: all deps test-deps build demo test clean docs man man-check install uninstall
 
 all: build
 
@@ -47,7 +47,8 @@ build: deps
 demo: deps
 	$(SWIFT) run $(BUILD_FLAGS) CofferDemo
 
-# The whole suite, then every example's scripted walk-through (each exits non-zero on a wrong step).
+# The whole suite, then every example's scripted walk-through (each exits non-zero on a wrong step),
+# then the man page against the command model (man-check).
 # The device state vaults remember (replica ids, rollback memory) goes to a fresh folder,
 # never to the home folder of whoever runs the tests; and with keyctl, everything runs in a
 # fresh session keyring, so the cached unlocks the tests make and lock never touch yours.
@@ -60,6 +61,7 @@ test: deps test-deps
 	    echo "== example $$example"; \
 	    XDG_STATE_HOME=$$state $$session $(SWIFT) run --skip-build $$example || exit 1; \
 	  done
+	$(MAKE) --no-print-directory man-check
 
 clean:
 	rm -rf .build
@@ -90,3 +92,64 @@ SECONDS ?= 60
 fuzz: deps
 	./Fuzz/build.sh
 	./Fuzz/run.sh $(SECONDS)
+
+# Documentation (README, "Documentation").
+# The DocC catalogue Sources/Coffer/Coffer.docc, built with the toolchain's docc into
+# .build/Coffer.doccarchive (`docc preview` serves it). The symbol graph is extracted by hand,
+# not through swift-docc-plugin: the plugin works here but cannot pass
+# -experimental-allowed-reexported-modules, without which the Coffer module (re-exports only)
+# has no symbols and every link to Vault, SecureBytes… is dangling.
+DOCC ?= $(shell command -v docc 2>/dev/null || echo "$$(dirname "$$(command -v swift)")/docc")
+SYMBOLGRAPH_EXTRACT ?= swift-symbolgraph-extract
+REEXPORTED := CofferCrypto,CofferFormat,CofferStore,CofferVault,CofferOTP,CofferGenerator,CofferTransfer
+C_MODULE_MAPS := -Xcc -fmodule-map-file=Sources/CCofferSystem/include/module.modulemap -Xcc -I -Xcc Sources/CCofferSystem/include \
+  -Xcc -fmodule-map-file=Sources/COpenSSLCrypto/module.modulemap -Xcc -fmodule-map-file=Sources/CArgon2/module.modulemap \
+  -Xcc -fmodule-map-file=Sources/CSodium/module.modulemap
+docs: deps
+	@[ -x "$(DOCC)" ] || { echo "docs: no docc in this toolchain; open Package.swift in Xcode and choose Product > Build Documentation"; exit 1; }
+	$(SWIFT) build $(BUILD_FLAGS) --target Coffer
+	@bin=$$($(SWIFT) build --show-bin-path); rm -rf .build/symbol-graphs; mkdir -p .build/symbol-graphs; \
+	  $(SYMBOLGRAPH_EXTRACT) -module-name Coffer -target "$$($(SWIFT) -print-target-info | sed -n 's/.*"triple": "\(.*\)".*/\1/p' | head -1)" \
+	    -I "$$bin/Modules" $(C_MODULE_MAPS) -minimum-access-level public -skip-inherited-docs \
+	    -experimental-allowed-reexported-modules=$(REEXPORTED) -output-dir .build/symbol-graphs
+	"$(DOCC)" convert Sources/Coffer/Coffer.docc --additional-symbol-graph-dir .build/symbol-graphs \
+	  --fallback-display-name Coffer --fallback-bundle-identifier org.coffer.Coffer --output-path .build/Coffer.doccarchive
+	@echo "docs: .build/Coffer.doccarchive (view: $(DOCC) preview Sources/Coffer/Coffer.docc --additional-symbol-graph-dir .build/symbol-graphs)"
+
+# The man page coffer.1 (at the root: `man ./coffer.1`), generated from the command model by swift-argument-parser's
+# generate-manual plugin; its date is the newest release's in CHANGELOG.md, so regenerating
+# an unchanged tool gives the same page. CLIManualTests fails when the page is stale.
+MAN_DATE := $(shell sed -n 's/^\#\# \[[0-9][0-9.]*\] - \([0-9-]*\)$$/\1/p' CHANGELOG.md | head -1)
+man: deps
+	$(SWIFT) package plugin generate-manual --configuration debug --date $(MAN_DATE)
+	cp .build/plugins/GenerateManual/outputs/CofferCLI/coffer.1 coffer.1
+	@echo "man: coffer.1 (read it with: man ./coffer.1)"
+
+# Regenerates the page where `make man` would and fails if it differs from the committed one.
+man-check: deps
+	$(SWIFT) package plugin generate-manual --configuration debug --date $(MAN_DATE)
+	@cmp -s .build/plugins/GenerateManual/outputs/CofferCLI/coffer.1 coffer.1 \
+	  || { echo "man-check: coffer.1 is stale: run 'make man' and commit it"; exit 1; }
+	@echo "man-check: coffer.1 matches the command model"
+
+# The release binary, the man page and shell completions. PREFIX=/usr/local by default;
+# DESTDIR stages the tree for a package. CONFIGURATION=debug installs a debug build.
+PREFIX ?= /usr/local
+CONFIGURATION ?= release
+BINDIR = $(DESTDIR)$(PREFIX)/bin
+MAN1DIR = $(DESTDIR)$(PREFIX)/share/man/man1
+BASHDIR = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+ZSHDIR = $(DESTDIR)$(PREFIX)/share/zsh/site-functions
+FISHDIR = $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+install: deps
+	$(SWIFT) build -c $(CONFIGURATION) $(BUILD_FLAGS) --product coffer
+	install -d "$(BINDIR)" "$(MAN1DIR)" "$(BASHDIR)" "$(ZSHDIR)" "$(FISHDIR)"
+	install -m 0755 "$$($(SWIFT) build -c $(CONFIGURATION) --show-bin-path)/coffer" "$(BINDIR)/coffer"
+	install -m 0644 coffer.1 "$(MAN1DIR)/coffer.1"
+	"$(BINDIR)/coffer" --generate-completion-script bash > "$(BASHDIR)/coffer"
+	"$(BINDIR)/coffer" --generate-completion-script zsh > "$(ZSHDIR)/_coffer"
+	"$(BINDIR)/coffer" --generate-completion-script fish > "$(FISHDIR)/coffer.fish"
+	@echo "install: $(BINDIR)/coffer, $(MAN1DIR)/coffer.1, bash, zsh and fish completions"
+
+uninstall:
+	rm -f "$(BINDIR)/coffer" "$(MAN1DIR)/coffer.1" "$(BASHDIR)/coffer" "$(ZSHDIR)/_coffer" "$(FISHDIR)/coffer.fish"

@@ -49,7 +49,7 @@ struct CofferCommand: ParsableCommand {
               printf '%s\\n' "$MASTER" | coffer list vault.coffer --json
               coffer sync ~/Sync/vault.coffer --key-file ~/.config/coffer/vault.key
             """,
-        version: "0.1.0",
+        version: CofferRelease.version,
         subcommands: [
             InitCommand.self, InfoCommand.self, AddCommand.self, NoteCommand.self, GetCommand.self,
             ListCommand.self, SearchCommand.self, EditCommand.self, RemoveCommand.self,

@@ -28,7 +28,7 @@ public final class SecureBytes: @unchecked Sendable {
     /// ordinary-memory copy. If `fill` throws, the region is wiped and freed.
     ///
     /// ```swift
-    /// let key = try SecureBytes(count: 32) { buffer in
+    /// let key = try SecureBytes(count: 32) { (buffer) throws(CofferError) in   // the closure's throws is typed
     ///     guard read(fd, buffer.baseAddress, 32) == 32 else { throw CofferError.invalidKey("short key file") }
     /// }
     /// ```
@@ -105,7 +105,7 @@ public final class SecureBytes: @unchecked Sendable {
         try body(UnsafeRawBufferPointer(start: region, count: count))
     }
 
-    /// Copies the bytes into a `String`, which cannot be wiped (see ``init(copying:)``).
+    /// Copies the bytes into a `String`, which cannot be wiped (see ``init(copying:)-(String)``).
     /// Returns nil when the bytes are not valid UTF-8.
     public func unsafeStringCopy() -> String? {
         withUnsafeBytes { bytes in

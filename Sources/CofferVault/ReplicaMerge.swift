@@ -82,7 +82,7 @@ enum ReplicaMerge {
     }
 }
 
-/// What merging another replica into a vault did (``Vault/merge(contentsOf:)``).
+/// What merging another replica into a vault did (``Vault/merge(contentsOf:)-(String)``).
 public struct MergeReport: Sendable, Equatable, Codable {
     /// Items the other replica had and this one did not.
     public var added = 0

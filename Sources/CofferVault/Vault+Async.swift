@@ -21,7 +21,7 @@ import Foundation
 // returned to a cancelled task is an ordinary vault; let it go, or ``Vault/lock()`` it.
 
 extension Vault {
-    /// ``create(at:credential:additional:options:)``, with the key derivation run off the
+    /// ``create(at:credential:additional:options:)-(String,_,_,_)``, with the key derivation run off the
     /// caller's executor.
     ///
     /// Throws ``CofferError`` as the sync version does, and `CancellationError` when the task
@@ -38,8 +38,8 @@ extension Vault {
         }
     }
 
-    /// ``create(at:password:options:)``, with the key derivation run off the caller's executor;
-    /// see ``createAsync(at:credential:additional:options:)``.
+    /// ``create(at:password:options:)-(String,_,_)``, with the key derivation run off the caller's executor;
+    /// see ``createAsync(at:credential:additional:options:)-(String,_,_,_)``.
     ///
     /// ```swift
     /// @MainActor func newVault() async throws {
@@ -51,7 +51,7 @@ extension Vault {
         try await offloaded { () throws(CofferError) in try create(at: path, password: password, options: options) }
     }
 
-    /// ``open(at:credential:options:)``, with the key derivation run off the caller's executor.
+    /// ``open(at:credential:options:)-(String,_,_)``, with the key derivation run off the caller's executor.
     ///
     /// Throws ``CofferError`` as the sync version does (``CofferError/wrongPassword``…), and
     /// `CancellationError` when the task is cancelled before the work starts.
@@ -64,7 +64,7 @@ extension Vault {
         try await offloaded { () throws(CofferError) in try open(at: path, credential: credential, options: options) }
     }
 
-    /// ``open(at:password:options:)``, with the key derivation run off the caller's executor.
+    /// ``open(at:password:options:)-(String,_,_)``, with the key derivation run off the caller's executor.
     ///
     /// ```swift
     /// do {
@@ -80,7 +80,7 @@ extension Vault {
         try await offloaded { () throws(CofferError) in try open(at: path, password: password, options: options) }
     }
 
-    /// ``open(at:unlockCache:options:)`` off the caller's executor (no key derivation runs,
+    /// ``open(at:unlockCache:options:)-(String,_,_)`` off the caller's executor (no key derivation runs,
     /// but the file is read and checked, which takes a while for a large vault).
     ///
     /// ```swift
@@ -103,7 +103,7 @@ extension Vault {
 
     // MARK: URL overloads
 
-    /// ``createAsync(at:credential:additional:options:)`` at a file URL.
+    /// ``createAsync(at:credential:additional:options:)-(String,_,_,_)`` at a file URL.
     ///
     /// ```swift
     /// let vault = try await Vault.createAsync(at: vaultURL, credential: .password(password))

@@ -1,7 +1,7 @@
 import CofferCrypto
 import CofferStore
 
-/// The sync service whose naming a conflict copy of a vault follows (``Vault/conflictCopies(of:)``).
+/// The sync service whose naming a conflict copy of a vault follows (``Vault/conflictCopies(of:)-(String)``).
 ///
 /// ```swift
 /// for copy in try Vault.conflictCopies(of: path) where copy.service == .syncthing {
@@ -28,7 +28,7 @@ public enum ConflictCopyService: String, Sendable, Hashable, CaseIterable {
 
 /// A file beside a vault named as a sync service names the copy it keeps when two devices
 /// changed the vault at once. It is probably another replica of the vault, to merge with
-/// ``Vault/merge(contentsOf:)``; nothing about it has been read or checked.
+/// ``Vault/merge(contentsOf:)-(String)``; nothing about it has been read or checked.
 ///
 /// ```swift
 /// let copy = try Vault.conflictCopies(of: "/home/me/Sync/vault.coffer").first

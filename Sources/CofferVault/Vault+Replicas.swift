@@ -28,7 +28,7 @@ extension Vault {
         return try merge(bytes: file.bytes, name: otherPath)
     }
 
-    /// ``merge(contentsOf:)`` for a replica's bytes (from a network, a git object…).
+    /// ``merge(contentsOf:)-(String)`` for a replica's bytes (from a network, a git object…).
     @discardableResult
     public func merge(bytes: [UInt8]) throws(CofferError) -> MergeReport {
         try merge(bytes: bytes, name: "the replica")

@@ -16,7 +16,7 @@ extension Vault {
     /// file's MACs (SPEC.md §13.1).
     ///
     /// File errors found before the cache is asked (no such file, not a vault) are thrown
-    /// as by ``open(at:credential:options:)``, and a cache that cannot be used throws
+    /// as by ``open(at:credential:options:)-(String,_,_)``, and a cache that cannot be used throws
     /// ``CofferError/Kind/unlockCacheUnavailable``.
     ///
     /// ```swift
@@ -61,7 +61,7 @@ extension Vault {
     }
 
     /// Keeps this vault's unlock in `cache` for `lifetime`, so that later processes open it
-    /// with ``open(at:unlockCache:options:)`` and no password; returns what was cached.
+    /// with ``open(at:unlockCache:options:)-(String,_,_)`` and no password; returns what was cached.
     ///
     /// What is cached is the key-encryption key of the slot that opened this vault (see
     /// SPEC.md §13.1 for why not the vault key): it ends when that slot is removed, and

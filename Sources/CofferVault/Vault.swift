@@ -236,7 +236,7 @@ public final class Vault: @unchecked Sendable {
     ///
     /// Only the start of the file is read (header and manifest count, at most about
     /// 64 KiB), so this is cheap at any size; nothing is authenticated yet, and the rest
-    /// of the file is checked by ``open(at:credential:options:)``.
+    /// of the file is checked by ``open(at:credential:options:)-(String,_,_)``.
     public static func info(at path: String) throws(CofferError) -> VaultInfo {
         let file = try storeCall { () throws(StoreError) in try VaultFileStore(path: path).readPrefix(VaultFile.summaryPrefixLength) }
         let summary = try formatCall { () throws(FormatError) in try VaultFile.parseSummary(file.bytes) }

@@ -4,7 +4,7 @@ import Foundation
 /// What unlocks one vault for a limited time, without its password: one key slot's
 /// key-encryption key, the slot's identity and an expiry (SPEC.md §13.1).
 ///
-/// An ``UnlockCache`` keeps these; ``Vault/open(at:unlockCache:options:)`` uses one and
+/// An ``UnlockCache`` keeps these; ``Vault/open(at:unlockCache:options:)-(String,_,_)`` uses one and
 /// ``Vault/cacheUnlock(in:for:)`` makes one. It opens the vault only while its key slot
 /// is in the file (a password change or a removed key file ends it), only before
 /// ``expires``, and only through that slot's AEAD, so a wrong or stale key never opens

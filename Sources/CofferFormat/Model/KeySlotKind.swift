@@ -2,8 +2,9 @@ import CofferCrypto
 /// What unlocks a key slot.
 ///
 /// ```swift
-/// let info = try Vault.info(at: url)
-/// if info.slots.contains(.rawKey) { /* offer "unlock with device key" */ }
+/// let info = try Vault.info(at: url)                       // VaultInfo.slots: [KeySlotInfo]
+/// if info.slots.contains(where: { $0.kind == .rawKey }) { /* offer "unlock with device key" */ }
+/// if vault.slots.contains(.rawKey) { /* an open Vault's slots are [KeySlotKind] */ }
 /// ```
 public enum KeySlotKind: Sendable, Hashable, Codable, CustomStringConvertible {
     /// A password, stretched with Argon2id.

@@ -15,7 +15,7 @@ public enum CharacterClass: String, Sendable, Hashable, Codable, CaseIterable, C
     case uppercase
     /// `0` to `9`.
     case digits
-    /// The 32 ASCII punctuation characters: `` !"#$%&'()*+,-./:;<=>?@[\]^_`{|}~ ``.
+    /// The 32 ASCII punctuation characters: `!"#$%&'()*+,-./:;<=>?@[\]^_{|}~` and the backtick.
     case symbols
 
     /// The characters of the class, in ASCII order.
