@@ -437,6 +437,7 @@ enum VectorCatalog {
         for (name, plaintext, comment) in try malformedOverviews() {
             try add(name, .malformed, try withOverview(plaintext, name: name), password: password, comment)
         }
+        out += try ruleVectors(items: items, itemsBytes: itemsBytes)
 
         // ---- KDF parameters out of bounds ----
         let kdfCases: [(String, Int, UInt32, String)] = [
