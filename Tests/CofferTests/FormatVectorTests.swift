@@ -166,6 +166,33 @@ struct FormatVectorTests {
         }
     }
 
+    @Test("index.json lists every vector with its header, and each gives the outcome the index declares")
+    func index() throws {
+        let index = try VectorIndex.load()
+        #expect(index.version == 1)
+        #expect(index.vectors.map(\.file) == Self.names, "index.json and the .vec files differ")
+        for item in index.vectors {
+            let data = try Array(Data(contentsOf: VectorPaths.directory.appendingPathComponent(item.file)))
+            let vector = try VectorFile.parse(name: item.file, contents: data)
+            // The index says what the file's header says, and where the vault starts.
+            #expect(item == VectorIndex.Item(vector, vaultOffset: data.count - vector.bytes.count), "\(item.file): index differs from its header")
+            #expect(Array(data[min(item.vaultOffset, data.count)...]) == vector.bytes, "\(item.file): vault-offset")
+            // Run it from the index's inputs alone.
+            var fromIndex = vector
+            fromIndex.password = item.password
+            fromIndex.keyFile = item.keyFile.map(Hex.decode)
+            fromIndex.rawKey = item.rawKey.map(Hex.decode)
+            fromIndex.bytes = Array(data[min(item.vaultOffset, data.count)...])
+            let expected = try #require(VectorExpectation(rawValue: item.expect), "\(item.file): unknown class \(item.expect)")
+            let (outcome, error, opened) = FormatReader.outcome(fromIndex.bytes, key: try fromIndex.credential())
+            #expect(outcome == expected, "\(item.file): expected \(item.expect), got \(error.map { "\($0)" } ?? "success")")
+            if expected == .success {
+                #expect(opened?.entries == item.entries, "\(item.file): entries")
+                #expect(opened?.codec.manifest.generation == item.generation, "\(item.file): generation")
+            }
+        }
+    }
+
     // MARK: Helpers
 
     private func open(_ ciphertext: [UInt8], nonce: [UInt8], key: SecureBytes, ad: [UInt8]) throws -> [UInt8] {
