@@ -140,6 +140,23 @@ struct FormatVectorTests {
         }
     }
 
+    @Test("Vault.info over the whole file refuses a vector only with the vector's own outcome (SPEC.md §10 steps 1-9)", arguments: names)
+    func infoWholeFile(_ name: String) throws {
+        let vector = try Self.load(name)
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("vault.coffer").path
+            try Data(vector.bytes).write(to: URL(fileURLWithPath: path))
+            do {
+                let info = try Vault.info(at: path, scope: .wholeFile)
+                // What is left needs a key: these classes are decided before any key is used.
+                #expect(![.notACofferFile, .unsupportedVersion, .kdfOutOfBounds].contains(vector.expect), "\(name): info accepted it")
+                #expect(info.fileSize == vector.bytes.count)
+            } catch let error as CofferError {
+                #expect(VectorExpectation(error: error) == vector.expect, "\(name): info gave \(error), the vector expects \(vector.expect.rawValue)")
+            }
+        }
+    }
+
     @Test("SPEC.md's worked example is success-raw-key.vec, value by value")
     func workedExample() throws {
         let spec = try String(contentsOf: VectorPaths.repositoryRoot.appendingPathComponent("SPEC.md"), encoding: .utf8)
