@@ -228,6 +228,33 @@ extension VectorCatalog {
              try Padding.pad(field(1, Array("pw".utf8)) + [0x02, 0x00, 0x05, 0x00], blockSize: 64),
              "a secret list that ends 4 bytes into a field's 6-byte tag and length"),
         ]
+        // Merge fields (§17.3) on an item of one replica (id 1, time 5) whose default stamp
+        // covers its kind and service (mask bits 0 and 2): valid as `clocked(...)` builds it,
+        // each vector breaks one rule.
+        func clocked(versions: [(UInt64, UInt64)], stampIndex: UInt8 = 0, stampTime: UInt64 = 5,
+                     mask: UInt32 = 0b101) throws -> [UInt8] {
+            let vector = versions.flatMap { u64($0.0) + u64($0.1) }
+            let list = kind + service + dates + field(0x8010, vector) + field(0x8011, [stampIndex] + u64(stampTime) + u32(mask))
+            return try Padding.pad(list, blockSize: 64)
+        }
+        let control = try clocked(versions: [(1, 5)])
+        _ = try EntryCodec.decodeOverview(Array(control.prefix(control.lastIndex(of: 0x80) ?? 0)))
+        guard try ItemClockCodec.decode(overview: Array(control.prefix(control.lastIndex(of: 0x80) ?? 0))) != nil else {
+            throw VectorFileError(description: "the merge-field control overview has no clock")
+        }
+        let clockLists: [(String, [UInt8], String)] = [
+            ("malformed-overview-versions-order", try clocked(versions: [(2, 5), (1, 5)]),
+             "an overview whose version vector (merge field 0x8010) lists replica 2 before replica 1"),
+            ("malformed-overview-stamp-time", try clocked(versions: [(1, 5)], stampTime: 6),
+             "an overview whose default stamp has time 6, above its replica's 5 in the version vector"),
+            ("malformed-overview-stamp-index", try clocked(versions: [(1, 5)], stampIndex: 1),
+             "an overview whose default stamp names replica index 1 of a one-replica version vector"),
+            ("malformed-overview-stamp-mask", try clocked(versions: [(1, 5)], mask: 0b101 | 1 << 19),
+             "an overview whose stamp mask sets bit 19, past the 19 registers of §17.2"),
+        ]
+        for (name, overview, comment) in clockLists {
+            add(name, .malformed, try withParts(overview: overview, secrets: emptySecrets, name: name), comment + ", correctly sealed and MACed")
+        }
         for (name, expect, overview, secrets, comment) in lists {
             add(name, expect, try withParts(overview: overview, secrets: secrets, name: name), comment + ", correctly sealed and MACed")
         }
