@@ -175,6 +175,20 @@ struct FormatVectorTests {
         #expect(hex == Hex.encode(vector.bytes), "SPEC.md §16 file bytes")
     }
 
+    @Test("SPEC.md §10.1 defines exactly the outcome classes the vectors use")
+    func specDefinesClasses() throws {
+        let spec = try String(contentsOf: VectorPaths.repositoryRoot.appendingPathComponent("SPEC.md"), encoding: .utf8)
+        let section = try #require(spec.components(separatedBy: "### 10.1 Outcome classes").dropFirst().first?
+            .components(separatedBy: "\n## ").first, "SPEC.md has no §10.1")
+        // Table rows of §10.1: | "class" | meaning |
+        let defined = section.split(separator: "\n").compactMap { line -> String? in
+            guard line.hasPrefix("| \""), let end = line.dropFirst(3).firstIndex(of: "\"") else { return nil }
+            return String(line[line.index(line.startIndex, offsetBy: 3)..<end])
+        }
+        #expect(Set(defined) == Set(VectorExpectation.allCases.map(\.rawValue)))
+        #expect(defined.count == VectorExpectation.allCases.count)
+    }
+
     @Test("SPEC.md lists every vector file")
     func specListsVectors() throws {
         let spec = try String(contentsOf: VectorPaths.repositoryRoot.appendingPathComponent("SPEC.md"), encoding: .utf8)
