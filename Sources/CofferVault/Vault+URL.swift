@@ -78,13 +78,13 @@ extension Vault {
         try open(at: url.cofferFilePath(), unlockCache: unlockCache, options: options)
     }
 
-    /// ``info(at:)`` at a file URL.
+    /// `info(at:scope:)` with a file URL.
     ///
     /// ```swift
     /// let info = try Vault.info(at: vaultURL)   // no password needed
     /// ```
-    public static func info(at url: URL) throws(CofferError) -> VaultInfo {
-        try info(at: url.cofferFilePath())
+    public static func info(at url: URL, scope: VaultInfo.Scope = .header) throws(CofferError) -> VaultInfo {
+        try info(at: url.cofferFilePath(), scope: scope)
     }
 
     /// ``restoreBackup(at:lockTimeout:)`` at a file URL.

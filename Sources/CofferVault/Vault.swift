@@ -234,10 +234,19 @@ public final class Vault: @unchecked Sendable {
 
     /// Reads a vault's format version, KDF parameters, slots and entry count, without a password.
     ///
-    /// Only the start of the file is read (header and manifest count, at most about
-    /// 64 KiB), so this is cheap at any size; nothing is authenticated yet, and the rest
-    /// of the file is checked by ``open(at:credential:options:)-(String,_,_)``.
-    public static func info(at path: String) throws(CofferError) -> VaultInfo {
+    /// With `scope` ``VaultInfo/Scope/header`` (the default) only the start of the file is
+    /// read (header and manifest count, at most about 64 KiB), so this is cheap at any
+    /// size; the rest of the file is checked by ``open(at:credential:options:)-(String,_,_)``. With
+    /// ``VaultInfo/Scope/wholeFile`` every check that needs no key runs (SPEC.md §10 steps
+    /// 1–9), so a file an open would refuse before unlocking (truncated, malformed, ...)
+    /// is refused here too, with the same error. Nothing is authenticated or decrypted either way.
+    ///
+    /// ```swift
+    /// let info = try Vault.info(at: path, scope: .wholeFile)   // throws for a damaged file
+    /// print(info.entryCount)
+    /// ```
+    public static func info(at path: String, scope: VaultInfo.Scope = .header) throws(CofferError) -> VaultInfo {
+        if scope == .wholeFile { return try structureInfo(at: path) }
         let file = try storeCall { () throws(StoreError) in try VaultFileStore(path: path).readPrefix(VaultFile.summaryPrefixLength) }
         let summary = try formatCall { () throws(FormatError) in try VaultFile.parseSummary(file.bytes) }
         return VaultInfo(
@@ -247,6 +256,21 @@ public final class Vault: @unchecked Sendable {
             slots: summary.header.slots.map { VaultInfo.KeySlotInfo(kind: $0.kind, kdf: $0.kdf) },
             entryCount: summary.entryCount,
             fileSize: Int(file.identity.size))
+    }
+
+    /// ``info(at:scope:)`` over the whole file: SPEC.md §10 steps 1–9, exactly the checks
+    /// an open runs before it needs a key, so whatever this refuses, an open refuses the
+    /// same way.
+    private static func structureInfo(at path: String) throws(CofferError) -> VaultInfo {
+        let file = try storeCall { () throws(StoreError) in try VaultFileStore(path: path).read() }
+        let codec = try formatCall { () throws(FormatError) in try VaultFile.parse(file.bytes) }
+        return VaultInfo(
+            formatVersion: Int(FormatV1.version),
+            vaultID: ItemID(validated: codec.header.vaultID).hex,
+            generation: codec.manifest.generation,
+            slots: codec.header.slots.map { VaultInfo.KeySlotInfo(kind: $0.kind, kdf: $0.kdf) },
+            entryCount: codec.manifest.entryCount,
+            fileSize: file.bytes.count)
     }
 
     /// Puts the previous version (`<path>.bak`) back in place of the vault file; the version

@@ -19,6 +19,21 @@ public struct VaultInfo: Sendable, Hashable, Codable {
     public let entryCount: Int
     public let fileSize: Int
 
+    /// How much of a file ``Vault/info(at:scope:)`` reads and checks.
+    ///
+    /// ```swift
+    /// let quick = try Vault.info(at: path)                       // the header only
+    /// let checked = try Vault.info(at: path, scope: .wholeFile)  // every keyless check
+    /// ```
+    public enum Scope: Sendable, Hashable {
+        /// The header and the manifest's entry count (at most about 64 KiB of the file).
+        case header
+        /// The whole file: every check of SPEC.md §10 that needs no key (steps 1–9: the
+        /// header, the manifest, and each record's length and layout); no MAC or digest is
+        /// checked and nothing is decrypted.
+        case wholeFile
+    }
+
     /// One key slot as listed in the header.
     /// Earlier name of ``KeySlotInfo``.
     @available(*, deprecated, renamed: "KeySlotInfo")

@@ -140,6 +140,23 @@ struct FormatVectorTests {
         }
     }
 
+    @Test("Vault.info over the whole file refuses a vector only with the vector's own outcome (SPEC.md §10 steps 1-9)", arguments: names)
+    func infoWholeFile(_ name: String) throws {
+        let vector = try Self.load(name)
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("vault.coffer").path
+            try Data(vector.bytes).write(to: URL(fileURLWithPath: path))
+            do {
+                let info = try Vault.info(at: path, scope: .wholeFile)
+                // What is left needs a key: these classes are decided before any key is used.
+                #expect(![.notACofferFile, .unsupportedVersion, .kdfOutOfBounds].contains(vector.expect), "\(name): info accepted it")
+                #expect(info.fileSize == vector.bytes.count)
+            } catch let error as CofferError {
+                #expect(VectorExpectation(error: error) == vector.expect, "\(name): info gave \(error), the vector expects \(vector.expect.rawValue)")
+            }
+        }
+    }
+
     @Test("SPEC.md's worked example is success-raw-key.vec, value by value")
     func workedExample() throws {
         let spec = try String(contentsOf: VectorPaths.repositoryRoot.appendingPathComponent("SPEC.md"), encoding: .utf8)
@@ -158,11 +175,52 @@ struct FormatVectorTests {
         #expect(hex == Hex.encode(vector.bytes), "SPEC.md §16 file bytes")
     }
 
+    @Test("SPEC.md §10.1 defines exactly the outcome classes the vectors use")
+    func specDefinesClasses() throws {
+        let spec = try String(contentsOf: VectorPaths.repositoryRoot.appendingPathComponent("SPEC.md"), encoding: .utf8)
+        let section = try #require(spec.components(separatedBy: "### 10.1 Outcome classes").dropFirst().first?
+            .components(separatedBy: "\n## ").first, "SPEC.md has no §10.1")
+        // Table rows of §10.1: | "class" | meaning |
+        let defined = section.split(separator: "\n").compactMap { line -> String? in
+            guard line.hasPrefix("| \""), let end = line.dropFirst(3).firstIndex(of: "\"") else { return nil }
+            return String(line[line.index(line.startIndex, offsetBy: 3)..<end])
+        }
+        #expect(Set(defined) == Set(VectorExpectation.allCases.map(\.rawValue)))
+        #expect(defined.count == VectorExpectation.allCases.count)
+    }
+
     @Test("SPEC.md lists every vector file")
     func specListsVectors() throws {
         let spec = try String(contentsOf: VectorPaths.repositoryRoot.appendingPathComponent("SPEC.md"), encoding: .utf8)
         for name in Self.names {
             #expect(spec.contains("`\(name)`"), "SPEC.md §15 does not list \(name)")
+        }
+    }
+
+    @Test("index.json lists every vector with its header, and each gives the outcome the index declares")
+    func index() throws {
+        let index = try VectorIndex.load()
+        #expect(index.version == 1)
+        #expect(index.vectors.map(\.file) == Self.names, "index.json and the .vec files differ")
+        for item in index.vectors {
+            let data = try Array(Data(contentsOf: VectorPaths.directory.appendingPathComponent(item.file)))
+            let vector = try VectorFile.parse(name: item.file, contents: data)
+            // The index says what the file's header says, and where the vault starts.
+            #expect(item == VectorIndex.Item(vector, vaultOffset: data.count - vector.bytes.count), "\(item.file): index differs from its header")
+            #expect(Array(data[min(item.vaultOffset, data.count)...]) == vector.bytes, "\(item.file): vault-offset")
+            // Run it from the index's inputs alone.
+            var fromIndex = vector
+            fromIndex.password = item.password
+            fromIndex.keyFile = item.keyFile.map(Hex.decode)
+            fromIndex.rawKey = item.rawKey.map(Hex.decode)
+            fromIndex.bytes = Array(data[min(item.vaultOffset, data.count)...])
+            let expected = try #require(VectorExpectation(rawValue: item.expect), "\(item.file): unknown class \(item.expect)")
+            let (outcome, error, opened) = FormatReader.outcome(fromIndex.bytes, key: try fromIndex.credential())
+            #expect(outcome == expected, "\(item.file): expected \(item.expect), got \(error.map { "\($0)" } ?? "success")")
+            if expected == .success {
+                #expect(opened?.entries == item.entries, "\(item.file): entries")
+                #expect(opened?.codec.manifest.generation == item.generation, "\(item.file): generation")
+            }
         }
     }
 

@@ -9,16 +9,18 @@ import Coffer
 @testable import CofferTransfer
 
 /// One entry as the `entries:` line lists it: every overview attribute and every
-/// secret value (strings; attachment data and unknown field values in hex).
+/// secret value (SPEC.md §15.1: secret values as ``SecretValue``; attachment data and
+/// unknown field values in hex).
 struct VectorEntry: Codable, Equatable, Sendable {
     struct Pair: Codable, Equatable, Sendable { var name: String; var value: String }
-    struct History: Codable, Equatable, Sendable { var password: String; var replaced: Int64 }
+    struct SecretPair: Codable, Equatable, Sendable { var name: String; var value: SecretValue }
+    struct History: Codable, Equatable, Sendable { var password: SecretValue; var replaced: Int64 }
     struct Blob: Codable, Equatable, Sendable { var name: String; var data: String }
     struct Unknown: Codable, Equatable, Sendable { var tag: UInt16; var value: String }
     struct Secrets: Codable, Equatable, Sendable {
-        var password: String?
-        var notes: String?
-        var fields: [Pair]
+        var password: SecretValue?
+        var notes: SecretValue?
+        var fields: [SecretPair]
         var history: [History]
         var attachments: [Blob]
         var unknown: [Unknown]?
@@ -67,18 +69,14 @@ struct VectorEntry: Codable, Equatable, Sendable {
         modified = a.modified.millisecondsSince1970
         unknown = a.preservedFields.isEmpty ? nil : a.preservedFields.map { Unknown(tag: $0.tag, value: Hex.encode($0.value)) }
         secrets = Secrets(
-            password: s.password.map(Self.text),
-            notes: s.notes.map(Self.text),
-            fields: s.fields.map { Pair(name: $0.name, value: Self.text($0.value)) },
-            history: s.passwordHistory.map { History(password: Self.text($0.password), replaced: $0.replaced.millisecondsSince1970) },
+            password: s.password.map(SecretValue.init),
+            notes: s.notes.map(SecretValue.init),
+            fields: s.fields.map { SecretPair(name: $0.name, value: SecretValue($0.value)) },
+            history: s.passwordHistory.map { History(password: SecretValue($0.password), replaced: $0.replaced.millisecondsSince1970) },
             attachments: s.attachments.map { Blob(name: $0.name, data: Hex.encode($0.data.testBytes)) },
             unknown: s.preservedFields.isEmpty ? nil : s.preservedFields.map { Unknown(tag: $0.tag, value: Hex.encode($0.value.testBytes)) })
     }
 
-    /// Secret text; vectors hold UTF-8 secrets only, anything else is shown so a mismatch is visible.
-    private static func text(_ bytes: SecureBytes) -> String {
-        bytes.unsafeStringCopy() ?? "<not UTF-8: \(Hex.encode(bytes.testBytes))>"
-    }
 
     static func encodeLine(_ entries: [VectorEntry]) throws -> String {
         let encoder = JSONEncoder()
@@ -88,5 +86,35 @@ struct VectorEntry: Codable, Equatable, Sendable {
 
     static func decodeLine(_ line: String) throws -> [VectorEntry] {
         try JSONDecoder().decode([VectorEntry].self, from: Data(line.utf8))
+    }
+}
+
+/// A secret value in the vectors' JSON (SPEC.md §15.1): a string when its bytes are UTF-8,
+/// else `{"hex": "<lowercase hex>"}` (secrets need not be text).
+enum SecretValue: Codable, Equatable, Sendable {
+    case text(String)
+    case hex(String)
+
+    init(_ bytes: SecureBytes) {
+        if let text = bytes.unsafeStringCopy() { self = .text(text) } else { self = .hex(Hex.encode(bytes.testBytes)) }
+    }
+
+    private struct HexForm: Codable { var hex: String }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let text = try? container.decode(String.self) {
+            self = .text(text)
+        } else {
+            self = .hex(try container.decode(HexForm.self).hex)
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .text(let text): try container.encode(text)
+        case .hex(let hex): try container.encode(HexForm(hex: hex))
+        }
     }
 }

@@ -40,6 +40,7 @@ struct VectorGenerator {
         for vector in vectors {
             try Data(try vector.serialized()).write(to: directory.appendingPathComponent(vector.name))
         }
+        try Data(try VectorIndex.encode(vectors)).write(to: directory.appendingPathComponent(VectorIndex.fileName))
         print("wrote \(vectors.count) vectors to \(directory.path)")
     }
 
@@ -221,6 +222,20 @@ enum VectorCatalog {
                         ItemSecrets(notes: try s("combining: e\u{301} vs é"), fields: [SecretField(name: "ключ", value: try s("значение"))]))
         try add("success-unicode", .success, try unicode.bytes(), password: unicodePassword,
                 "a UTF-8 password (NFC, used byte for byte) and non-ASCII attributes", success: unicode)
+
+        // Secrets need not be text: the vectors' JSON gives such values in hex (SPEC.md §15.1).
+        let binary = try FormatVaultBuilder(entropy: entropy("binary-secrets"), slots: [(try passwordKey(), tinyKDF)])
+        let notText: [UInt8] = [0xFF, 0xFE, 0x00, 0xC3, 0x28, 0x80]
+        try binary.put(try binary.newID(), revision: 1,
+                       ItemAttributes(kind: .genericPassword, service: "binary.example", account: "me",
+                                      created: vectorDate(t0), modified: vectorDate(t1)),
+                       ItemSecrets(password: try SecureBytes(copying: notText), notes: try SecureBytes(copying: [0xC0, 0xAF]),
+                                   fields: [SecretField(name: "seed", value: try SecureBytes(copying: Array(0x00...0x1F)))],
+                                   passwordHistory: [PasswordHistoryEntry(password: try SecureBytes(copying: [0xED, 0xA0, 0x80]),
+                                                                          replaced: vectorDate(t1))]))
+        try add("success-binary-secrets", .success, try binary.bytes(), password: password,
+                "secret values that are not UTF-8 (password, notes, a secret field, a history password): valid, and listed in hex",
+                success: binary)
 
         // Two versions of one vault: the password changed, one entry re-sealed.
         let history = try FormatVaultBuilder(entropy: entropy("history"), slots: [(try passwordKey("old password"), tinyKDF)])
@@ -437,6 +452,7 @@ enum VectorCatalog {
         for (name, plaintext, comment) in try malformedOverviews() {
             try add(name, .malformed, try withOverview(plaintext, name: name), password: password, comment)
         }
+        out += try ruleVectors(items: items, itemsBytes: itemsBytes)
 
         // ---- KDF parameters out of bounds ----
         let kdfCases: [(String, Int, UInt32, String)] = [

@@ -7,8 +7,10 @@ struct InfoCommand: ParsableCommand {
         commandName: "info",
         abstract: "Show a vault's format version, key slots, KDF parameters and entry count (no password needed).",
         discussion: """
-            Reads only the vault's header and manifest; nothing is decrypted. The entry count \
-            is the manifest's, checked only when the vault is unlocked (see `coffer check`); \
+            Reads the whole file and checks everything that needs no password (SPEC.md §10, \
+            steps 1-9): a truncated or malformed vault fails with \
+            exit status 65. Nothing is decrypted; MACs and record digests are checked when the \
+            vault is unlocked (see `coffer check`). The entry count is the manifest's; \
             it includes the records deleted items leave for merging with other copies \
             (SPEC.md §17.5), so it can exceed the number `coffer list` shows.
 
@@ -36,7 +38,7 @@ struct InfoCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let info = try mappingErrors(vault: vault) { try Vault.info(at: vault) }
+        let info = try mappingErrors(vault: vault) { try Vault.info(at: vault, scope: .wholeFile) }
         if json {
             try JSONValue.object([
                 ("path", .string(vault)),

@@ -36,6 +36,18 @@ package struct EntryRecord: Sendable {
     /// The smallest valid ciphertext: one padding block plus the tag.
     static let minCiphertext = FormatV1.paddingBlock + FormatV1.tagLength
 
+    /// The shortest and the longest valid record body (SPEC.md §9): the fixed fields with
+    /// the smallest, or the largest, ciphertexts the bounds allow (16 more than a multiple
+    /// of 64), so a length no valid record has is refused before anything is read.
+    static let minLength = fixedLength + 2 * minCiphertext
+    static let maxLength = fixedLength + largestCiphertext(FormatV1.maxOverviewCiphertext)
+        + largestCiphertext(FormatV1.maxSecretCiphertext)
+
+    /// The largest valid ciphertext length not above `bound`.
+    private static func largestCiphertext(_ bound: Int) -> Int {
+        bound - (bound - FormatV1.tagLength) % FormatV1.paddingBlock
+    }
+
     enum Part: UInt8 { case overview = 1, secret = 2 }
 
     /// Parses a record body; `index` names it in errors. `digest` nil computes it.

@@ -5,6 +5,9 @@ package struct Manifest: Sendable, Equatable {
     package var generation: UInt64
     var entries: [ManifestEntry]
 
+    /// The number of entries listed.
+    package var entryCount: Int { entries.count }
+
     /// Bytes of one manifest entry: id (16), revision (8), record digest (32).
     static let entryLength = FormatV1.entryIDLength + 8 + FormatV1.digestLength
 

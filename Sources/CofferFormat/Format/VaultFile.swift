@@ -96,8 +96,7 @@ package struct VaultFile: Sendable {
                     throw .malformed("\(reader.remaining) bytes after the last entry record")
                 }
                 let length = Int(try reader.u32("entry record \(index) length"))
-                guard length >= EntryRecord.fixedLength + 2 * EntryRecord.minCiphertext,
-                      length <= EntryRecord.fixedLength + FormatV1.maxOverviewCiphertext + FormatV1.maxSecretCiphertext else {
+                guard length >= EntryRecord.minLength, length <= EntryRecord.maxLength else {
                     throw .malformed("entry record \(index): length \(length) out of bounds")
                 }
                 let range = try reader.range(length, "entry record \(index)")
