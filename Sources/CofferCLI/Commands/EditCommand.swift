@@ -39,6 +39,16 @@ struct EditCommand: ParsableCommand {
     @Option(help: "A new display name (an empty string removes it).")
     var label: String?
 
+    @Option(name: .customLong("new-service"), help: ArgumentHelp("Rename a generic password's service.", valueName: "service"))
+    var newService: String?
+
+    @Option(name: .customLong("new-account"), help: ArgumentHelp("Rename the account (an empty string removes it).", valueName: "account"))
+    var newAccount: String?
+
+    @Option(name: .customLong("new-server"),
+            help: ArgumentHelp("Move an internet password to another server: a URL (scheme, host, port, path) or a host.", valueName: "url"))
+    var newServer: String?
+
     @Flag(help: "Read new notes (encrypted): typed on a terminal (end with Ctrl-D), else the rest of stdin after the other lines; empty removes them. Never a value on the command line.")
     var notes = false
 
@@ -61,6 +71,10 @@ struct EditCommand: ParsableCommand {
             help: ArgumentHelp("Set a secret custom field; its value is read like a password (repeatable).", valueName: "name"))
     var secretField: [String] = []
 
+    @Option(name: .customLong("remove-field"),
+            help: ArgumentHelp("Remove a custom field, secret or not (repeatable); a missing one is exit 1.", valueName: "name"))
+    var removeField: [String] = []
+
     @Flag(inversion: .prefixedNo, help: "Mark or unmark the item as a favorite.")
     var favorite: Bool?
 
@@ -75,10 +89,19 @@ struct EditCommand: ParsableCommand {
 
     func run() throws {
         let fields = try parseFieldAssignments(field)
+        let newAddress = try newServer.map { try ServerAddress(option: $0) }
         let passwordGenerator = generate ? try generator.generator() : nil
         let unlocked = try vault.unlock(saving: rollback,
                                         cache: .readingStdin(secrets: passwordStdin || !secretField.isEmpty || notes))
         let item = try vault.run { try selector.resolve(in: unlocked.vault) }
+        // Renames that do not fit the item's kind are refused before any secret is read.
+        if newService != nil && item.kind != .genericPassword {
+            throw CLIFailure(.usage, "--new-service renames a generic password; \(itemPhrase(item)) is not one")
+        }
+        if newServer != nil && item.kind != .internetPassword {
+            throw CLIFailure(.usage, "--new-server moves an internet password; \(itemPhrase(item)) is not one")
+        }
+        if newService?.isEmpty == true { throw CLIFailure(.usage, "--new-service needs a service") }
 
         var newPassword: SecureBytes?
         if let passwordGenerator {
@@ -96,6 +119,24 @@ struct EditCommand: ParsableCommand {
                 if clearTags { attributes.tags = [] } else if !tag.isEmpty { attributes.tags = tag }
                 if !url.isEmpty { attributes.urls = url }
                 if let favorite { attributes.isFavorite = favorite }
+                // The library checks that the new unique key is free (exit 2 when taken).
+                if let newService { attributes.service = newService }
+                if let newAccount { attributes.account = newAccount.isEmpty ? nil : newAccount }
+                if let newAddress, let newServer {
+                    attributes.server = newAddress.host
+                    attributes.protocol = newAddress.scheme
+                    attributes.port = newAddress.port
+                    attributes.path = newAddress.path
+                    if let link = ServerAddress.link(newServer), !attributes.urls.contains(link) { attributes.urls.append(link) }
+                }
+                for name in removeField {
+                    let before = attributes.fields.count + secrets.fields.count
+                    attributes.fields.removeAll { $0.name == name }
+                    secrets.fields.removeAll { $0.name == name }
+                    if attributes.fields.count + secrets.fields.count == before {
+                        throw CLIFailure(.noMatch, "\(itemPhrase(item)) has no field named \(name)")
+                    }
+                }
                 for field in fields {
                     if let index = attributes.fields.firstIndex(where: { $0.name == field.name }) {
                         attributes.fields[index] = field

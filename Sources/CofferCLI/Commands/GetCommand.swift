@@ -32,7 +32,7 @@ struct GetCommand: ParsableCommand {
             """)
 
     @OptionGroup var vault: VaultArguments
-    @OptionGroup var selector: ItemSelector
+    @OptionGroup var selector: LabeledItemSelector
 
     @Option(help: ArgumentHelp("Print this field instead of the password.", valueName: "name"))
     var field: String?

@@ -31,7 +31,7 @@ struct HistoryCommand: ParsableCommand {
             """)
 
     @OptionGroup var vault: VaultArguments
-    @OptionGroup(title: "Item") var selector: ItemSelector
+    @OptionGroup(title: "Item") var selector: LabeledItemSelector
 
     @Flag(name: .customLong("show-passwords"), help: "Print earlier passwords and secret conflict values too.")
     var showPasswords = false

@@ -17,7 +17,7 @@ struct RemoveCommand: ParsableCommand {
 
     @OptionGroup var vault: VaultArguments
     @OptionGroup var rollback: RollbackArguments
-    @OptionGroup(title: "Item") var selector: ItemSelector
+    @OptionGroup(title: "Item") var selector: LabeledItemSelector
 
     func run() throws {
         let unlocked = try vault.unlock(saving: rollback)

@@ -21,7 +21,7 @@ struct ResolveCommand: ParsableCommand {
 
     @OptionGroup var vault: VaultArguments
     @OptionGroup var rollback: RollbackArguments
-    @OptionGroup(title: "Item") var selector: ItemSelector
+    @OptionGroup(title: "Item") var selector: LabeledItemSelector
 
     func run() throws {
         let unlocked = try vault.unlock(saving: rollback)

@@ -29,7 +29,7 @@ struct TOTPCommand: ParsableCommand {
 
     @OptionGroup var vault: VaultArguments
     @OptionGroup var rollback: RollbackArguments
-    @OptionGroup(title: "Item") var selector: ItemSelector
+    @OptionGroup(title: "Item") var selector: LabeledItemSelector
 
     @Flag(help: "Print JSON (shape above).")
     var json = false
