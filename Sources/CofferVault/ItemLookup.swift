@@ -183,7 +183,7 @@ struct ItemLookup {
     /// path decides between exact and loose. A bare host (no scheme, no port) matches any port.
     static func server(_ text: String, _ a: ItemAttributes) -> Strength {
         guard let server = a.server,
-              let wanted = try? ServerAddress(parsing: text, bareText: text.contains("/") ? .recognisedHost : .host),
+              let wanted = try? ServerAddress(parsing: text, bareText: text.contains("/") || text.contains(":") ? .recognisedHost : .host),
               ServerAddress.sameHost(server, wanted.host) else { return .none }
         if let scheme = wanted.scheme, let stored = a.protocol, !ServerAddress.sameHost(scheme, stored) { return .none }
         let scheme = wanted.scheme ?? a.protocol
