@@ -7,8 +7,15 @@ struct EditCommand: ParsableCommand {
         commandName: "edit",
         abstract: "Change an item: its password, label, notes, tags and more.",
         discussion: """
-            Name the item as for `coffer get`. Only what is given changes; --tag and --url \
-            replace the item's whole list. The old password goes into the item's history.
+            Name the item as for `coffer get` (but --label here sets a new label; NAME \
+            matches labels). Only what is given changes; --tag and --url replace the item's \
+            whole list; an option that takes one value may be given once. The old password \
+            goes into the item's history.
+
+            --new-service, --new-account and --new-server rename the item (a generic password's \
+            service, an internet password's server); a service and account, or server and \
+            account, that another item has is exit 2. --remove-field NAME removes a custom \
+            field, secret or not; a field the item lacks is exit 1.
 
             The new password: --generate makes one (generator flags as in `coffer generate`); \
             --password-stdin reads it (asked twice on a terminal, the line after the master \
@@ -24,6 +31,7 @@ struct EditCommand: ParsableCommand {
               coffer edit vault.coffer --service github.com --account octocat --generate --length 32
               printf 'master\\nnew-password\\n' | coffer edit vault.coffer --service api --account ci --password-stdin
               coffer edit vault.coffer --service github.com --tag work --tag code --favorite
+              coffer edit vault.coffer github --new-account octocat2 --remove-field "old PIN"
             """)
 
     @OptionGroup var vault: VaultArguments
@@ -88,6 +96,7 @@ struct EditCommand: ParsableCommand {
     }
 
     func run() throws {
+        _ = try selector.itemName()   // a usage error (64) before the vault is opened
         let fields = try parseFieldAssignments(field)
         let newAddress = try newServer.map { try ServerAddress(option: $0) }
         let passwordGenerator = generate ? try generator.generator() : nil

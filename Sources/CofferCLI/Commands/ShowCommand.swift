@@ -41,6 +41,7 @@ struct ShowCommand: ParsableCommand {
     var json = false
 
     func run() throws {
+        _ = try selector.itemName()   // a usage error (64) before the vault is opened
         let unlocked = try vault.unlock()
         let (details, secrets) = try vault.run { () throws -> (ItemDetails, ItemSecrets?) in
             let item = try selector.resolve(in: unlocked.vault)

@@ -81,7 +81,7 @@ extension CLIFailure {
         case .itemNotFound:
             self.init(.noMatch, "no item matched in \(name)")
         case .ambiguousItem:
-            self.init(.usage, "\(error.detail ?? "several items match") in \(name); name one by its id (or its first 8 digits)")
+            self.init(.usage, "\(error.detail ?? "several items match") in \(name); add --account, or name one by its id (or its first 8 digits)")
         case .duplicateItem:
             self.init(.duplicate, "item already exists in \(name)")
         case .invalidArgument, .invalidGeneratorPolicy, .invalidWordList, .invalidOneTimePassword, .invalidItem,
