@@ -45,8 +45,10 @@ struct ShowCommand: ParsableCommand {
         let unlocked = try vault.unlock()
         let (details, secrets) = try vault.run { () throws -> (ItemDetails, ItemSecrets?) in
             let item = try selector.resolve(in: unlocked.vault)
-            // The values are decrypted only when they are to be shown.
-            return (try unlocked.vault.details(of: item.id), reveal ? try unlocked.vault.secrets(for: item.id) : nil)
+            guard reveal else { return (try unlocked.vault.details(of: item.id), nil) }
+            // Shown values and their summary come from one read, so their lists line up.
+            let secrets = try unlocked.vault.secrets(for: item.id)
+            return (ItemDetails(item: item, secrets: secrets), secrets)
         }
         if json {
             try printJSON(details, secrets)
