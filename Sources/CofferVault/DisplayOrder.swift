@@ -15,6 +15,10 @@ import Darwin
 /// Not `String`'s `<`: it is not a strict weak order (Swift 6.3 finds "e\u{301}" and
 /// "\u{e9}a" neither equal nor ordered either way), which makes a sort's result
 /// depend on the input order.
+///
+/// This is the library's stable order, the same in every locale. What a person reads
+/// (`coffer list`) is ``Swift/Sequence/sortedForReading(locale:)`` below: case, accents
+/// and numbers as people expect, falling back to this order on ties.
 package enum DisplayOrder {
     /// Sorts `items` into display order.
     ///
