@@ -21,6 +21,7 @@ enum CLI {
         if notesValueGiven(arguments, parseFailed: false) { fail(notesOnCommandLine) }
         do {
             var command = try CofferCommand.parseAsRoot(arguments)
+            try RepeatedOptions.check(command, arguments: arguments)
             try command.run()
             warnIfSecretsWereNotLocked()
             exit(ExitStatus.success.rawValue)

@@ -51,7 +51,7 @@ struct CofferCommand: ParsableCommand {
             """,
         version: CofferRelease.version,
         subcommands: [
-            InitCommand.self, InfoCommand.self, AddCommand.self, NoteCommand.self, GetCommand.self,
+            InitCommand.self, InfoCommand.self, AddCommand.self, NoteCommand.self, GetCommand.self, ShowCommand.self,
             ListCommand.self, SearchCommand.self, EditCommand.self, RemoveCommand.self,
             PasswdCommand.self, AddKeyfileCommand.self, RemoveKeyfileCommand.self, CheckCommand.self, RestoreCommand.self,
             KeyfileCommand.self,

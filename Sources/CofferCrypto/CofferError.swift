@@ -93,6 +93,9 @@ public struct CofferError: Error, Sendable, Hashable, CustomStringConvertible {
         // MARK: Items and slots
         /// No item matches the query.
         case itemNotFound
+        /// A name matches several items (``Vault/item(named:)``); the detail lists them by
+        /// label and short id, so one can be named by its id.
+        case ambiguousItem
         /// An item with the same unique key already exists.
         case duplicateItem
         /// The vault is locked: its keys were wiped. Open it again.
@@ -231,6 +234,8 @@ extension CofferError {
     public static func invalidArgument(_ why: String) -> CofferError { CofferError(.invalidArgument, detail: why) }
 
     public static let itemNotFound = CofferError(.itemNotFound)
+    public static let ambiguousItem = CofferError(.ambiguousItem)
+    public static func ambiguousItem(_ candidates: String) -> CofferError { CofferError(.ambiguousItem, detail: candidates) }
     public static let duplicateItem = CofferError(.duplicateItem)
     public static let vaultLocked = CofferError(.vaultLocked)
     public static let slotUnavailable = CofferError(.slotUnavailable)
@@ -313,6 +318,7 @@ extension CofferError {
              .notARegularFile, .insecurePermissions, .fileTooLarge:
             return "invalid argument: \(what)"
         case .itemNotFound: return "no item matched"
+        case .ambiguousItem: return "several items match: \(what)"
         case .duplicateItem: return "item already exists"
         case .vaultLocked: return "vault is locked"
         case .slotUnavailable: return "key slot unavailable: \(what)"
@@ -390,6 +396,7 @@ extension CofferError: LocalizedError {
             return "If you trust this vault, raise the key-derivation limit (VaultOptions.kdfLimit) and open it again."
         case .lockTimeout: return "Another process is using the vault: wait for it to finish, or close it, and try again."
         case .vaultLocked: return "Unlock the vault again."
+        case .ambiguousItem: return "Name the item by its id (or its first 8 digits), or add its account."
         case .conflict: return "Refresh the vault and make the change again."
         case .rolledBack: return "Accept the rollback to keep this version, or restore the newer copy."
         case .fileExists: return "Choose another file name, or delete the existing file first."

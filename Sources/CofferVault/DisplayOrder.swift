@@ -15,6 +15,10 @@ import Darwin
 /// Not `String`'s `<`: it is not a strict weak order (Swift 6.3 finds "e\u{301}" and
 /// "\u{e9}a" neither equal nor ordered either way), which makes a sort's result
 /// depend on the input order.
+///
+/// This is the library's stable order, the same in every locale. What a person reads
+/// (`coffer list`) is ``Swift/Sequence/sortedForReading(locale:)`` below: case, accents
+/// and numbers as people expect, falling back to this order on ties.
 package enum DisplayOrder {
     /// Sorts `items` into display order.
     ///
@@ -164,5 +168,67 @@ package enum DisplayOrder {
 
     private static func primaryKey(_ attributes: ItemAttributes) -> String? {
         attributes.sortName
+    }
+}
+
+/// The order people read a listing in: by the name shown first (the label, else the
+/// service, else the server: ``ItemAttributes/sortName``), then the account, ignoring
+/// case, accents and width as `locale` folds them, with runs of digits compared as
+/// numbers ("item 2" before "item 10"). Ties fall back to the stable order of
+/// ``Vault/items(matching:)`` (code points, then the id), so the result never depends on
+/// the input order.
+///
+/// ```swift
+/// let listed = try vault.items().sortedForReading()
+/// // alpha, Beta, gamma 2, gamma 10, Zeta
+/// ```
+extension Sequence where Element == Item {
+    public func sortedForReading(locale: Locale = .current) -> [Item] {
+        var stable = Array(self)
+        DisplayOrder.sort(&stable)
+        let keys = stable.map { item in
+            (DisplayOrder.readingKey(item.attributes.sortName ?? "", locale: locale),
+             DisplayOrder.readingKey(item.attributes.account ?? "", locale: locale))
+        }
+        let order = stable.indices.sorted { a, b in
+            if keys[a].0 != keys[b].0 { return keys[a].0.lexicographicallyPrecedes(keys[b].0) }
+            if keys[a].1 != keys[b].1 { return keys[a].1.lexicographicallyPrecedes(keys[b].1) }
+            return a < b
+        }
+        return order.map { stable[$0] }
+    }
+}
+
+extension DisplayOrder {
+    /// A key whose lexicographic order is the reading order of `text`: the text folded
+    /// (case, diacritics, width) for `locale`, as Unicode scalars, with each run of ASCII
+    /// digits replaced by a marker below every letter, its length without leading zeros,
+    /// then its digits: a longer number is a larger one.
+    static func readingKey(_ text: String, locale: Locale) -> [UInt32] {
+        // ASCII (the usual name) folds by lowercasing, without Foundation's tables: listing
+        // a large vault folds every name.
+        let folded = text.utf8.allSatisfy({ $0 < 0x80 }) ? text.lowercased()
+            : text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: locale)
+        var key: [UInt32] = []
+        key.reserveCapacity(folded.unicodeScalars.count + 2)
+        var digits: [UInt32] = []
+        func flushDigits() {
+            guard !digits.isEmpty else { return }
+            let significant = digits.drop { $0 == 0x30 }
+            key.append(0x2F)   // '/', below the digits and letters: numbers start low, as '0' would
+            key.append(UInt32(significant.count))
+            key.append(contentsOf: significant)
+            digits.removeAll(keepingCapacity: true)
+        }
+        for scalar in folded.unicodeScalars {
+            if scalar.value >= 0x30 && scalar.value <= 0x39 {
+                digits.append(scalar.value)
+            } else {
+                flushDigits()
+                key.append(scalar.value)
+            }
+        }
+        flushDigits()
+        return key
     }
 }

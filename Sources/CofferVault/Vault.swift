@@ -316,6 +316,37 @@ public final class Vault: @unchecked Sendable {
         }
     }
 
+    /// What ``restoreBackup()`` would change, read from the backup (`<path>.bak`) with this
+    /// vault's keys and checked as a restore checks it; nothing is written. Items only the
+    /// backup holds would come back, items only the vault holds would go, and items both
+    /// hold at different revisions would return to the backup's version. Throws
+    /// ``CofferError/fileNotFound`` when there is no backup.
+    ///
+    /// ```swift
+    /// let preview = try vault.backupChanges()
+    /// for item in preview.restored { print("would bring back", item.displayName) }
+    /// ```
+    public func backupChanges() throws(CofferError) -> BackupChanges {
+        try withLock { () throws(CofferError) -> BackupChanges in
+            let keys = try requireKeys()
+            let backup = try storeCall { () throws(StoreError) in try store.readBackup() }
+            var restored = try replicaSnapshot(backup.bytes, name: "the backup \(path).bak", keys: keys)
+            try restored.checkDigests()
+            func items(_ base: VaultSnapshot) throws(CofferError) -> [Item] {
+                let tx = VaultTransaction(vault: self, keys: keys, base: base)
+                defer { tx.close() }
+                return try tx.items()
+            }
+            let inBackup = try items(restored), inVault = try items(snapshot)
+            let current = Dictionary(inVault.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+            let kept = Set(inBackup.map(\.id))
+            return BackupChanges(restored: inBackup.filter { current[$0.id] == nil },
+                                 removed: inVault.filter { !kept.contains($0.id) },
+                                 changed: inBackup.filter { item in current[item.id].map { $0.revision != item.revision } ?? false },
+                                 backupItemCount: inBackup.count)
+        }
+    }
+
     /// Deletes a vault for good: the file, its backup (`.bak`), leftover temp files and
     /// its lock file. Refuses while another process holds the write lock. This does
     /// not shred the disk blocks; on flash storage only encryption protects old data.

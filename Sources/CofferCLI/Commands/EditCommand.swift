@@ -7,8 +7,15 @@ struct EditCommand: ParsableCommand {
         commandName: "edit",
         abstract: "Change an item: its password, label, notes, tags and more.",
         discussion: """
-            Name the item as for `coffer get`. Only what is given changes; --tag and --url \
-            replace the item's whole list. The old password goes into the item's history.
+            Name the item as for `coffer get` (but --label here sets a new label; NAME \
+            matches labels). Only what is given changes; --tag and --url replace the item's \
+            whole list; an option that takes one value may be given once. The old password \
+            goes into the item's history.
+
+            --new-service, --new-account and --new-server rename the item (a generic password's \
+            service, an internet password's server); a service and account, or server and \
+            account, that another item has is exit 2. --remove-field NAME removes a custom \
+            field, secret or not; a field the item lacks is exit 1.
 
             The new password: --generate makes one (generator flags as in `coffer generate`); \
             --password-stdin reads it (asked twice on a terminal, the line after the master \
@@ -24,6 +31,7 @@ struct EditCommand: ParsableCommand {
               coffer edit vault.coffer --service github.com --account octocat --generate --length 32
               printf 'master\\nnew-password\\n' | coffer edit vault.coffer --service api --account ci --password-stdin
               coffer edit vault.coffer --service github.com --tag work --tag code --favorite
+              coffer edit vault.coffer github --new-account octocat2 --remove-field "old PIN"
             """)
 
     @OptionGroup var vault: VaultArguments
@@ -38,6 +46,16 @@ struct EditCommand: ParsableCommand {
 
     @Option(help: "A new display name (an empty string removes it).")
     var label: String?
+
+    @Option(name: .customLong("new-service"), help: ArgumentHelp("Rename a generic password's service.", valueName: "service"))
+    var newService: String?
+
+    @Option(name: .customLong("new-account"), help: ArgumentHelp("Rename the account (an empty string removes it).", valueName: "account"))
+    var newAccount: String?
+
+    @Option(name: .customLong("new-server"),
+            help: ArgumentHelp("Move an internet password to another server: a URL (scheme, host, port, path) or a host.", valueName: "url"))
+    var newServer: String?
 
     @Flag(help: "Read new notes (encrypted): typed on a terminal (end with Ctrl-D), else the rest of stdin after the other lines; empty removes them. Never a value on the command line.")
     var notes = false
@@ -61,6 +79,10 @@ struct EditCommand: ParsableCommand {
             help: ArgumentHelp("Set a secret custom field; its value is read like a password (repeatable).", valueName: "name"))
     var secretField: [String] = []
 
+    @Option(name: .customLong("remove-field"),
+            help: ArgumentHelp("Remove a custom field, secret or not (repeatable); a missing one is exit 1.", valueName: "name"))
+    var removeField: [String] = []
+
     @Flag(inversion: .prefixedNo, help: "Mark or unmark the item as a favorite.")
     var favorite: Bool?
 
@@ -74,11 +96,21 @@ struct EditCommand: ParsableCommand {
     }
 
     func run() throws {
+        _ = try selector.itemName()   // a usage error (64) before the vault is opened
         let fields = try parseFieldAssignments(field)
+        let newAddress = try newServer.map { try ServerAddress(option: $0) }
         let passwordGenerator = generate ? try generator.generator() : nil
         let unlocked = try vault.unlock(saving: rollback,
                                         cache: .readingStdin(secrets: passwordStdin || !secretField.isEmpty || notes))
         let item = try vault.run { try selector.resolve(in: unlocked.vault) }
+        // Renames that do not fit the item's kind are refused before any secret is read.
+        if newService != nil && item.kind != .genericPassword {
+            throw CLIFailure(.usage, "--new-service renames a generic password; \(itemPhrase(item)) is not one")
+        }
+        if newServer != nil && item.kind != .internetPassword {
+            throw CLIFailure(.usage, "--new-server moves an internet password; \(itemPhrase(item)) is not one")
+        }
+        if newService?.isEmpty == true { throw CLIFailure(.usage, "--new-service needs a service") }
 
         var newPassword: SecureBytes?
         if let passwordGenerator {
@@ -96,6 +128,24 @@ struct EditCommand: ParsableCommand {
                 if clearTags { attributes.tags = [] } else if !tag.isEmpty { attributes.tags = tag }
                 if !url.isEmpty { attributes.urls = url }
                 if let favorite { attributes.isFavorite = favorite }
+                // The library checks that the new unique key is free (exit 2 when taken).
+                if let newService { attributes.service = newService }
+                if let newAccount { attributes.account = newAccount.isEmpty ? nil : newAccount }
+                if let newAddress, let newServer {
+                    attributes.server = newAddress.host
+                    attributes.protocol = newAddress.scheme
+                    attributes.port = newAddress.port
+                    attributes.path = newAddress.path
+                    if let link = ServerAddress.link(newServer), !attributes.urls.contains(link) { attributes.urls.append(link) }
+                }
+                for name in removeField {
+                    let before = attributes.fields.count + secrets.fields.count
+                    attributes.fields.removeAll { $0.name == name }
+                    secrets.fields.removeAll { $0.name == name }
+                    if attributes.fields.count + secrets.fields.count == before {
+                        throw CLIFailure(.noMatch, "\(itemPhrase(item)) has no field named \(name)")
+                    }
+                }
                 for field in fields {
                     if let index = attributes.fields.firstIndex(where: { $0.name == field.name }) {
                         attributes.fields[index] = field

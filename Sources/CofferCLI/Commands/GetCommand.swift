@@ -1,15 +1,17 @@
 import ArgumentParser
 import Coffer
 
-/// `coffer get VAULT --service S [--account A] [--field NAME] [--json] [--clip]`
+/// `coffer get VAULT [NAME | --service S …] [--account A] [--field NAME] [--json] [--clip]`
 struct GetCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "get",
         abstract: "Print an item's password alone, plus a newline (or copy it to the clipboard).",
         discussion: """
-            Name the item with --service (or --server, --title for a secure note, --id). \
-            Without --account, the service must have exactly one item; if several match, \
-            exit 64 says which accounts there are. No match: exit 1.
+            Name the item with NAME: its id (or first 8+ digits), label, service, server \
+            (a host, or a URL pasted with any path) or note title; case is ignored. Or name \
+            one attribute with --service, --server, --title (a secure note), --label or --id, \
+            and narrow with --account. If several items match, exit 64 lists them by label \
+            and short id; no match: exit 1.
 
             For a secure note, the note's text is printed. --field NAME prints a secret \
             custom field, else a non-secret custom field, else `notes` prints the item's \
@@ -26,13 +28,14 @@ struct GetCommand: ParsableCommand {
             "value": str replace "password".
 
             EXAMPLES:
+              coffer get vault.coffer github
               coffer get vault.coffer --service github.com
               coffer get vault.coffer --service github.com --account octocat --clip
               coffer get vault.coffer --server https://example.com --field otp --json
             """)
 
     @OptionGroup var vault: VaultArguments
-    @OptionGroup var selector: ItemSelector
+    @OptionGroup var selector: LabeledItemSelector
 
     @Option(help: ArgumentHelp("Print this field instead of the password.", valueName: "name"))
     var field: String?
@@ -52,6 +55,7 @@ struct GetCommand: ParsableCommand {
     }
 
     func run() throws {
+        _ = try selector.itemName()   // a usage error (64) before the vault is opened
         let clipboard = clip ? try Clipboard.find() : nil
         let unlocked = try vault.unlock()
         let (item, secrets) = try vault.run { () throws -> (Item, ItemSecrets) in

@@ -31,7 +31,7 @@ struct HistoryCommand: ParsableCommand {
             """)
 
     @OptionGroup var vault: VaultArguments
-    @OptionGroup(title: "Item") var selector: ItemSelector
+    @OptionGroup(title: "Item") var selector: LabeledItemSelector
 
     @Flag(name: .customLong("show-passwords"), help: "Print earlier passwords and secret conflict values too.")
     var showPasswords = false
@@ -40,6 +40,7 @@ struct HistoryCommand: ParsableCommand {
     var json = false
 
     func run() throws {
+        _ = try selector.itemName()   // a usage error (64) before the vault is opened
         let unlocked = try vault.unlock()
         let (item, secrets, conflicts) = try vault.run { () throws -> (Item, ItemSecrets, [ItemConflict]) in
             let item = try selector.resolve(in: unlocked.vault)

@@ -9,7 +9,9 @@ struct ListCommand: ParsableCommand {
         discussion: """
             Prints NAME, ACCOUNT, KIND and TAGS columns (a * marks favorites), or JSON. NAME \
             is the item's label when it has one, followed by its service or address in \
-            parentheses, else the service, address or note title: the list is sorted by it. \
+            parentheses, else the service, address or note title. The list reads in order of \
+            the label (else service, else server), then account: case and accents ignored, \
+            numbers in names compared as numbers ("item 2" before "item 10"). \
             With a filter that matches nothing, exit 1.
 
             --conflicts lists only the items with values that lost a concurrent edit on \
@@ -69,7 +71,7 @@ struct ListCommand: ParsableCommand {
             let flagged = Set(try unlocked.vault.itemsWithConflicts().map(\.id))
             return matching.filter { flagged.contains($0.id) }
         }
-        try printItems(items, json: json)
+        try printItems(items.sortedForReading(), json: json)
         if items.isEmpty && (query != .all || conflicts) {
             throw CLIFailure(.noMatch, conflicts ? "no item matched with conflicting edits" : "no item matched")
         }

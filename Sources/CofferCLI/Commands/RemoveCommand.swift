@@ -17,9 +17,10 @@ struct RemoveCommand: ParsableCommand {
 
     @OptionGroup var vault: VaultArguments
     @OptionGroup var rollback: RollbackArguments
-    @OptionGroup(title: "Item") var selector: ItemSelector
+    @OptionGroup(title: "Item") var selector: LabeledItemSelector
 
     func run() throws {
+        _ = try selector.itemName()   // a usage error (64) before the vault is opened
         let unlocked = try vault.unlock(saving: rollback)
         let item = try vault.run { () throws -> Item in
             let item = try selector.resolve(in: unlocked.vault)

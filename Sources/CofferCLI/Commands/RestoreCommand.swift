@@ -12,8 +12,12 @@ struct RestoreCommand: ParsableCommand {
             Every save keeps the version it replaces as VAULT.bak. `restore` swaps them: the \
             backup becomes the vault, and the version it replaces becomes VAULT.bak, so running \
             `restore` again undoes it and no version is lost. It shows both versions (generation, \
-            entries, when saved) and asks first; on a pipe, --yes confirms. What the backup \
-            holds can be seen before with `coffer list VAULT.bak`.
+            entries, when saved) and asks first; on a pipe, --yes confirms.
+
+            --dry-run changes nothing: it prints what restoring would do, one item a line \
+            (name, account, short id): `restore` brings back items only the backup holds, \
+            `remove` drops items only the vault holds, `revert` puts back the backup's \
+            version of an item both hold. `coffer list VAULT.bak` lists the whole backup.
 
             The restored file is older than the vault this device saw last; `restore` accepts it \
             as the current version (see "Rolled-back files" in the README), so later saves work \
@@ -23,12 +27,16 @@ struct RestoreCommand: ParsableCommand {
             EXAMPLES:
               coffer restore vault.coffer
               printf '%s\\n' "$MASTER" | coffer restore vault.coffer --yes
+              coffer restore vault.coffer --dry-run
             """)
 
     @OptionGroup var vault: VaultArguments
 
     @Flag(help: "Restore without asking (needed when stdin is not a terminal).")
     var yes = false
+
+    @Flag(name: .customLong("dry-run"), help: "Print what restoring would bring back, remove or revert; change nothing.")
+    var dryRun = false
 
     func run() throws {
         let path = vault.vault
@@ -40,6 +48,15 @@ struct RestoreCommand: ParsableCommand {
         // The credentials (or a cached unlock) are needed: the backup is checked with the
         // vault's keys before it replaces anything.
         let unlocked = try vault.unlock()
+        if dryRun {
+            let changes = try vault.run { try unlocked.vault.backupChanges() }
+            for (verb, items) in [("restore", changes.restored), ("remove ", changes.removed), ("revert ", changes.changed)] {
+                for item in items { Output.line("\(verb) \(Output.visible(item.candidateDescription))") }
+            }
+            Output.error("the backup holds \(changes.backupItemCount) items (generation \(backup.generation)); "
+                         + (changes.isEmpty ? "restoring would change no item; " : "") + "nothing was restored")
+            return
+        }
         Output.error("current: generation \(current.generation), \(current.entryCount) entries, saved \(Self.saved(path))")
         Output.error("backup:  generation \(backup.generation), \(backup.entryCount) entries, saved \(Self.saved(backupPath))")
         if !yes {

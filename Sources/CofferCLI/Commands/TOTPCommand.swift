@@ -29,7 +29,7 @@ struct TOTPCommand: ParsableCommand {
 
     @OptionGroup var vault: VaultArguments
     @OptionGroup var rollback: RollbackArguments
-    @OptionGroup(title: "Item") var selector: ItemSelector
+    @OptionGroup(title: "Item") var selector: LabeledItemSelector
 
     @Flag(help: "Print JSON (shape above).")
     var json = false
@@ -42,6 +42,7 @@ struct TOTPCommand: ParsableCommand {
     }
 
     func run() throws {
+        _ = try selector.itemName()   // a usage error (64) before the vault is opened
         let unlocked = try set ? vault.unlock(saving: rollback, cache: .readingStdin(secrets: true)) : vault.unlock()
         let item = try vault.run { try selector.resolve(in: unlocked.vault) }
         if set {

@@ -80,6 +80,8 @@ extension CLIFailure {
         switch error.kind {
         case .itemNotFound:
             self.init(.noMatch, "no item matched in \(name)")
+        case .ambiguousItem:
+            self.init(.usage, "\(error.detail ?? "several items match") in \(name); add --account, or name one by its id (or its first 8 digits)")
         case .duplicateItem:
             self.init(.duplicate, "item already exists in \(name)")
         case .invalidArgument, .invalidGeneratorPolicy, .invalidWordList, .invalidOneTimePassword, .invalidItem,

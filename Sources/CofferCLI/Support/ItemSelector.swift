@@ -2,9 +2,17 @@ import ArgumentParser
 import Coffer
 import Foundation
 
-/// Picks one item: `--service`, `--server`, `--title` or `--id`, narrowed by `--account`.
+/// Picks one item: a positional NAME, or one of `--service`, `--server`, `--title`,
+/// `--id` (and `--label`, see ``LabeledItemSelector``); narrowed by `--account`. The
+/// library resolves it (``Vault/item(named:)``).
+///
+/// `edit` takes this one: its `--label` sets a new label (NAME matches labels there).
 struct ItemSelector: ParsableArguments {
-    @Option(help: "The service of a generic password, e.g. github.com.")
+    @Argument(help: ArgumentHelp("The item: its id (or first 8+ digits), label, service, server (host or pasted URL) or note title.",
+                                 valueName: "name"))
+    var name: String?
+
+    @Option(help: "The service of a generic password, e.g. github.com (case is ignored).")
     var service: String?
 
     @Option(help: ArgumentHelp("The server of an internet password: a URL or a host.", valueName: "url"))
@@ -13,70 +21,60 @@ struct ItemSelector: ParsableArguments {
     @Option(help: "The title of a secure note.")
     var title: String?
 
-    @Option(help: ArgumentHelp("The item's id, as `list --json` shows it.", valueName: "id"))
+    @Option(help: ArgumentHelp("The item's id, or its first 8+ hex digits (as `list --json` and error messages show it).", valueName: "id"))
     var id: String?
 
     @Option(help: "The account; needed when several items share the service or server.")
     var account: String?
 
-    func validate() throws {
-        let given = [service, server, title, id].compactMap { $0 }
-        guard given.count == 1 else {
-            throw ValidationError("name the item with exactly one of --service, --server, --title or --id")
+    // No validate(): ArgumentParser validates option groups before it reports an unknown
+    // option, so a check here would hide "unknown option" behind it. ``itemName()`` checks.
+
+    /// The name given, as the library takes it; a usage error (64) unless exactly one was given.
+    /// `label` is `--label` where the command offers it (`offersLabel`).
+    func itemName(label: String? = nil, offersLabel: Bool = false) throws -> ItemName {
+        var keys: [ItemName.Key] = []
+        if let name { keys.append(.anything(name)) }
+        if let service { keys.append(.service(service)) }
+        if let server {
+            _ = try ServerAddress(option: server)   // a usage error for text that is no address
+            keys.append(.server(server))
         }
-        if let id, ItemID(hex: id) == nil { throw ValidationError("--id must be 32 hexadecimal digits") }
-    }
-
-    /// A short, non-secret description of the selection for messages.
-    var summary: String {
-        var text: String
-        if let service { text = "service \(service)" }
-        else if let server { text = "server \(server)" }
-        else if let title { text = "note \"\(title)\"" }
-        else { text = "id \(id ?? "")" }
-        if let account { text += ", account \(account)" }
-        return text
-    }
-
-    func query() throws -> ItemQuery {
-        var query = ItemQuery(account: account)
-        if let service {
-            query.kind = .genericPassword
-            query.service = service
-        } else if let server {
-            let address = try ServerAddress(option: server)
-            query.kind = .internetPassword
-            query.server = address.host
-            query.protocol = address.scheme
-            query.port = address.port
-            query.path = address.path
-        } else if let title {
-            query.kind = .secureNote
-            query.label = title
-        }
-        return query
-    }
-
-    /// The one matching item. None -> exit 1; several -> exit 64, asking for --account.
-    func resolve(in vault: Vault) throws -> Item {
-        if let id, let itemID = ItemID(hex: id) {
-            do {
-                let item = try vault.item(itemID)
-                if let account, item.account != account { throw CLIFailure(.noMatch, "no item matched \(summary)") }
-                return item
-            } catch CofferError.itemNotFound {
-                throw CLIFailure(.noMatch, "no item matched \(summary)")
+        if let title { keys.append(.title(title)) }
+        if let label { keys.append(.label(label)) }
+        if let id {
+            guard id.count >= ItemName.shortIDLength, id.count <= 32, id.allSatisfy({ $0.isHexDigit }) else {
+                throw CLIFailure(.usage, "--id must be 8 to 32 hexadecimal digits")
             }
+            keys.append(.id(id))
         }
-        let found = try vault.items(matching: try query())
-        guard let first = found.first else { throw CLIFailure(.noMatch, "no item matched \(summary)") }
-        guard found.count == 1 else {
-            let accounts = found.map { $0.account ?? "" }
-            let hint = account == nil && Set(accounts).count == accounts.count
-                ? "add --account (one of: \(accounts.map { $0.isEmpty ? "\"\"" : $0 }.joined(separator: ", ")))"
-                : "use --id (see list --json)"
-            throw CLIFailure(.usage, "\(found.count) items match \(summary); \(hint)")
+        guard keys.count == 1, let key = keys.first else {
+            throw CLIFailure(.usage, "name the item with exactly one of NAME, --service, --server, --title\(offersLabel ? ", --label" : "") or --id")
         }
-        return first
+        return ItemName(key, account: account)
     }
+
+    /// The one matching item. None -> exit 1; several -> exit 64, listing them by label and short id.
+    func resolve(in vault: Vault, label: String? = nil, offersLabel: Bool = false) throws -> Item {
+        let name = try itemName(label: label, offersLabel: offersLabel)
+        // None is "no match" (1) with the name given; several is the library's
+        // ambiguousItem, listing them (64).
+        // (Not `catch CofferError.itemNotFound` around `item(named:)`: Swift 6.3 crashes
+        // compiling that typed-throws pattern here.)
+        let found = try vault.items(named: name)
+        guard let first = found.first else { throw CLIFailure(.noMatch, "no item matched \(name)") }
+        return found.count == 1 ? first : try vault.item(named: name)
+    }
+}
+
+/// ``ItemSelector`` plus `--label`: for every item command but `edit`.
+struct LabeledItemSelector: ParsableArguments {
+    @OptionGroup var selector: ItemSelector
+
+    @Option(help: "The item's label (display name), of any kind; case is ignored.")
+    var label: String?
+
+    func itemName() throws -> ItemName { try selector.itemName(label: label, offersLabel: true) }
+
+    func resolve(in vault: Vault) throws -> Item { try selector.resolve(in: vault, label: label, offersLabel: true) }
 }

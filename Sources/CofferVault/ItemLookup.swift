@@ -1,0 +1,211 @@
+import CofferCrypto
+import CofferFormat
+import CofferStore
+import Foundation
+
+/// How a person names an item: the one place Coffer turns a name into an item.
+///
+/// ``anything(_:)`` is the name typed without saying what it is (`coffer get vault github`):
+/// it matches an item's id (all 32 hex digits, or its first 8 or more), label, service,
+/// note title, or server, where a pasted URL (`https://GitHub.com/login?next=/`) matches
+/// an internet password of that host, scheme and port, whatever its path. Labels,
+/// services and titles compare ignoring case; when several items match only so, the one
+/// spelled exactly wins. The other cases name one attribute only.
+///
+/// ```swift
+/// let item = try vault.item(named: ItemName("github"))
+/// let mine = try vault.item(named: ItemName(.service("GitHub.com"), account: "octocat"))
+/// let site = try vault.item(named: ItemName(.server("https://example.com/login?x=1")))
+/// ```
+public struct ItemName: Sendable, Hashable, CustomStringConvertible {
+    /// What the name is.
+    public enum Key: Sendable, Hashable {
+        /// Any of id, label, service, server (host or URL) and note title.
+        case anything(String)
+        /// An id: 32 hex digits, or a prefix of at least ``ItemName/shortIDLength`` digits.
+        case id(String)
+        /// The label (display name) of an item of any kind.
+        case label(String)
+        /// The service of a generic password.
+        case service(String)
+        /// The server of an internet password: a host or a URL (its path and query only
+        /// break ties between items of the same server).
+        case server(String)
+        /// The title of a secure note.
+        case title(String)
+    }
+
+    public var key: Key
+    /// Narrows to items of this account (compared exactly).
+    public var account: String?
+
+    public init(_ key: Key, account: String? = nil) {
+        self.key = key
+        self.account = account
+    }
+
+    /// ``Key/anything(_:)``.
+    public init(_ text: String, account: String? = nil) {
+        self.init(.anything(text), account: account)
+    }
+
+    /// The digits of an id that name an item in messages (``Item/shortID``).
+    public static let shortIDLength = 8
+
+    /// A short, non-secret description for messages: `service github.com, account octocat`.
+    public var description: String {
+        var text: String
+        switch key {
+        case .anything(let name): text = "\"\(name)\""
+        case .id(let id): text = "id \(id)"
+        case .label(let label): text = "label \"\(label)\""
+        case .service(let service): text = "service \(service)"
+        case .server(let server): text = "server \(server)"
+        case .title(let title): text = "note \"\(title)\""
+        }
+        if let account { text += ", account \(account)" }
+        return text
+    }
+}
+
+extension Item {
+    /// The first ``ItemName/shortIDLength`` hex digits of the id: enough to tell items apart
+    /// in a message, and accepted back by ``ItemName/Key/id(_:)`` and ``ItemName/Key/anything(_:)``.
+    public var shortID: String { String(id.hex.prefix(ItemName.shortIDLength)) }
+
+    /// How an item is told apart from others in a list of candidates: its label (if
+    /// any), its service, address or title, its account and its short id. Never a secret.
+    ///
+    /// ```swift
+    /// print(item.candidateDescription)   // GitHub (github.com) octocat [3f2a9c01]
+    /// ```
+    public var candidateDescription: String {
+        let name = attributes.label.map { $0 == attributes.displayName ? $0 : "\($0) (\(attributes.displayName))" } ?? attributes.displayName
+        let account = attributes.account.map { $0.isEmpty ? "" : " \($0)" } ?? ""
+        return "\(name)\(account) [\(shortID)]"
+    }
+}
+
+extension Vault {
+    /// Every item `name` matches (``ItemName``), in listing order; an empty array when none.
+    ///
+    /// ```swift
+    /// let candidates = try vault.items(named: ItemName("Meeting notes"))   // two notes may share a title
+    /// ```
+    public func items(named name: ItemName) throws(CofferError) -> [Item] {
+        var query = ItemQuery(account: name.account)
+        switch name.key {
+        case .service: query.kind = .genericPassword
+        case .server: query.kind = .internetPassword
+        case .title: query.kind = .secureNote
+        case .anything, .id, .label: break
+        }
+        return ItemLookup(name.key).select(from: try items(matching: query))
+    }
+
+    /// The one item `name` matches. Throws ``CofferError/itemNotFound`` when none does, and
+    /// ``CofferError/ambiguousItem`` when several do; its detail lists them (label and short id,
+    /// ``Item/candidateDescription``), so that one can be named by its id.
+    ///
+    /// ```swift
+    /// do {
+    ///     let item = try vault.item(named: ItemName("github"))
+    /// } catch CofferError.ambiguousItem {
+    ///     let candidates = try vault.items(named: ItemName("github"))   // to offer a choice
+    /// }
+    /// ```
+    public func item(named name: ItemName) throws(CofferError) -> Item {
+        let found = try items(named: name)
+        guard let first = found.first else { throw .itemNotFound }
+        guard found.count == 1 else {
+            throw .ambiguousItem("\(found.count) items match \(name): "
+                + found.map(\.candidateDescription).joined(separator: "; "))
+        }
+        return first
+    }
+}
+
+/// The matching rules behind ``Vault/items(named:)``: which items a name's key matches,
+/// and which of several wins by an exact spelling.
+struct ItemLookup {
+    let key: ItemName.Key
+
+    init(_ key: ItemName.Key) { self.key = key }
+
+    /// How well an item matches: not at all, ignoring case (or, for a URL, ignoring the
+    /// path), or exactly.
+    enum Strength: Comparable { case none, loose, exact }
+
+    func select(from items: [Item]) -> [Item] {
+        var found: [(Item, Strength)] = []
+        for item in items {
+            let strength = self.strength(item.attributes, id: item.id)
+            guard strength != .none else { continue }
+            found.append((item, strength))
+        }
+        // Several loose matches with exactly one exact one: the exact one is meant.
+        let exact = found.filter { $0.1 == .exact }
+        if found.count > 1, exact.count == 1 { return exact.map(\.0) }
+        return found.map(\.0)
+    }
+
+    func strength(_ a: ItemAttributes, id: ItemID) -> Strength {
+        switch key {
+        case .id(let text): return Self.id(text, matches: id) ? .exact : .none
+        case .label(let text): return Self.text(text, a.label)
+        case .service(let text): return Self.text(text, a.service)
+        case .title(let text): return Self.text(text, a.label)
+        case .server(let text): return Self.server(text, a)
+        case .anything(let text):
+            if Self.id(text, matches: id) { return .exact }
+            var strength = max(Self.text(text, a.label), Self.text(text, a.service))
+            if a.kind == .internetPassword { strength = max(strength, Self.server(text, a)) }
+            return strength
+        }
+    }
+
+    /// All 32 digits, or a prefix of at least ``ItemName/shortIDLength``; case ignored.
+    static func id(_ text: String, matches id: ItemID) -> Bool {
+        guard text.utf8.count >= ItemName.shortIDLength, text.utf8.count <= 32,
+              text.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x66) }) else { return false }
+        return id.hex.hasPrefix(text.lowercased())
+    }
+
+    /// Equal: exact; equal ignoring case (and width, for full-width letters): loose.
+    static func text(_ wanted: String, _ stored: String?) -> Strength {
+        guard let stored else { return .none }
+        if stored == wanted { return .exact }
+        return stored.compare(wanted, options: [.caseInsensitive, .widthInsensitive]) == .orderedSame ? .loose : .none
+    }
+
+    /// `text` read as a host or URL (``ServerAddress``): same host, and the same scheme and
+    /// port where both sides give them (a missing port is the scheme's default). The
+    /// path decides between exact and loose. A bare host (no scheme, no port) matches any port.
+    static func server(_ text: String, _ a: ItemAttributes) -> Strength {
+        guard let server = a.server,
+              let wanted = try? ServerAddress(parsing: text, bareText: text.contains("/") || text.contains(":") ? .recognisedHost : .host),
+              ServerAddress.sameHost(server, wanted.host) else { return .none }
+        if let scheme = wanted.scheme, let stored = a.protocol, !ServerAddress.sameHost(scheme, stored) { return .none }
+        let scheme = wanted.scheme ?? a.protocol
+        // A bare host names the server at any port; a URL, its port (or its scheme's default).
+        if wanted.scheme != nil || wanted.port != nil,
+           ServerAddress.effectivePort(wanted.port, scheme: scheme) != ServerAddress.effectivePort(a.port, scheme: scheme) {
+            return .none
+        }
+        return wanted.path == a.path ? .exact : .loose
+    }
+}
+
+extension ServerAddress {
+    /// `port`, or the well-known port of `scheme` when `port` is nil (nil when neither is known).
+    static func effectivePort(_ port: UInt16?, scheme: String?) -> UInt16? {
+        if let port { return port }
+        switch scheme.map(normalizedHost) {
+        case "http"?, "ws"?: return 80
+        case "https"?, "wss"?: return 443
+        case "ftp"?: return 21
+        case "ssh"?, "sftp"?: return 22
+        default: return nil
+        }
+    }
+}
