@@ -22,12 +22,15 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCH = os.path.join(ROOT, "Benchmarks")
 PASSWORD = "bench-master-password"
 NEW_PASSWORD = "bench-new-master-password"
+# A time target counts as met only on a run whose 1-minute load average stays below this.
+QUIET = 1.5
 
 
 def markers(section):
@@ -40,19 +43,25 @@ def sh(command, **kwargs):
 
 
 def run_measured(argv, stdin_text, cwd=None):
-    """Runs one process; returns (seconds, peak RSS in KiB). Fails loudly on a non-zero exit."""
+    """Runs one process; returns (seconds, peak RSS in KiB). Fails loudly on a non-zero exit.
+
+    Each process gets an empty XDG_STATE_HOME: every run of an operation starts from a
+    fresh copy of the same vault, which coffer's rollback memory (issue 16) would
+    otherwise refuse to save over as an older version than the one the last run saved."""
+    env = dict(os.environ, XDG_STATE_HOME=tempfile.mkdtemp(prefix="bench-state-"))
     read_end, write_end = os.pipe()
     os.write(write_end, stdin_text.encode())
     os.close(write_end)
     with open(os.devnull, "wb") as null:
         start = time.perf_counter()
-        process = subprocess.Popen(argv, stdin=read_end, stdout=null, stderr=subprocess.PIPE, cwd=cwd)
+        process = subprocess.Popen(argv, stdin=read_end, stdout=null, stderr=subprocess.PIPE, cwd=cwd, env=env)
         _, status, usage = os.wait4(process.pid, 0)
         elapsed = time.perf_counter() - start
         process.returncode = os.waitstatus_to_exitcode(status)
         error = process.stderr.read().decode(errors="replace")
         process.stderr.close()
     os.close(read_end)
+    shutil.rmtree(env["XDG_STATE_HOME"], ignore_errors=True)
     if process.returncode != 0:
         sys.exit(f"failed ({process.returncode}): {' '.join(argv)}\n{error}")
     return elapsed, usage.ru_maxrss
@@ -194,6 +203,7 @@ class Bench:
         tools = list(dict.fromkeys(tool for makers in ops.values() for tool in makers))
         data = {op: {tool: [] for tool in makers} for op, makers in ops.items()}
         floors = {name: [] for name in self.floor_implementations()}
+        loads = [os.getloadavg()[0]]   # before the size, then after every run
         for run in range(runs):
             order = tools[run % len(tools):] + tools[:run % len(tools)]   # rotate which tool goes first
             for name in floors:   # the floor too, in the same runs
@@ -202,10 +212,12 @@ class Bench:
                 for tool in (tool for tool in order if tool in makers):
                     argv, stdin = makers[tool]()
                     data[op][tool].append(run_measured(argv, stdin, cwd=self.work))
-            print(f"  run {run + 1}/{runs} done", flush=True)
+            loads.append(os.getloadavg()[0])
+            print(f"  run {run + 1}/{runs} done (load {loads[-1]:.2f})", flush=True)
         floor = {name: summary(values) for name, values in floors.items()}
         best = min(floor, key=lambda name: floor[name]["median"])
-        result = {"runs": runs, "ops": {}, "floor": {"implementation": best, **floor[best]}, "files": {
+        result = {"runs": runs, "ops": {}, "floor": {"implementation": best, **floor[best]},
+                  "load": {"before": loads[0], "after": loads[-1], "max": max(loads)}, "files": {
             "coffer": os.path.getsize(self.coffer_vault(size)), "keepassxc-cli": os.path.getsize(self.kdbx(size))}}
         for op, tools in data.items():
             result["ops"][op] = {tool: {"time": summary([t for t, _ in samples]), "rss_kib": max(r for _, r in samples)}
@@ -282,6 +294,12 @@ class Bench:
             c, k = sr["files"]["coffer"], sr["files"]["keepassxc-cli"]
             out.append(f"| {size:,} | {c:,} | {k:,} | {c / k:.2f} | {c / size:.0f} |")
         out += ["", "Runs per size: " + ", ".join(f"{s:,}: {sr['runs']}" for s, sr in sorted(r["sizes"].items())) + "."]
+        out += ["", f"Load average (1 min) per size, before / highest / after its runs (a time target is judged "
+                f"only when it stays below {QUIET}):", ""]
+        for size, sr in sorted(r["sizes"].items()):
+            load = sr.get("load")
+            if load:
+                out.append(f"- {size:,}: {load['before']:.2f} / {load['max']:.2f} / {load['after']:.2f}")
         if "micro" in r:
             out += ["", "### In-process (CofferBench micro)", "", "| benchmark | per op | median | min | max | ops |",
                     "|---|---|---|---|---|---|"]
@@ -302,34 +320,50 @@ class Bench:
             return r["sizes"].get(size, {}).get("ops", {}).get(name, {}).get(tool)
 
         rows = []
-        c = op(10_000, "open + list")
-        rows.append(("open + list, 10,000: ≤ floor + 50 ms",
-                     *(verdict(f"floor + {1000 * (c['time']['median'] - floor(10_000)):.0f} ms",
-                               c["time"]["median"] <= floor(10_000) + 0.050) if c else ("not measured", "—"))))
-        for name, label in (("open + list", "open + list"), ("add one + save", "add one + save")):
-            c, k = op(100_000, name), op(100_000, name, "keepassxc-cli")
-            rows.append((f"{label}, 100,000: ≤ 1/20 of keepassxc-cli",
-                         *(verdict(f"1/{k['time']['median'] / c['time']['median']:.1f}",
-                                   c["time"]["median"] * 20 <= k["time"]["median"]) if c else ("not measured", "—"))))
+
+        def timed(size, label, name, limit, measured):
+            """A time target: judged only on a quiet run (load below QUIET throughout the size)."""
+            c = op(size, name)
+            if not c:
+                rows.append((label, "not measured", "—"))
+                return
+            text, ok = measured(c), c["time"]["median"] <= limit(c)
+            load = r["sizes"][size]["load"]["max"]
+            if load >= QUIET:
+                rows.append((label, text, f"not judged (load reached {load:.2f})"))
+            else:
+                rows.append((label, text, verdict(text, ok)[1]))
+
+        beyond = lambda size: lambda c: f"floor + {1000 * (c['time']['median'] - floor(size)):.0f} ms"
+        timed(10_000, "open + list, 10,000: ≤ floor + 20 ms", "open + list",
+              lambda c: floor(10_000) + 0.020, beyond(10_000))
+        timed(100_000, "open + list, 100,000: ≤ floor + 150 ms", "open + list",
+              lambda c: floor(100_000) + 0.150, beyond(100_000))
+        k = op(100_000, "open + list", "keepassxc-cli")
+        if k:
+            timed(100_000, "open + list, 100,000: ≤ 1/25 of keepassxc-cli", "open + list",
+                  lambda c: k["time"]["median"] / 25, lambda c: f"1/{k['time']['median'] / c['time']['median']:.1f}")
+        timed(100_000, "get one secret, 100,000: ≤ floor + 25 ms", "get one secret",
+              lambda c: floor(100_000) + 0.025, beyond(100_000))
+        timed(100_000, "add one + save, 100,000: ≤ floor + 300 ms", "add one + save",
+              lambda c: floor(100_000) + 0.300, beyond(100_000))
+        timed(100_000, "change password, 100,000: ≤ 2 × floor + 150 ms", "change password",
+              lambda c: 2 * floor(100_000) + 0.150,
+              lambda c: f"2 × floor + {1000 * (c['time']['median'] - 2 * floor(100_000)):.0f} ms")
         start = r["floor"]["process start (coffer --help)"]["median"]
         for size, label, limit in ((1_000, "≤ 2 × process start", lambda: 2 * start),
                                    (100_000, "≤ process start + 50 ms", lambda: start + 0.050)):
-            c = op(size, "get one secret, unlocked")
-            rows.append((f"get one secret with a cached unlock, {size:,}: {label} (`coffer --help`: {1000 * start:.0f} ms)",
-                         *(verdict(f"{1000 * c['time']['median']:.0f} ms", c["time"]["median"] <= limit()) if c
-                           else ("not measured", "—"))))
-        c = op(100_000, "get one secret")
-        rows.append(("get one secret, 100,000: ≤ floor + 300 ms",
-                     *(verdict(f"floor + {1000 * (c['time']['median'] - floor(100_000)):.0f} ms",
-                               c["time"]["median"] <= floor(100_000) + 0.300) if c else ("not measured", "—"))))
+            timed(size, f"get one secret with a cached unlock, {size:,}: {label} (`coffer --help`: {1000 * start:.0f} ms)",
+                  "get one secret, unlocked", lambda c, limit=limit: limit(), lambda c: f"{1000 * c['time']['median']:.0f} ms")
         if 100_000 in r["sizes"]:
-            ops = r["sizes"][100_000]["ops"].values()
-            c = max(t["coffer"]["rss_kib"] for t in ops if "coffer" in t)
-            k = max(t["keepassxc-cli"]["rss_kib"] for t in ops if "keepassxc-cli" in t)
-            rows.append(("peak RSS, 100,000 (largest over the operations): ≤ 1/4 of keepassxc-cli",
-                         *verdict(f"{c / 1024:.0f} MB vs {k / 1024:.0f} MB (1/{k / c:.1f})", c * 4 <= k)))
+            ops = r["sizes"][100_000]["ops"]
+            worst = max((name for name in ops if "coffer" in ops[name]), key=lambda name: ops[name]["coffer"]["rss_kib"])
+            c = ops[worst]["coffer"]["rss_kib"]
+            k = max(t["keepassxc-cli"]["rss_kib"] for t in ops.values() if "keepassxc-cli" in t)
+            rows.append(("peak RSS, 100,000, any operation: ≤ 150 MB (1/4 of keepassxc-cli)",
+                         *verdict(f"{c / 1024:.0f} MB ({worst}) vs {k / 1024:.0f} MB (1/{k / c:.1f})", c <= 150 * 1024)))
         else:
-            rows.append(("peak RSS, 100,000: ≤ 1/4 of keepassxc-cli", "not measured", "—"))
+            rows.append(("peak RSS, 100,000, any operation: ≤ 150 MB", "not measured", "—"))
         kdf = [b for b in r.get("micro", []) if b["name"].startswith("kdf ")]
         for params in sorted({b["name"].split(":")[0] for b in kdf}):
             ours = next(b for b in kdf if b["name"] == f"{params}: Coffer via automatic")

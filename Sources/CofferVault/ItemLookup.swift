@@ -100,7 +100,10 @@ extension Vault {
         case .title: query.kind = .secureNote
         case .anything, .id, .label: break
         }
-        return ItemLookup(name.key).select(from: try items(matching: query))
+        let lookup = ItemLookup(name.key)
+        return lookup.select(from: try read { (tx) throws(CofferError) in
+            try tx.items(matching: query, prefilter: { lookup.mayMatch(id: $0, overview: $1) })
+        })
     }
 
     /// The one item `name` matches. Throws ``CofferError/itemNotFound`` when none does, and
@@ -149,6 +152,39 @@ struct ItemLookup {
         return found.map(\.0)
     }
 
+    /// False when an item's id and overview field list (SPEC.md §7.2) show, from their
+    /// bytes, that ``strength(_:id:)`` would be `.none`: the id differs, and its label,
+    /// service and server, where ASCII, differ from the name ignoring ASCII case. Anything
+    /// else (non-ASCII text, which may be equal ignoring case or width; an unreadable list)
+    /// is left to the attributes. So a lookup in a large vault decodes the few items that may match, not
+    /// every item, and a damaged record it does not match is never touched (SPEC.md §10).
+    func mayMatch(id: ItemID, overview raw: UnsafeRawBufferPointer) -> Bool {
+        if case .id(let text) = key { return Self.id(text, matches: id) }
+        if case .anything(let text) = key, Self.id(text, matches: id) { return true }
+        guard let fields = OverviewFields(raw) else { return true }
+        func same(_ wanted: String?, _ range: Range<Int>?) -> Bool {
+            guard let wanted else { return true }
+            guard let range else { return false }
+            let stored = UnsafeRawBufferPointer(rebasing: raw[range])
+            guard wanted.utf8.allSatisfy({ $0 < 0x80 }), stored.allSatisfy({ $0 < 0x80 }) else { return true }
+            func lower(_ byte: UInt8) -> UInt8 { byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte }
+            return wanted.utf8.count == stored.count && zip(wanted.utf8, stored).allSatisfy { lower($0) == lower($1) }
+        }
+        // The host a server name or URL names; nil (anything may match) when it has none.
+        func host(_ text: String) -> String? {
+            (try? ServerAddress(parsing: text, bareText: text.contains("/") || text.contains(":") ? .recognisedHost : .host))?.host
+        }
+        switch key {
+        case .id: return false   // decided above
+        case .label(let text), .title(let text): return same(text, fields.label)
+        case .service(let text): return same(text, fields.service)
+        case .server(let text): return host(text).map { same($0, fields.server) } ?? true
+        case .anything(let text):
+            return (fields.label != nil && same(text, fields.label)) || (fields.service != nil && same(text, fields.service))
+                || (fields.server != nil && (host(text).map { same($0, fields.server) } ?? true))
+        }
+    }
+
     func strength(_ a: ItemAttributes, id: ItemID) -> Strength {
         switch key {
         case .id(let text): return Self.id(text, matches: id) ? .exact : .none
@@ -166,9 +202,13 @@ struct ItemLookup {
 
     /// All 32 digits, or a prefix of at least ``ItemName/shortIDLength``; case ignored.
     static func id(_ text: String, matches id: ItemID) -> Bool {
-        guard text.utf8.count >= ItemName.shortIDLength, text.utf8.count <= 32,
-              text.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x66) }) else { return false }
-        return id.hex.hasPrefix(text.lowercased())
+        mayBeID(text) && id.hex.hasPrefix(text.lowercased())
+    }
+
+    /// Whether `text` has the shape of an id or id prefix: 8 to 32 hex digits.
+    static func mayBeID(_ text: String) -> Bool {
+        text.utf8.count >= ItemName.shortIDLength && text.utf8.count <= 32
+            && text.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x66) }
     }
 
     /// Equal: exact; equal ignoring case (and width, for full-width letters): loose.

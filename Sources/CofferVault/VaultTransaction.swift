@@ -116,6 +116,13 @@ public final class VaultTransaction {
     /// then id; texts compare by Unicode code points after canonical composition (NFC).
     /// Decrypts no secret.
     public func items(matching query: ItemQuery = .all) throws(CofferError) -> [Item] {
+        try items(matching: query, prefilter: nil)
+    }
+
+    /// ``items(matching:)`` among the items whose id and overview field list `prefilter`
+    /// accepts (from its bytes, without decoding it): a lookup that compares decoded attributes
+    /// (``ItemLookup``) decodes, and checks the digest of, only the items that may match.
+    func items(matching query: ItemQuery, prefilter: (@Sendable (ItemID, UnsafeRawBufferPointer) -> Bool)?) throws(CofferError) -> [Item] {
         try ensureOpen()
         // Overviews whose bytes rule the item out are never decoded; the rest are
         // decoded on all cores, then checked against the query as attributes.
@@ -123,8 +130,10 @@ public final class VaultTransaction {
         let entries = Array(base.entries.values)
         // Reading every overview's fields is most of a narrow query's time on a large
         // vault: the verdicts are worked out on all cores (none needed for every item).
-        let verdicts: [Bool?]? = query.selectsEverything ? nil : try ParallelWork.map(count: entries.count) {
-            (index) throws(CofferError) -> Bool? in query.matches(overview: entries[index].overview)
+        let verdicts: [Bool?]? = query.selectsEverything && prefilter == nil ? nil : try ParallelWork.map(count: entries.count) {
+            (index) throws(CofferError) -> Bool? in
+            if let prefilter, !entries[index].overview.withUnsafeBytes({ prefilter(entries[index].record.id, $0) }) { return false }
+            return query.matches(overview: entries[index].overview)
         }
         // The entries themselves (a reference each), not copies of their records: a wide
         // listing copied and retained a record struct per item.

@@ -7,11 +7,12 @@ import Testing
 /// command model the binary reports (`--experimental-dump-help`, what `generate-manual` reads).
 @Suite("coffer --version and the man page")
 struct CLIManualTests {
-    /// One command of the model: its path of names, its abstract, its options' long names.
+    /// One command of the model: its path of names, its abstract, and each option's long
+    /// names (an option may have aliases; the page shows one of them).
     struct Command {
         var path: [String]
         var abstract: String
-        var longOptions: [String]
+        var longOptions: [[String]]
     }
 
     static func commands(_ node: [String: Any], path: [String] = []) -> [Command] {
@@ -20,11 +21,11 @@ struct CLIManualTests {
         var result: [Command] = []
         if !here.isEmpty {
             let arguments = node["arguments"] as? [[String: Any]] ?? []
-            let longs = arguments.flatMap { argument in
+            let longs = arguments.map { argument in
                 (argument["names"] as? [[String: Any]] ?? []).compactMap { name in
                     name["kind"] as? String == "long" ? name["name"] as? String : nil
                 }
-            }
+            }.filter { !$0.isEmpty }
             result.append(Command(path: here, abstract: node["abstract"] as? String ?? "", longOptions: longs))
         }
         for sub in node["subcommands"] as? [[String: Any]] ?? [] {
@@ -73,8 +74,9 @@ struct CLIManualTests {
             let section = lines[start..<end].joined(separator: "\n")
             let abstract = command.abstract.replacingOccurrences(of: "\\", with: "\\\\")
             #expect(abstract.isEmpty || page.contains(abstract), "the page lacks the abstract of \(name): run `make man`")
-            for option in command.longOptions where option != "help" {
-                #expect(section.contains("Fl -\(option)"), "the page lacks \(name) --\(option): run `make man`")
+            for names in command.longOptions where names != ["help"] {
+                #expect(names.contains { section.contains("Fl -\($0)") },
+                        "the page lacks \(name) --\(names.joined(separator: "/")): run `make man`")
             }
         }
     }

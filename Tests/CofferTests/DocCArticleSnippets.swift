@@ -237,3 +237,19 @@ func listAndLock(path: String) throws {
     try cache.removeUnlocks(forVaultAt: path)           // like `coffer lock PATH`
 }
 // DOCC-SNIPPET-END
+
+// DOCC-SNIPPET-BEGIN FormatErrors.md
+func openReportingDamage(at path: String, password: SecureBytes) throws -> Vault? {
+    do {
+        return try Vault.open(at: path, password: password)
+    } catch {
+        switch error.kind {
+        case .wrongPassword: return nil   // ask again
+        case .tampered where error.tamperedPart == .header: print("the header was changed")
+        case .truncated, .malformed: print("damaged file: \(error)")
+        default: break
+        }
+        throw error
+    }
+}
+// DOCC-SNIPPET-END

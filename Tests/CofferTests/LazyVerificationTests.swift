@@ -42,6 +42,13 @@ struct LazyVerificationTests {
             #expect(try vault.password(matching: ItemQuery(service: "a")).testString == "secret-a")
             #expect(try vault.password(matching: ItemQuery(service: "c")).testString == "secret-c")
             #expect(try vault.items(matching: ItemQuery(service: "c")).count == 1)
+            // Naming an item (ItemName: any case, a positional name, an id prefix) decodes only
+            // the items that may match, so the damaged one is not touched either.
+            #expect(try vault.item(named: ItemName("A")).attributes.service == "a")
+            #expect(try vault.item(named: ItemName(.service("C"), account: "me")).attributes.service == "c")
+            let idOfA = try vault.item(named: ItemName("a")).id
+            #expect(try vault.item(named: ItemName(.id(String(idOfA.hex.prefix(10))))).id == idOfA)
+            expectTampered(damaged) { _ = try vault.item(named: ItemName("b")) }
             expectTampered(damaged) { _ = try vault.secrets(for: damaged) }
             expectTampered(damaged) { _ = try vault.item(damaged) }
             expectTampered(damaged) { _ = try vault.items(matching: ItemQuery(service: "b")) }
