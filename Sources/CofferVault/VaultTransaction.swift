@@ -88,6 +88,13 @@ public final class VaultTransaction {
         return base.holders(of: key)
     }
 
+    /// The item holding `key` (of two, after a merge, the one ``upsert(_:secrets:)`` would
+    /// update), if any: for an import to find the item an imported one collides with.
+    package func itemID(holding key: UniquenessKey) throws(CofferError) -> ItemID? {
+        try ensureOpen()
+        return holders(of: key)?.first
+    }
+
     /// Records a change and the unique keys it frees and takes; a key another item holds,
     /// and item `id` does not, throws ``CofferError/duplicateItem`` and records nothing
     /// (``UniqueIndex/check(_:for:)``).
