@@ -52,7 +52,7 @@ struct CofferCommand: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             InitCommand.self, InfoCommand.self, AddCommand.self, NoteCommand.self, GetCommand.self,
-            ListCommand.self, SearchCommand.self, EditCommand.self, RemoveCommand.self,
+            ListCommand.self, SearchCommand.self, TagsCommand.self, EditCommand.self, RemoveCommand.self,
             PasswdCommand.self, AddKeyfileCommand.self, RemoveKeyfileCommand.self, CheckCommand.self, RestoreCommand.self,
             KeyfileCommand.self,
             GenerateCommand.self, PassphraseCommand.self, EstimateCommand.self,

@@ -120,7 +120,7 @@ public final class VaultTransaction {
     // MARK: Reading
 
     /// Items matching `query`, ordered by label (else service, else server), then account,
-    /// then id; texts compare by Unicode code points after canonical composition (NFC).
+    /// then id (a ``ItemQuery/text`` search puts substring matches before subsequence ones); texts compare by Unicode code points after canonical composition (NFC).
     /// Decrypts no secret.
     public func items(matching query: ItemQuery = .all) throws(CofferError) -> [Item] {
         try ensureOpen()
@@ -164,6 +164,7 @@ public final class VaultTransaction {
             }
         }
         if !ordered { DisplayOrder.sort(&found) }
+        found = query.ranked(found)
         if let limit = query.limit, limit >= 0, found.count > limit { found.removeSubrange(limit...) }
         return found
     }
