@@ -53,7 +53,7 @@ struct CofferCommand: ParsableCommand {
         subcommands: [
             InitCommand.self, InfoCommand.self, AddCommand.self, NoteCommand.self, GetCommand.self,
             ListCommand.self, SearchCommand.self, TagsCommand.self, EditCommand.self, RemoveCommand.self,
-            PasswdCommand.self, AddKeyfileCommand.self, RemoveKeyfileCommand.self, CheckCommand.self, RestoreCommand.self,
+            PasswdCommand.self, AddKeyfileCommand.self, RemoveKeyfileCommand.self, CheckCommand.self, AuditCommand.self, RestoreCommand.self,
             KeyfileCommand.self,
             GenerateCommand.self, PassphraseCommand.self, EstimateCommand.self,
             ImportCommand.self, ExportCommand.self, TOTPCommand.self,

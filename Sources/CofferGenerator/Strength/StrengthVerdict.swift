@@ -1,5 +1,5 @@
 /// Coffer's policy on what counts as a good enough password, in one place: the CLI's
-/// `init`/`passwd` warning, `estimate` and the ``PasswordAudit`` all read it here.
+/// `init`/`passwd` warning, `estimate` and the vault audit (`Vault.audit`, CofferAudit) all read it here.
 ///
 /// ```swift
 /// let estimate = StrengthEstimator.estimate(newPassword)
