@@ -294,7 +294,7 @@ struct CLICommandTests {
             #expect(root.status == 0)
             for code in ["64", "65", "73", "74", "75", "76", "77"] { #expect(root.out.contains("  \(code) ")) }
             #expect(root.out.contains("--generate-completion-script"))
-            let commands = [["init"], ["info"], ["add"], ["note"], ["get"], ["list"], ["search"], ["edit"], ["remove"],
+            let commands = [["init"], ["info"], ["add"], ["note"], ["get"], ["list"], ["search"], ["tags"], ["audit"], ["edit"], ["remove"],
                             ["passwd"], ["add-keyfile"], ["remove-keyfile"], ["keyfile", "add"], ["keyfile", "remove"], ["check"],
                             ["generate"], ["passphrase"], ["estimate"], ["import"], ["export"], ["totp"],
                             ["sync"], ["merge"], ["merge-driver"], ["history"], ["resolve"]]

@@ -80,7 +80,7 @@ enum SecretReader {
             if attempt < newSecretTries { Output.error("the two entries do not match; try again") }
         }
         throw CLIFailure(.usage, mismatched ? "the two entries do not match; nothing was changed"
-                                            : "no \(what) was chosen; nothing was changed")
+                                            : "\(what) was not chosen after \(newSecretTries) tries; nothing was changed")
     }
 
     /// A new master password (`init`, `passwd`): ``newSecret(prompt:what:accept:)`` that
