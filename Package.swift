@@ -18,6 +18,7 @@ import PackageDescription
 //   Features: CofferOTP       TOTP and otpauth URIs                   <- Crypto, Format
 //             CofferGenerator passwords, passphrases, strength        <- Crypto
 //             CofferTransfer  import and export; FoundationXML        <- Crypto, Format, Store, Vault, OTP
+//             CofferAudit     password health report (weak, reused, old) <- Crypto, Format, Vault, Generator
 //   Product:  Coffer          re-exports every layer above, so `import Coffer` is enough
 //   Apps:     CofferTerminal  signal-safe secret prompts, stdin reads <- Coffer (public API only)
 //             coffer (CofferCLI)                                      <- Coffer, CofferTerminal, CCofferSystem
@@ -74,7 +75,8 @@ let package = Package(
             resources: [.copy("Resources/eff_large_wordlist.txt"), .copy("Resources/common_passwords.txt"), .copy("Resources/english_words.txt")]
         ),
         .target(name: "CofferTransfer", dependencies: ["CofferCrypto", "CofferFormat", "CofferStore", "CofferVault", "CofferOTP", "CSodium"]),
-        .target(name: "Coffer", dependencies: ["CofferCrypto", "CofferFormat", "CofferStore", "CofferVault", "CofferOTP", "CofferGenerator", "CofferTransfer"]),
+        .target(name: "CofferAudit", dependencies: ["CofferCrypto", "CofferFormat", "CofferVault", "CofferGenerator"]),
+        .target(name: "Coffer", dependencies: ["CofferCrypto", "CofferFormat", "CofferStore", "CofferVault", "CofferOTP", "CofferGenerator", "CofferTransfer", "CofferAudit"]),
         // Signal-safe secret prompts, shared by the CLI and the examples.
         .target(name: "CofferTerminal", dependencies: ["Coffer"]),
         .executableTarget(

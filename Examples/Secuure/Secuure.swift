@@ -78,17 +78,87 @@ struct StoredAccount: Equatable {
     var title: String { "\(username)_\(website)" }
 }
 
+/// A row of the main view's table: a stored account, or a "New Account" row the "+"
+/// button inserted, not saved yet (`id` nil).
+struct AccountRow: Equatable {
+    static let newAccountTitle = "New Account"
+
+    let id: ItemID?
+    let title: String
+}
+
+/// The add view (AddViewController), for a new account or, through a row's "Edit"
+/// button, a stored one: its fields, filled from the row.
+struct AccountForm {
+    var username = ""
+    var website = ""
+    var notes = ""
+    /// Nil until typed or generated; for an edit, the stored password.
+    var password: SecureBytes?
+
+    /// Leaves the generator view (PassViewController): "Okay" sets the form's password to
+    /// the generated one; "Cancel" returns with the password as it was.
+    mutating func closeGenerator(_ generator: PassView, okay: Bool) {
+        if okay, let generated = generator.generated { password = generated }
+    }
+}
+
 /// The main view: the signed-in user's stored accounts.
 final class StoredAccounts {
     let vault: Vault
+    /// "New Account" rows inserted with "+" and not saved yet.
+    private(set) var newRows = 0
 
     init(vault: Vault) { self.vault = vault }
 
     func profile() throws -> Profile? { try vault.keychain(service: "secuure.profile").get(Profile.self, key: "me") }
 
-    /// The table rows, as `<username>_<website>`. Lists attributes only: no password is decrypted.
-    func rows() throws -> [(id: ItemID, title: String)] {
-        try vault.items(matching: ItemQuery(kind: .internetPassword)).map { ($0.id, "\($0.account ?? "")_\($0.server ?? "")") }
+    /// The table rows, as `<username>_<website>`, then the unsaved "New Account" rows.
+    /// Lists attributes only: no password is decrypted.
+    func rows() throws -> [AccountRow] {
+        try vault.items(matching: ItemQuery(kind: .internetPassword)).map { AccountRow(id: $0.id, title: "\($0.account ?? "")_\($0.server ?? "")") }
+            + Array(repeating: AccountRow(id: nil, title: AccountRow.newAccountTitle), count: newRows)
+    }
+
+    /// The "+" button: a "New Account" row, saved when its form is.
+    func insertNewAccountRow() { newRows += 1 }
+
+    /// The "Edit" button: the add view, filled from the row (empty for a "New Account" row).
+    func form(for row: AccountRow) throws -> AccountForm {
+        guard let id = row.id else { return AccountForm() }
+        let item = try vault.item(id)
+        let secrets = try vault.secrets(for: id)
+        return AccountForm(username: item.account ?? "", website: item.server ?? "",
+                           notes: secrets.notes?.unsafeStringCopy() ?? "", password: secrets.password)
+    }
+
+    /// The add view's "Save": stores a "New Account" row's form as a new account, or
+    /// changes the stored one (renamed, new password into its history, notes replaced).
+    @discardableResult
+    func save(_ form: AccountForm, for row: AccountRow) throws -> ItemID {
+        guard let id = row.id else {
+            guard let password = form.password else { throw SecuureError.missingField }
+            let added = try add(username: form.username, password: password, website: form.website, notes: form.notes)
+            newRows -= 1
+            return added
+        }
+        guard !form.username.isEmpty, !form.website.isEmpty, let password = form.password, password.count > 0 else {
+            throw SecuureError.missingField
+        }
+        let notes = form.notes.isEmpty ? nil : try SecureBytes(copying: form.notes)
+        do {
+            _ = try vault.update(id) { attributes, secrets in
+                attributes.account = form.username
+                attributes.server = form.website
+                secrets.password = password
+                secrets.notes = notes
+            }
+        } catch CofferError.duplicateItem {
+            throw SecuureError.accountExists
+        } catch {
+            throw error
+        }
+        return id
     }
 
     @discardableResult
@@ -117,6 +187,20 @@ final class StoredAccounts {
     func delete(_ id: ItemID) throws { try vault.delete(id) }
 
     func signOut() { vault.lock() }
+}
+
+/// The generator view (PassViewController): the settings and the password "Generate"
+/// last showed; "Okay" and "Cancel" are ``AccountForm/closeGenerator(_:okay:)``.
+struct PassView {
+    var settings = GeneratorSettings()
+    private(set) var generated: SecureBytes?
+
+    /// The "Generate" button.
+    mutating func generate() throws -> SecureBytes {
+        let password = try settings.generate()
+        generated = password
+        return password
+    }
 }
 
 /// The generator view: a length slider and switches for capitals, numbers and symbols.

@@ -1,6 +1,9 @@
 // Secuure: seed 004 — a password manager: sign up, log in, stored accounts listed as
 // <username>_<website>, add one with the password generator, show it, delete it.
 //
+// Each row has an "Edit" button (the add view, filled), "+" inserts a "New Account" row,
+// and the generator view has "Cancel" as well as "Okay".
+//
 //   swift run Secuure                  scripted walk-through, checks every step
 //   swift run Secuure --interactive    menus (add --dir PATH to keep the data)
 import Coffer
@@ -49,8 +52,51 @@ func walkthrough(in folder: URL) throws {
     }
     let info = try jane.details(facebook)
     check(info.password == text && info.notes == "recovery email: jane@example.com", "the info view shows the password and notes")
+
+    section("Edit, New Account, the generator's Cancel")
+    guard let facebookRow = try jane.rows().first(where: { $0.id == facebook }) else { throw SecuureError.missingField }
+    var form = try jane.form(for: facebookRow)
+    check(form.username == "MyUsername" && form.website == "Facebook" && form.password == strong,
+          "Edit opens the add view filled from the row")
+    var generator = PassView(settings: GeneratorSettings(length: 20, capitals: true, numbers: true, symbols: false))
+    let discarded = try generator.generate()
+    form.closeGenerator(generator, okay: false)
+    check(form.password == strong && discarded != strong, "the generator's Cancel returns with the password as it was")
+    let rotated = try generator.generate()
+    form.closeGenerator(generator, okay: true)
+    check(form.password == rotated, "Okay sets the generated password")
+    form.username = "jane.doe"
+    form.notes = "recovery email: jane@example.org"
+    try jane.save(form, for: facebookRow)
+    let edited = try jane.details(facebook)
+    check(edited.username == "jane.doe" && edited.password == rotated.unsafeStringCopy() && edited.notes == "recovery email: jane@example.org",
+          "Save changes the stored account (username, password, notes)")
+    check(try jane.vault.secrets(for: facebook).passwordHistory.first?.password == strong, "the old password is in its history")
+    check(try jane.rows().map(\.title) == ["jane.doe_Facebook", "jdoe_github.com"], "the row shows the new username")
+    var clash = try jane.form(for: facebookRow)
+    clash.username = "jdoe"
+    clash.website = "github.com"
+    checkFails("an edit cannot take another stored account's username and website", with: SecuureError.accountExists) {
+        try jane.save(clash, for: facebookRow)
+    }
+
+    jane.insertNewAccountRow()
+    let rows = try jane.rows()
+    check(rows.map(\.title) == ["jane.doe_Facebook", "jdoe_github.com", "New Account"] && rows.last?.id == nil,
+          "\"+\" inserts a \"New Account\" row, not saved yet")
+    guard let newRow = rows.last else { throw SecuureError.missingField }
+    var blank = try jane.form(for: newRow)
+    check(blank.username.isEmpty && blank.password == nil, "its Edit opens an empty add view")
+    checkFails("saving it needs a password", with: SecuureError.missingField) { try jane.save(blank, for: newRow) }
+    blank.username = "MyUsername"
+    blank.website = "zeta.example"
+    blank.password = try secret("typed password")
+    let saved = try jane.save(blank, for: newRow)
+    check(try jane.rows().map(\.title) == ["jane.doe_Facebook", "jdoe_github.com", "MyUsername_zeta.example"],
+          "Save stores it: the \"New Account\" row becomes MyUsername_zeta.example")
+    try jane.delete(saved)
     try jane.delete(facebook)
-    check(try jane.rows().map(\.title) == ["jdoe_github.com"], "deleted MyUsername_Facebook")
+    check(try jane.rows().map(\.title) == ["jdoe_github.com"], "deleted jane.doe_Facebook")
     let path = app.vaultPath("MyUsername")
     check(!file(path, contains: "github.com") && !file(path, contains: "Jane"), "the vault file holds no website or name in clear")
 

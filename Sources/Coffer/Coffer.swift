@@ -7,3 +7,4 @@
 @_exported import CofferOTP
 @_exported import CofferGenerator
 @_exported import CofferTransfer
+@_exported import CofferAudit

@@ -52,8 +52,8 @@ struct CofferCommand: ParsableCommand {
         version: CofferRelease.version,
         subcommands: [
             InitCommand.self, InfoCommand.self, AddCommand.self, NoteCommand.self, GetCommand.self, ShowCommand.self,
-            ListCommand.self, SearchCommand.self, EditCommand.self, RemoveCommand.self,
-            PasswdCommand.self, AddKeyfileCommand.self, RemoveKeyfileCommand.self, CheckCommand.self, RestoreCommand.self,
+            ListCommand.self, SearchCommand.self, TagsCommand.self, EditCommand.self, RemoveCommand.self,
+            PasswdCommand.self, AddKeyfileCommand.self, RemoveKeyfileCommand.self, CheckCommand.self, AuditCommand.self, RestoreCommand.self,
             KeyfileCommand.self,
             GenerateCommand.self, PassphraseCommand.self, EstimateCommand.self,
             ImportCommand.self, ExportCommand.self, TOTPCommand.self,

@@ -25,6 +25,15 @@ public struct ImportReport: Sendable, Hashable, Codable {
         public var reason: String
     }
 
+    /// An item already in the vault (same unique key) whose password differs from the
+    /// imported one, and what the import did (``ImportConflictPolicy``). No password.
+    public struct Conflict: Sendable, Hashable, Codable {
+        /// The item's name (label, service or server), as for ``Skipped/label``.
+        public var label: String
+        public var location: String
+        public var resolution: ImportConflictPolicy
+    }
+
     /// A part of the file that could not become an item, and why.
     public struct Unreadable: Sendable, Hashable, Codable {
         public var location: String
@@ -53,6 +62,9 @@ public struct ImportReport: Sendable, Hashable, Codable {
     /// Items whose unique key (service and account; server, protocol, port, path and
     /// account; for notes, the title and text) was already in the vault or earlier in the file.
     public var skippedDuplicates: [Skipped]
+    /// Items already in the vault whose password differs from the imported one, and how
+    /// each was settled (``ImportConflictPolicy``); they are not in ``skippedDuplicates``.
+    public var conflicts: [Conflict]
     /// Items left out on purpose: KeePassXC's Recycle Bin, Bitwarden's trash.
     public var skipped: [Skipped]
     /// Entries or rows that could not become items.
@@ -66,6 +78,7 @@ public struct ImportReport: Sendable, Hashable, Codable {
         self.dryRun = dryRun
         imported = 0
         skippedDuplicates = []
+        conflicts = []
         skipped = []
         unreadable = []
         warnings = []

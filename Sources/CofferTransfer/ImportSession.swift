@@ -8,17 +8,20 @@ import Foundation
 /// Receives what an importer reads, adds each item to the import's transaction as it
 /// comes (so only one item's secrets are in guarded memory at a time) and keeps the report.
 final class ImportSession {
-    private let tx: VaultTransaction
-    private let historyLimit: Int
-    private(set) var report: ImportReport
+    let tx: VaultTransaction
+    let historyLimit: Int
+    let conflictPolicy: ImportConflictPolicy
+    var report: ImportReport
     /// Unique keys added by this import, and where: to name the earlier row of an in-file duplicate.
     private var seen: [UniquenessKey: String] = [:]
     /// Secure notes by title, built once: a query per imported note would make big imports quadratic.
     private var notesByTitle: [String: [ItemID]]?
 
-    init(tx: VaultTransaction, format: ImportFormat, dryRun: Bool, historyLimit: Int) {
+    init(tx: VaultTransaction, format: ImportFormat, dryRun: Bool, historyLimit: Int,
+         conflictPolicy: ImportConflictPolicy = .skip) {
         self.tx = tx
         self.historyLimit = max(0, historyLimit)
+        self.conflictPolicy = conflictPolicy
         report = ImportReport(format: format, dryRun: dryRun)
     }
 
@@ -45,8 +48,15 @@ final class ImportSession {
             let item = try tx.add(candidate.attributes, secrets: candidate.secrets)
             if item.kind == .secureNote { notesByTitle?[item.label ?? "", default: []].append(item.id) }
         } catch .duplicateItem {
+            if let key, let existing = try tx.itemID(holding: key),
+               try resolveConflict(candidate, with: existing, name: name) {
+                seen[key] = candidate.location
+                return
+            }
             let what = key.map(Self.describe) ?? "unique key"
             skipDuplicate(name, candidate.location, "an item with the same \(what) is already in the vault")
+            // A later row with this key is a duplicate within the file, not a conflict.
+            if let key { seen[key] = candidate.location }
             return
         } catch where error.kind == .invalidItem {
             unreadable(candidate.location, error.detail ?? error.description)

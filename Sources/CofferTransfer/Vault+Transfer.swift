@@ -22,7 +22,9 @@ extension Vault {
     /// in one transaction: if the file turns out to be malformed halfway, nothing is imported.
     ///
     /// Items whose unique key is already in the vault (or earlier in the file) are
-    /// skipped and reported, not updated; entries that cannot become items are reported
+    /// skipped and reported, not updated, unless their password differs from the vault
+    /// item's: that is a conflict, reported in ``ImportReport/conflicts`` and settled by
+    /// `onConflict` (``ImportConflictPolicy``: skip, keep both, update); entries that cannot become items are reported
     /// as unreadable. With `dryRun`, the file is read and checked against the vault but
     /// nothing is saved.
     ///
@@ -37,13 +39,14 @@ extension Vault {
     /// let report = try vault.importItems(from: file, format: .browserCSV)
     /// print(report.imported, report.skippedDuplicates.count, report.unreadable.count)
     /// ```
-    public func importItems(from data: SecureBytes, format: ImportFormat, dryRun: Bool = false) throws(CofferError) -> ImportReport {
+    public func importItems(from data: SecureBytes, format: ImportFormat, dryRun: Bool = false,
+                            onConflict: ImportConflictPolicy = .skip) throws(CofferError) -> ImportReport {
         guard data.count <= Self.maximumImportSize else {
             throw .fileTooLarge("the import file is larger than \(Self.maximumImportSize >> 20) MiB")
         }
         let limit = options.passwordHistoryLimit
         let body = { (tx: VaultTransaction) throws(CofferError) -> ImportReport in
-            let session = ImportSession(tx: tx, format: format, dryRun: dryRun, historyLimit: limit)
+            let session = ImportSession(tx: tx, format: format, dryRun: dryRun, historyLimit: limit, conflictPolicy: onConflict)
             try data.withUnsafeBytes { (bytes) throws(CofferError) in
                 switch format {
                 case .keepassxcXML: try KeePassXCXMLImporter.read(bytes, into: session)
@@ -66,9 +69,10 @@ extension Vault {
     /// let report = try vault.importItems(fromFile: "keepass.xml", format: .keepassxcXML)
     /// for skipped in report.skippedDuplicates { print(skipped.label, skipped.reason) }
     /// ```
-    public func importItems(fromFile path: String, format: ImportFormat, dryRun: Bool = false) throws(CofferError) -> ImportReport {
+    public func importItems(fromFile path: String, format: ImportFormat, dryRun: Bool = false,
+                            onConflict: ImportConflictPolicy = .skip) throws(CofferError) -> ImportReport {
         let data = try storeCall { () throws(StoreError) in try SecretFile.contents(of: path, limit: Self.maximumImportSize, kind: "import file", name: path) }
-        return try importItems(from: data, format: format, dryRun: dryRun)
+        return try importItems(from: data, format: format, dryRun: dryRun, onConflict: onConflict)
     }
 
     /// Every item, decrypted, in `format`, as plaintext in guarded memory. Handle the

@@ -11,8 +11,9 @@ extension Vault {
     /// ```swift
     /// let report = try vault.importItems(fromFile: pickedURL, format: .bitwardenJSON)
     /// ```
-    public func importItems(fromFile url: URL, format: ImportFormat, dryRun: Bool = false) throws(CofferError) -> ImportReport {
-        try importItems(fromFile: url.cofferFilePath(), format: format, dryRun: dryRun)
+    public func importItems(fromFile url: URL, format: ImportFormat, dryRun: Bool = false,
+                            onConflict: ImportConflictPolicy = .skip) throws(CofferError) -> ImportReport {
+        try importItems(fromFile: url.cofferFilePath(), format: format, dryRun: dryRun, onConflict: onConflict)
     }
 
     /// ``exportItems(format:toFile:)`` to a new file at a file URL (mode 0600, never overwrites).

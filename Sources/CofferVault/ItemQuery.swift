@@ -6,12 +6,14 @@ import CofferStore
 /// ```swift
 /// let work = try vault.items(matching: ItemQuery(tag: "work"))
 /// let one = try vault.items(matching: ItemQuery(service: "github.com", account: "octocat", limit: 1))
-/// let search = try vault.items(matching: ItemQuery(text: "bank"))   // case-insensitive, attributes only
+/// let search = try vault.items(matching: ItemQuery(text: "bank"))   // case- and accent-insensitive, attributes only
+/// let typo = try vault.items(matching: ItemQuery(text: "gthub"))     // finds "github", after exact substrings
 /// let site = try vault.items(matching: ItemQuery(server: "GitHub.com"))   // finds "github.com" too
 /// ```
 ///
 /// `server` and `protocol` compare as ``ServerAddress`` normalises them (ignoring case);
-/// every other attribute compares exactly.
+/// `tag` ignores case and `text` case and diacritics (``SearchFolding``); every other
+/// attribute compares exactly.
 public struct ItemQuery: Sendable, Hashable {
     public var kind: ItemKind?
     public var service: String?
@@ -23,10 +25,13 @@ public struct ItemQuery: Sendable, Hashable {
     public var port: UInt16?
     public var path: String?
     public var label: String?
-    /// Matches items carrying this tag.
+    /// Matches items carrying this tag, ignoring case (``SearchFolding/foldTag(_:)``).
     public var tag: String?
     public var isFavorite: Bool?
-    /// Case-insensitive substring of label, service, account, server, URLs, tags, comment or field values.
+    /// Ignoring case and diacritics (``SearchFolding``): a substring of label, service,
+    /// account, server, URLs, tags, comment or field values; or, from 3 characters, its
+    /// letters in order with gaps in a name (label, service, server, account). Substring
+    /// matches come first in the results, then these.
     public var text: String?
     /// At most this many results.
     public var limit: Int?
@@ -75,9 +80,9 @@ public struct ItemQuery: Sendable, Hashable {
                 case nil: unsure = true; return true
                 }
             }
-            // A host or scheme: equal once ASCII letters are lowercased; other text is
+            // A host, scheme or tag: equal once ASCII letters are lowercased; other text is
             // left to the attributes.
-            func checkHost(_ wanted: String?, _ range: Range<Int>?) -> Bool {
+            func checkIgnoringCase(_ wanted: String?, _ range: Range<Int>?) -> Bool {
                 guard let wanted else { return true }
                 guard let range else { return false }
                 let stored = UnsafeRawBufferPointer(rebasing: raw[range])
@@ -88,18 +93,11 @@ public struct ItemQuery: Sendable, Hashable {
             if let kind, kind.code != f.kind { return false }
             if let port, f.port != port { return false }
             if let isFavorite, f.isFavorite != isFavorite { return false }
-            guard check(service, f.service), check(account, f.account), checkHost(server, f.server),
-                  checkHost(self.protocol, f.protocol), check(path, f.path), check(label, f.label) else { return false }
+            guard check(service, f.service), check(account, f.account), checkIgnoringCase(server, f.server),
+                  checkIgnoringCase(self.protocol, f.protocol), check(path, f.path), check(label, f.label) else { return false }
             if let tag {
-                var found = false
-                for range in f.tags {
-                    switch OverviewFields.compare(range, in: raw, with: tag) {
-                    case true?: found = true
-                    case false?: break
-                    case nil: unsure = true
-                    }
-                    if found { break }
-                }
+                // (checkIgnoringCase marks non-ASCII tags unsure: the attributes decide.)
+                let found = f.tags.contains { checkIgnoringCase(tag, $0) }
                 if !found && !unsure { return false }
             }
             return unsure ? nil : true
@@ -115,14 +113,21 @@ public struct ItemQuery: Sendable, Hashable {
         if let port, a.port != port { return false }
         if let path, a.path != path { return false }
         if let label, a.label != label { return false }
-        if let tag, !a.tags.contains(tag) { return false }
-        if let isFavorite, a.isFavorite != isFavorite { return false }
-        if let text, !text.isEmpty {
-            let haystack = [a.label, a.service, a.account, a.server, a.comment].compactMap { $0 }
-                + a.urls + a.tags + a.fields.map(\.value)
-            guard haystack.contains(where: { $0.range(of: text, options: .caseInsensitive) != nil }) else { return false }
+        if let tag {
+            let wanted = SearchFolding.foldTag(tag)
+            guard a.tags.contains(where: { SearchFolding.foldTag($0) == wanted }) else { return false }
         }
+        if let isFavorite, a.isFavorite != isFavorite { return false }
+        if let text, !text.isEmpty, SearchFolding.rank(a, folded: SearchFolding.fold(text)) == nil { return false }
         return true
+    }
+
+    /// Substring matches of ``text`` before subsequence ones, each in their given order.
+    func ranked(_ items: [Item]) -> [Item] {
+        guard let text, !text.isEmpty else { return items }
+        let folded = SearchFolding.fold(text)
+        let ranks = items.map { SearchFolding.rank($0.attributes, folded: folded) ?? 2 }
+        return zip(items, ranks).enumerated().sorted { ($0.element.1, $0.offset) < ($1.element.1, $1.offset) }.map(\.element.0)
     }
 }
 

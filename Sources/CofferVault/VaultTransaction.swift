@@ -88,6 +88,13 @@ public final class VaultTransaction {
         return base.holders(of: key)
     }
 
+    /// The item holding `key` (of two, after a merge, the one ``upsert(_:secrets:)`` would
+    /// update), if any: for an import to find the item an imported one collides with.
+    package func itemID(holding key: UniquenessKey) throws(CofferError) -> ItemID? {
+        try ensureOpen()
+        return holders(of: key)?.first
+    }
+
     /// Records a change and the unique keys it frees and takes; a key another item holds,
     /// and item `id` does not, throws ``CofferError/duplicateItem`` and records nothing
     /// (``UniqueIndex/check(_:for:)``).
@@ -113,7 +120,7 @@ public final class VaultTransaction {
     // MARK: Reading
 
     /// Items matching `query`, ordered by label (else service, else server), then account,
-    /// then id; texts compare by Unicode code points after canonical composition (NFC).
+    /// then id (a ``ItemQuery/text`` search puts substring matches before subsequence ones); texts compare by Unicode code points after canonical composition (NFC).
     /// Decrypts no secret.
     public func items(matching query: ItemQuery = .all) throws(CofferError) -> [Item] {
         try items(matching: query, prefilter: nil)
@@ -168,6 +175,7 @@ public final class VaultTransaction {
             }
         }
         if !ordered { DisplayOrder.sort(&found) }
+        found = query.ranked(found)
         if let limit = query.limit, limit >= 0, found.count > limit { found.removeSubrange(limit...) }
         return found
     }

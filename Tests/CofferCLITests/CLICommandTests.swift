@@ -199,8 +199,8 @@ struct CLICommandTests {
             result = try CLI.run(["add", "k.coffer", "--key-file", "first.key", "--service", "s"], input: "pw\nitem\n", in: dir)
             #expect(result.status == 0, "\(result.err)")
 
-            // A key-file-only slot: no password is read.
-            result = try CLI.run(["add-keyfile", "k.coffer", "second.key", "--key-file", "first.key"], input: "pw\n", in: dir)
+            // A key-file-only slot (--alone): no password is read.
+            result = try CLI.run(["add-keyfile", "k.coffer", "second.key", "--alone", "--key-file", "first.key"], input: "pw\n", in: dir)
             #expect(result.status == 0, "\(result.err)")
             result = try CLI.run(["get", "k.coffer", "--service", "s", "--key-file", "second.key"], in: dir)
             #expect(result.out == "item\n", "\(result.err)")
@@ -294,7 +294,7 @@ struct CLICommandTests {
             #expect(root.status == 0)
             for code in ["64", "65", "73", "74", "75", "76", "77"] { #expect(root.out.contains("  \(code) ")) }
             #expect(root.out.contains("--generate-completion-script"))
-            let commands = [["init"], ["info"], ["add"], ["note"], ["get"], ["list"], ["search"], ["edit"], ["remove"],
+            let commands = [["init"], ["info"], ["add"], ["note"], ["get"], ["list"], ["search"], ["tags"], ["audit"], ["edit"], ["remove"],
                             ["passwd"], ["add-keyfile"], ["remove-keyfile"], ["keyfile", "add"], ["keyfile", "remove"], ["check"],
                             ["generate"], ["passphrase"], ["estimate"], ["import"], ["export"], ["totp"],
                             ["sync"], ["merge"], ["merge-driver"], ["history"], ["resolve"]]

@@ -166,7 +166,7 @@ struct CLIGitMergeDriverTests {
             let noSlot = try CLI.run(["merge-driver", "--key-file", keyFile.path, "base", "password.coffer", "ours.coffer"],
                                      in: root, environment: world.environment(device: "git"))
             #expect(noSlot.status == 64)
-            expectOneLineMessage(noSlot, containing: "coffer add-keyfile")
+            expectOneLineMessage(noSlot, containing: "coffer add-keyfile --alone")
 
             let missingKey = try CLI.run(["merge-driver", "--key-file", "absent.key", "base", "ours.coffer", "stranger.coffer"],
                                          in: root, environment: world.environment(device: "git"))

@@ -71,6 +71,18 @@ private final class PseudoTerminal {
         return text.map { output.contains($0) } ?? false
     }
 
+    /// Reads until `text` has appeared `count` times (a prompt asked again).
+    @discardableResult
+    func read(until text: String, times count: Int, timeout: TimeInterval = 15) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while occurrences(of: text) < count && Date() < deadline {
+            read(until: nil, timeout: 0.1)
+        }
+        return occurrences(of: text) >= count
+    }
+
+    func occurrences(of text: String) -> Int { output.components(separatedBy: text).count - 1 }
+
     func type(_ text: String) {
         let bytes = Array(text.utf8)
         _ = bytes.withUnsafeBytes { write(master, $0.baseAddress, $0.count) }
@@ -150,24 +162,79 @@ struct CLITerminalTests {
         }
     }
 
-    @Test("a mismatch is refused (exit 64) and echo is back on afterwards")
+    @Test("a mismatch asks again; after three mismatches init ends (exit 64) and echo is back on")
     func mismatch() throws {
         try withTemporaryDirectory { dir in
             let terminal = try PseudoTerminal()
             let process = try launch(["init", "m.coffer"] + fastKDF, in: dir, terminal: terminal)
             defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-            #expect(terminal.read(until: "New master password"))
-            terminal.type("first-entry\n")
-            #expect(terminal.read(until: "Retype to confirm: "))
-            terminal.type("second-entry\n")
+            for attempt in 1...3 {
+                #expect(terminal.read(until: "New master password", times: attempt), "try \(attempt): \(terminal.output)")
+                terminal.type("first-entry-Zq8#vLm2\n")
+                #expect(terminal.read(until: "Retype to confirm: ", times: attempt))
+                terminal.type("second-entry-Zq8#vLm2\n")
+            }
             finish(process)
             #expect(terminal.echoIsOn, "echo restored on exit")
             terminal.closeSlave()
             terminal.read(until: nil, timeout: 2)
             #expect(process.terminationStatus == 64)
+            #expect(terminal.occurrences(of: "do not match; try again") == 2, "\(terminal.output)")
             #expect(terminal.output.contains("coffer: the two entries do not match"))
             #expect(!terminal.output.contains("first-entry") && !terminal.output.contains("second-entry"))
             #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("m.coffer").path))
+        }
+    }
+
+    @Test("a mismatch, then a match: init goes on and creates the vault")
+    func mismatchThenMatch() throws {
+        try withTemporaryDirectory { dir in
+            let terminal = try PseudoTerminal()
+            let process = try launch(["init", "r.coffer"] + fastKDF, in: dir, terminal: terminal)
+            defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+            #expect(terminal.read(until: "New master password", times: 1))
+            terminal.type("retry-entry-Zq8#vLm2\n")
+            #expect(terminal.read(until: "Retype to confirm: ", times: 1))
+            terminal.type("retry-entry-Zq8#vLm3\n")
+            #expect(terminal.read(until: "New master password", times: 2), "asked again: \(terminal.output)")
+            terminal.type("retry-entry-Zq8#vLm2\n")
+            #expect(terminal.read(until: "Retype to confirm: ", times: 2))
+            terminal.type("retry-entry-Zq8#vLm2\n")
+            #expect(terminal.read(until: "created r.coffer"), "\(terminal.output)")
+            finish(process)
+            terminal.closeSlave()
+            terminal.read(until: nil, timeout: 2)
+            #expect(process.terminationStatus == 0, "\(terminal.output)")
+            let list = try CLI.run(["list", "r.coffer"], input: "retry-entry-Zq8#vLm2\n", in: dir)
+            #expect(list.status == 0, "\(list.err)")
+        }
+    }
+
+    @Test("a weak master password shows its strength and asks: no chooses another, yes keeps it")
+    func weakPasswordAsks() throws {
+        try withTemporaryDirectory { dir in
+            let terminal = try PseudoTerminal()
+            let process = try launch(["init", "w.coffer"] + fastKDF, in: dir, terminal: terminal)
+            defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+            #expect(terminal.read(until: "New master password", times: 1))
+            terminal.type("abc\n")
+            #expect(terminal.read(until: "Use it anyway? [y/N] ", times: 1), "\(terminal.output)")
+            #expect(terminal.output.contains("strength: 0/4 (too guessable)"), "\(terminal.output)")
+            #expect(terminal.output.contains("coffer: warning: this master password is easy to guess"))
+            terminal.type("n\n")
+            #expect(terminal.read(until: "New master password", times: 2), "asked for another: \(terminal.output)")
+            terminal.type("abc\n")
+            #expect(terminal.read(until: "Use it anyway? [y/N] ", times: 2))
+            terminal.type("y\n")
+            #expect(terminal.read(until: "Retype to confirm: ", times: 1), "\(terminal.output)")
+            terminal.type("abc\n")
+            #expect(terminal.read(until: "created w.coffer"), "\(terminal.output)")
+            finish(process)
+            terminal.closeSlave()
+            terminal.read(until: nil, timeout: 2)
+            #expect(process.terminationStatus == 0, "\(terminal.output)")
+            let list = try CLI.run(["list", "w.coffer"], input: "abc\n", in: dir)
+            #expect(list.status == 0, "\(list.err)")
         }
     }
 

@@ -25,8 +25,8 @@ struct TransferCommandTests {
             let again = try CLI.run(["import", "v.coffer", "--format", "csv", Self.fixture("chrome.csv"), "--json"], input: "pw\n", in: dir)
             #expect(again.status == 0, "duplicates are not an error: \(again.err)")
             let report = try again.jsonObject()
-            #expect(Set(report.keys) == ["format", "file", "dryRun", "imported", "skippedDuplicates", "skipped", "unreadable",
-                                         "warnings", "recognisedColumns"])
+            #expect(Set(report.keys) == ["format", "file", "dryRun", "imported", "skippedDuplicates", "conflicts", "skipped",
+                                         "unreadable", "warnings", "recognisedColumns"])
             #expect(report["format"] as? String == "csv")
             #expect(report["imported"] as? Int == 0)
             #expect((report["skippedDuplicates"] as? [[String: Any]])?.count == 4)

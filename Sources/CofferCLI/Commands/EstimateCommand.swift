@@ -33,8 +33,6 @@ struct EstimateCommand: ParsableCommand {
     @Flag(help: "Print JSON (shape above).")
     var json = false
 
-    private static let scoreNames = ["too guessable", "very guessable", "somewhat guessable",
-                                     "safely unguessable", "very unguessable"]
 
     func run() throws {
         let password = try SecretReader.next(prompt: "Password to estimate: ", what: "the password to estimate")
@@ -62,8 +60,7 @@ struct EstimateCommand: ParsableCommand {
             ]).print()
             return
         }
-        let score = max(0, min(estimate.score, 4))
-        Output.line("score:    \(score)/4 (\(Self.scoreNames[score]))")
+        Output.line("score:    \(max(0, min(estimate.score, 4)))/4 (\(estimate.scoreName))")
         Output.line("guesses:  10^\(Self.format(estimate.guessesLog10)) (\(Self.format(estimate.bits)) bits)")
         if let warning = estimate.feedback.warning { Output.line("warning:  \(warning)") }
         for suggestion in estimate.feedback.suggestions { Output.line("suggest:  \(suggestion)") }

@@ -17,12 +17,18 @@ struct ImportCommand: ParsableCommand {
             The whole file is imported in one transaction: a file that is malformed halfway \
             imports nothing (exit 65, naming the line). Items already in the vault (same \
             service and account, or server, protocol, port, path and account; for notes, the \
-            same title and text) are skipped, not changed. The summary goes to stderr; with \
+            same title and text) are skipped, not changed. An item already in the vault whose \
+            password differs from the imported one is a conflict: each is listed (name and \
+            line, never a password) and --on-conflict settles it: skip (the default: leave \
+            it), keep-both (keep the current password; the imported one goes first in the \
+            item's password history, see `coffer history`), update (the imported password \
+            becomes current; the old one goes to the history). The summary goes to stderr; with \
             --json, the report goes to stdout. --dry-run reads and checks everything and saves nothing.
 
             JSON shape:
               {"format": str, "file": str, "dryRun": bool, "imported": int,
                "skippedDuplicates": [{"label": str, "location": str, "reason": str}],
+               "conflicts": [{"label": str, "location": str, "resolution": "skip"|"keep-both"|"update"}],
                "skipped": [{"label": str, "location": str, "reason": str}],
                "unreadable": [{"location": str, "reason": str}],
                "warnings": [{"location": str, "message": str}],
@@ -33,6 +39,7 @@ struct ImportCommand: ParsableCommand {
             EXAMPLES:
               keepassxc-cli export --format xml old.kdbx > old.xml && coffer import vault.coffer --format keepassxc-xml old.xml
               coffer import vault.coffer --format csv "Chrome Passwords.csv" --dry-run
+              coffer import vault.coffer --format csv "Chrome Passwords.csv" --on-conflict update
               printf '%s\\n' "$MASTER" | coffer import vault.coffer --format bitwarden-json bitwarden.json --json
             """)
 
@@ -51,21 +58,29 @@ struct ImportCommand: ParsableCommand {
     @Flag(name: .customLong("dry-run"), help: "Read and check the file, but save nothing.")
     var dryRun = false
 
+    @Option(name: .customLong("on-conflict"),
+            help: ArgumentHelp("An item in the vault whose password differs: skip, keep-both or update.", valueName: "policy"))
+    var onConflict: String = ImportConflictPolicy.skip.rawValue
+
     func validate() throws {
         guard ImportFormat(rawValue: format) != nil else {
             throw ValidationError("--format must be one of \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        guard ImportConflictPolicy(rawValue: onConflict) != nil else {
+            throw ValidationError("--on-conflict must be one of \(ImportConflictPolicy.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         guard !file.isEmpty else { throw ValidationError("the import file path is empty") }
     }
 
     func run() throws {
         guard let format = ImportFormat(rawValue: format) else { throw CLIFailure(.usage, "unknown format \(self.format)") }
+        guard let policy = ImportConflictPolicy(rawValue: onConflict) else { throw CLIFailure(.usage, "unknown --on-conflict \(onConflict)") }
         // Fail on a missing file before asking for the master password.
         guard FileChecks.isReadableFile(file) else { throw CLIFailure(.ioError, "cannot read \(file): no such file, or not a readable file") }
         let unlocked = try vault.unlock(saving: rollback)
         let report: ImportReport
         do {
-            report = try unlocked.vault.importItems(fromFile: file, format: format, dryRun: dryRun)
+            report = try unlocked.vault.importItems(fromFile: file, format: format, dryRun: dryRun, onConflict: policy)
         } catch where error.kind == .malformedImport {
             throw CLIFailure(.vaultUnreadable, "\(file): \(error.detail ?? error.description); nothing was imported")
         } catch where error.kind.isBadRequest {
@@ -86,6 +101,15 @@ struct ImportCommand: ParsableCommand {
         if !report.skippedDuplicates.isEmpty {
             Output.error("skipped \(report.skippedDuplicates.count) duplicate\(report.skippedDuplicates.count == 1 ? "" : "s"):")
             for item in report.skippedDuplicates { Output.error("  \(item.location): \(item.label): \(item.reason)") }
+        }
+        if !report.conflicts.isEmpty {
+            let done: [ImportConflictPolicy: String] = [
+                .skip: "left as they are (--on-conflict keep-both or update to take the imported password)",
+                .keepBoth: "kept; the imported password went to each item's history",
+                .update: "updated; the old password went to each item's history"]
+            Output.error("\(report.conflicts.count) conflict\(report.conflicts.count == 1 ? "" : "s"), items whose password "
+                         + "differs from the imported one, \(done[report.conflicts[0].resolution] ?? ""):")
+            for item in report.conflicts { Output.error("  \(item.location): \(item.label)") }
         }
         if !report.skipped.isEmpty {
             Output.error("skipped \(report.skipped.count) on purpose:")
@@ -114,6 +138,9 @@ struct ImportCommand: ParsableCommand {
             ("dryRun", .bool(report.dryRun)),
             ("imported", .int(Int64(report.imported))),
             ("skippedDuplicates", skipped(report.skippedDuplicates)),
+            ("conflicts", .array(report.conflicts.map {
+                .object([("label", .string($0.label)), ("location", .string($0.location)), ("resolution", .string($0.resolution.rawValue))])
+            })),
             ("skipped", skipped(report.skipped)),
             ("unreadable", .array(report.unreadable.map { .object([("location", .string($0.location)), ("reason", .string($0.reason))]) })),
             ("warnings", .array(report.warnings.map { .object([("location", .string($0.location)), ("message", .string($0.message))]) })),

@@ -7,8 +7,10 @@ struct InitCommand: ParsableCommand {
         commandName: "init",
         abstract: "Create a new vault.",
         discussion: """
-            Asks for the master password twice on a terminal; reads it from the first line of \
-            stdin otherwise. With --key-file, the vault's slot needs the password and the key \
+            Asks for the master password twice on a terminal (a mismatch asks again, up to 3 \
+            tries); reads it from the first line of stdin otherwise. Its strength estimate is \
+            shown on stderr; below a good score (3 of 4) it is warned about, and on a terminal \
+            you are asked whether to keep it or type another. With --key-file, the vault's slot needs the password and the key \
             file together (with --no-password, the key file alone); a key file that does not \
             exist yet is generated (64 random bytes, mode 0600).
 
@@ -70,7 +72,7 @@ struct InitCommand: ParsableCommand {
             if !FileChecks.isDirectory(folder) { throw CofferError.fileNotFound(folder) }
         }
         let password: SecureBytes? = noPassword ? nil
-            : try SecretReader.newSecret(prompt: "New master password for \(vault): ", what: "the master password")
+            : try SecretReader.newMasterPassword(for: vault, what: "the master password")
         var generatedKeyFile: String?
         let credential: VaultCredential
         switch (password, keyFile) {

@@ -36,13 +36,20 @@ struct KeyfileCommand: ParsableCommand {
 struct AddKeyfileCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "add-keyfile",
-        abstract: "Add a slot that the key file at PATH opens on its own; PATH is generated if missing.",
+        abstract: "Add a slot that needs the master password and the key file at PATH (--alone: the file alone).",
         discussion: """
+            By default the key file is a second factor: the new slot opens with the master \
+            password just entered and the file together, as in KeePassXC. With --alone, the \
+            slot opens with the file and no password (for unattended `sync` or `merge-driver`); \
+            anyone holding the file can then open the vault. The message says which kind of \
+            slot was added.
+
             A missing PATH is created with 64 random bytes, mode 0600. Any existing file \
             works too, but a generated one has full strength.
 
             EXAMPLES:
-              coffer add-keyfile vault.coffer ~/vault.key
+              coffer add-keyfile vault.coffer /media/usb/vault.key
+              coffer add-keyfile vault.coffer ~/.config/coffer/vault.key --alone
               coffer add-keyfile vault.coffer ~/vault.key --key-file /media/usb/old.key
             """)
 
@@ -52,18 +59,32 @@ struct AddKeyfileCommand: ParsableCommand {
     @Argument(help: "The key file for the new slot.", completion: .file())
     var path: String
 
+    @Flag(name: .customLong("alone"),
+          help: "The key file alone opens the new slot, without the master password.")
+    var alone = false
+
     func run() throws {
         let unlocked = try vault.unlock(saving: rollback, cache: .credentialsOnly)
+        // A second factor needs the master password that opened the vault; a vault opened
+        // by a key file alone has none to pair it with.
+        let password = unlocked.password
+        guard alone || password != nil else {
+            throw CLIFailure(.usage, "\(vault.vault) was opened without a master password; "
+                             + "add --alone for a slot the key file opens alone")
+        }
         let (file, generated) = try KeyFileSupport.loadOrGenerate(path)
+        let credential: VaultCredential
+        if !alone, let password { credential = .passwordAndKeyFile(password, file) } else { credential = .keyFile(file) }
         do {
             try vault.run {
-                try withProgressHint("deriving the key…") { try unlocked.vault.addKeySlot(.keyFile(file)) }
+                try withProgressHint("deriving the key…") { try unlocked.vault.addKeySlot(credential) }
             }
         } catch {
             if generated { FileChecks.remove(path) }
             throw error
         }
-        Output.error("added a key-file slot to \(vault.vault) for \(path)")
+        let opens = alone ? "opens with the key file alone" : "needs the master password and the key file"
+        Output.error("added a \(credential.slotKind) slot to \(vault.vault) for \(path): it \(opens)")
     }
 }
 

@@ -15,7 +15,7 @@ struct MergeDriverCommand: ParsableCommand {
             PATH (%P) is only used in messages.
 
             Without a cached unlock, the vault needs a key-file slot that opens it alone \
-            (`coffer add-keyfile`, or `coffer init --key-file PATH --no-password`); keep the \
+            (`coffer add-keyfile --alone`, or `coffer init --key-file PATH --no-password`); keep the \
             key file outside the repository. With neither, it exits 64. The driver never asks for a password and never reads a secret from \
             its arguments or the environment. It keeps no backup, remembers no replica state \
             on this device (OURS is a temporary file), and removes the lock file it used. On \
@@ -82,7 +82,7 @@ struct MergeDriverCommand: ParsableCommand {
         let file = try KeyFile(contentsOf: keyFile)
         let info = try Vault.info(at: ours)
         guard info.credentialChoices(withKeyFile: true).contains(where: { !$0.needsPassword }) else {
-            throw CLIFailure(.usage, "\(name) has no slot that the key file opens alone; add one with `coffer add-keyfile`")
+            throw CLIFailure(.usage, "\(name) has no slot that the key file opens alone; add one with `coffer add-keyfile --alone`")
         }
         try info.checkUnlockCost(limit: options.kdfLimit, kinds: [.keyFile])
         return try Vault.open(at: ours, credential: .keyFile(file), options: options)

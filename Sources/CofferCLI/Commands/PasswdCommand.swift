@@ -8,8 +8,10 @@ struct PasswdCommand: ParsableCommand {
         abstract: "Change the master password.",
         discussion: """
             Unlocks with the current password (and --key-file if the vault needs it), then \
-            asks for the new one twice; on a pipe, the new password is the line after the \
-            current one. When the vault was opened with the password and a key file, that \
+            asks for the new one twice (a mismatch asks again, up to 3 tries); on a pipe, the \
+            new password is the line after the current one. Its strength estimate is shown on \
+            stderr, with a warning below a good score (3 of 4); on a terminal you are asked \
+            whether to keep a weak one. When the vault was opened with the password and a key file, that \
             slot gets the new password and keeps the key file; otherwise the password slot \
             changes. Items are not re-encrypted. A vault without a password slot is exit 64.
 
@@ -35,8 +37,7 @@ struct PasswdCommand: ParsableCommand {
         guard unlocked.vault.slots.contains(kind) else {
             throw CLIFailure(.usage, "\(vault.vault) has no password slot to change")
         }
-        let newPassword = try SecretReader.newSecret(prompt: "New master password for \(vault.vault): ",
-                                                     what: "the new master password")
+        let newPassword = try SecretReader.newMasterPassword(for: vault.vault, what: "the new master password")
         try vault.run {
             try withProgressHint("deriving the key…") {
                 try unlocked.vault.changePassword(to: newPassword, keyFile: keyFile)

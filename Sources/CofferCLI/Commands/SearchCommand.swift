@@ -5,10 +5,13 @@ import Coffer
 struct SearchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "search",
-        abstract: "Find items whose attributes contain TEXT (case-insensitive; secrets are not searched or shown).",
+        abstract: "Find items whose attributes contain TEXT (ignoring case and accents; secrets are not searched or shown).",
         discussion: """
             Searches labels, services, accounts, servers, URLs, tags, comments and non-secret \
-            field values. Output as in `coffer list`; no match is exit 1.
+            field values, ignoring case and diacritics (`unicode` finds `Ünïcödé`). From 3 \
+            characters, TEXT's letters in order with gaps in a name (label, service, server, \
+            account) match too (`gthub` finds `github`), listed after the items that contain \
+            TEXT. Output as in `coffer list`; no match is exit 1.
 
             EXAMPLES:
               coffer search vault.coffer bank

@@ -38,7 +38,7 @@ struct SyncCommand: ParsableCommand {
             \(ReplicaMerging.jsonShape)
 
             Run it by hand after the service reports a conflict, or from a timer with a key \
-            file that opens the vault alone (`coffer add-keyfile`), so no password is asked.
+            file that opens the vault alone (`coffer add-keyfile --alone`), so no password is asked.
 
             EXAMPLES:
               coffer sync ~/Sync/vault.coffer

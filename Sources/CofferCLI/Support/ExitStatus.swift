@@ -18,7 +18,7 @@ enum ExitStatus: Int32, CaseIterable {
     var meaning: String {
         switch self {
         case .success: "success"
-        case .noMatch: "no item matched (`get`/`edit`/`remove` find nothing, `search` finds nothing, a filtered `list` is empty, `get --field` names a missing field)"
+        case .noMatch: "no item matched (`get`/`edit`/`remove` find nothing, `search` finds nothing, a filtered `list` is empty, `get --field` names a missing field; `audit --fail-on-findings` found something)"
         case .duplicate: "item already exists"
         case .usage: "usage error: bad flags or values (including `--notes TEXT`), a missing stdin line, a line over 64 KiB, an empty new password, a mismatch, several items match, the vault needs `--key-file`, the last key slot cannot be removed"
         case .vaultUnreadable: "vault unreadable: not a Coffer file, corrupted, tampered with, an unsupported version, its key derivation costs more than the limit (raise it with `--max-kdf-memory`, `--max-kdf-passes`), or a file to merge holds another vault"

@@ -52,16 +52,52 @@ enum SecretReader {
         try next(prompt: "Master password for \(vault): ", what: "the master password")
     }
 
-    /// A new secret chosen by the user: asked twice on a terminal (a mismatch is
-    /// refused), one line on a pipe. Empty secrets are refused.
-    static func newSecret(prompt text: String, what: String) throws -> SecureBytes {
-        let first = try next(prompt: text, what: what)
-        guard first.count > 0 else { throw CLIFailure(.usage, "\(what) must not be empty") }
-        if isInteractive {
-            let again = try prompt("Retype to confirm: ")
-            guard again == first else { throw CLIFailure(.usage, "the two entries do not match; nothing was changed") }
+    /// How many times a terminal user may choose a new secret: a mismatched confirmation,
+    /// or a weak master password they decline, asks again until this many tries are used.
+    static let newSecretTries = 3
+
+    /// A new secret chosen by the user: asked twice on a terminal (on a mismatch, asked
+    /// again, up to ``newSecretTries`` times), one line on a pipe. Empty secrets are refused.
+    /// `accept` sees the first entry before it is confirmed; returning false (the user
+    /// wants another) asks again. On a pipe it is called too, and its answer ignored:
+    /// a script cannot choose again.
+    static func newSecret(prompt text: String, what: String,
+                          accept: (SecureBytes) throws -> Bool = { _ in true }) throws -> SecureBytes {
+        guard isInteractive else {
+            let line = try next(prompt: text, what: what)
+            guard line.count > 0 else { throw CLIFailure(.usage, "\(what) must not be empty") }
+            _ = try accept(line)
+            return line
         }
-        return first
+        var mismatched = false
+        for attempt in 1...newSecretTries {
+            let first = try prompt(text)
+            guard first.count > 0 else { throw CLIFailure(.usage, "\(what) must not be empty") }
+            guard try accept(first) else { mismatched = false; continue }
+            let again = try prompt("Retype to confirm: ")
+            if again == first { return first }
+            mismatched = true
+            if attempt < newSecretTries { Output.error("the two entries do not match; try again") }
+        }
+        throw CLIFailure(.usage, mismatched ? "the two entries do not match; nothing was changed"
+                                            : "\(what) was not chosen after \(newSecretTries) tries; nothing was changed")
+    }
+
+    /// A new master password (`init`, `passwd`): ``newSecret(prompt:what:accept:)`` that
+    /// shows its strength estimate and, below the library's good score
+    /// (``StrengthEstimate/isGood``), warns; on a terminal it then asks whether to keep it
+    /// (no: choose another), on a pipe it goes on with the warning on stderr.
+    static func newMasterPassword(for vault: String, what: String) throws -> SecureBytes {
+        try newSecret(prompt: "New master password for \(vault): ", what: what) { password in
+            let estimate = StrengthEstimator.estimate(password)
+            Output.error("strength: \(max(0, min(estimate.score, 4)))/4 (\(estimate.scoreName))")
+            guard !estimate.isGood else { return true }
+            Output.error("coffer: warning: this master password is easy to guess"
+                         + (estimate.feedback.warning.map { ": \($0)" } ?? "")
+                         + "; a longer passphrase (`coffer passphrase`) is safer")
+            guard isInteractive else { return true }
+            return try RestoreCommand.confirm("Use it anyway? [y/N] ")
+        }
     }
 
     /// Runs `body`, turning a ``TerminalError`` into the command's exit code and message.

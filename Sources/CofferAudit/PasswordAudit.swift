@@ -1,0 +1,85 @@
+import CofferCrypto
+import CofferFormat
+import CofferGenerator
+import CofferVault
+import Foundation
+
+/// A health report of a vault's passwords (``Vault/audit(olderThanDays:now:)``): weak ones
+/// by the strength estimator, reused ones, old ones. It names items, never a password;
+/// everything is worked out on this device, offline.
+///
+/// ```swift
+/// let report = try vault.audit(olderThanDays: 365)
+/// for finding in report.weak { print(finding.item.displayName, finding.score) }
+/// for group in report.reused { print(group.map(\.displayName)) }
+/// if report.isClean { print("nothing to do") }
+/// ```
+public struct AuditReport: Sendable {
+    /// An item whose password scores below ``StrengthEstimate/goodScore``.
+    public struct Weak: Sendable {
+        public var item: Item
+        /// The estimator's score, 0 to 4 (``StrengthEstimate/score``).
+        public var score: Int
+    }
+
+    /// An item whose password was set more than the audit's age limit ago.
+    public struct Old: Sendable {
+        public var item: Item
+        /// When the current password was set: the newest history entry's replacement
+        /// date, else the item's creation date.
+        public var passwordSet: Date
+        /// Whole days from ``passwordSet`` to the audit.
+        public var ageDays: Int
+    }
+
+    /// Items with a password that were checked.
+    public var checked: Int
+    public var weak: [Weak]
+    /// Groups of two or more items sharing one password, each in display order.
+    public var reused: [[Item]]
+    public var old: [Old]
+    /// The age limit used, in days.
+    public var olderThanDays: Int
+
+    /// True when nothing was found.
+    public var isClean: Bool { weak.isEmpty && reused.isEmpty && old.isEmpty }
+}
+
+extension Vault {
+    /// Checks every item's password: weak (below ``StrengthEstimate/goodScore``, with the
+    /// item's names as words an attacker may know), reused (the same password as another
+    /// item, compared in constant time in guarded memory) and old (set more than
+    /// `olderThanDays` days before `now`). Secure notes and items without a password are
+    /// left out. Reads only; nothing leaves the device.
+    ///
+    /// ```swift
+    /// let report = try vault.audit()
+    /// print("\(report.weak.count) weak, \(report.reused.count) reused groups, \(report.old.count) old")
+    /// ```
+    public func audit(olderThanDays: Int = 365, now: Date = Date()) throws(CofferError) -> AuditReport {
+        try read { (tx) throws(CofferError) -> AuditReport in
+            var report = AuditReport(checked: 0, weak: [], reused: [], old: [], olderThanDays: olderThanDays)
+            // One representative password per group; groups are few, so a linear scan
+            // (each comparison constant-time) is enough and keeps no hash of a secret.
+            var groups: [(password: SecureBytes, items: [Item])] = []
+            for item in try tx.items() {
+                let secrets = try tx.secrets(for: item.id)
+                guard let password = secrets.password, password.count > 0 else { continue }
+                report.checked += 1
+                let words = [item.label, item.service, item.account, item.server].compactMap { $0 }
+                let estimate = StrengthEstimator.estimate(password, userInputs: words)
+                if !estimate.isGood { report.weak.append(AuditReport.Weak(item: item, score: estimate.score)) }
+                if let index = groups.firstIndex(where: { $0.password == password }) {
+                    groups[index].items.append(item)
+                } else {
+                    groups.append((password, [item]))
+                }
+                let set = secrets.passwordHistory.first?.replaced ?? item.attributes.created
+                let age = Int(now.timeIntervalSince(set) / 86_400)
+                if age > olderThanDays { report.old.append(AuditReport.Old(item: item, passwordSet: set, ageDays: age)) }
+            }
+            report.reused = groups.map(\.items).filter { $0.count > 1 }
+            return report
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import ArgumentParser
+import Coffer
+import Foundation
+
+/// `coffer audit VAULT [--older-than 365d] [--json] [--fail-on-findings]`
+struct AuditCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "audit",
+        abstract: "Report weak, reused and old passwords (offline; never prints a password).",
+        discussion: """
+            Weak: the strength estimator (`coffer estimate`) scores the password below 3 of \\
+            4. Reused: two or more items share one password (compared in constant time in \\
+            guarded memory); each group is listed. Old: the password was set more than \\
+            --older-than ago (the newest history entry, else the item's creation). Secure notes \\
+            and items without a password are left out. Nothing leaves this device.
+
+            Exit status: 0 whatever is found (a report is not an error); with \\
+            --fail-on-findings, 1 when anything is found (for scripts and CI).
+
+            JSON shape:
+              {"checked": int, "olderThanDays": int,
+               "weak": [{"item": {"id", "kind", "label", "service", "account", "server"}, "score": int}],
+               "reused": [[{"id", "kind", "label", "service", "account", "server"}]],
+               "old": [{"item": {…}, "passwordSet": str, "ageDays": int}]}
+
+            EXAMPLES:
+              coffer audit vault.coffer
+              coffer audit vault.coffer --older-than 180d --json
+              coffer audit vault.coffer --fail-on-findings
+            """)
+
+    @OptionGroup var vault: VaultArguments
+
+    @Option(name: .customLong("older-than"),
+            help: ArgumentHelp("Report passwords set longer ago than this many days (e.g. 365d or 365).", valueName: "days"))
+    var olderThan: String = "365d"
+
+    @Flag(help: "Print JSON (shape above).")
+    var json = false
+
+    @Flag(name: .customLong("fail-on-findings"), help: "Exit 1 when anything is found.")
+    var failOnFindings = false
+
+    /// `--older-than` in days: digits, optionally followed by `d`.
+    var days: Int? {
+        let digits = olderThan.hasSuffix("d") ? String(olderThan.dropLast()) : olderThan
+        guard let value = Int(digits), value >= 0, value <= 36_500 else { return nil }
+        return value
+    }
+
+    func validate() throws {
+        guard days != nil else { throw ValidationError("--older-than must be a number of days, 0 to 36500, such as 365d") }
+    }
+
+    func run() throws {
+        guard let days else { throw CLIFailure(.usage, "--older-than must be a number of days") }
+        let unlocked = try vault.unlock()
+        let report = try vault.run { try unlocked.vault.audit(olderThanDays: days) }
+        if json {
+            try JSONValue.object([
+                ("checked", .int(Int64(report.checked))),
+                ("olderThanDays", .int(Int64(report.olderThanDays))),
+                ("weak", .array(report.weak.map { .object([("item", .object(itemIdentityMembers($0.item))), ("score", .int(Int64($0.score)))]) })),
+                ("reused", .array(report.reused.map { group in .array(group.map { .object(itemIdentityMembers($0)) }) })),
+                ("old", .array(report.old.map {
+                    .object([("item", .object(itemIdentityMembers($0.item))), ("passwordSet", .string(ItemJSON.date($0.passwordSet))),
+                             ("ageDays", .int(Int64($0.ageDays)))])
+                })),
+            ]).print()
+        } else {
+            printText(report)
+        }
+        if failOnFindings && !report.isClean {
+            throw CLIFailure(.noMatch, "the audit found \(report.weak.count) weak, \(report.reused.count) reused group(s), \(report.old.count) old")
+        }
+    }
+
+    private func printText(_ report: AuditReport) {
+        Output.line("checked \(report.checked) password\(report.checked == 1 ? "" : "s")")
+        Output.line("weak: \(report.weak.count)")
+        for finding in report.weak { Output.line("  \(itemPhrase(finding.item)): score \(finding.score)/4") }
+        Output.line("reused: \(report.reused.count) group\(report.reused.count == 1 ? "" : "s")")
+        for group in report.reused { Output.line("  " + group.map(itemPhrase).joined(separator: ", ")) }
+        Output.line("older than \(report.olderThanDays) days: \(report.old.count)")
+        for finding in report.old { Output.line("  \(itemPhrase(finding.item)): set \(ItemJSON.date(finding.passwordSet)) (\(finding.ageDays) days)") }
+    }
+}
