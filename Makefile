@@ -101,7 +101,7 @@ fuzz: deps
 # has no symbols and every link to Vault, SecureBytes… is dangling.
 DOCC ?= $(shell command -v docc 2>/dev/null || echo "$$(dirname "$$(command -v swift)")/docc")
 SYMBOLGRAPH_EXTRACT ?= swift-symbolgraph-extract
-REEXPORTED := CofferCrypto,CofferFormat,CofferStore,CofferVault,CofferOTP,CofferGenerator,CofferTransfer
+REEXPORTED := CofferCrypto,CofferFormat,CofferStore,CofferVault,CofferOTP,CofferGenerator,CofferTransfer,CofferAudit
 C_MODULE_MAPS := -Xcc -fmodule-map-file=Sources/CCofferSystem/include/module.modulemap -Xcc -I -Xcc Sources/CCofferSystem/include \
   -Xcc -fmodule-map-file=Sources/COpenSSLCrypto/module.modulemap -Xcc -fmodule-map-file=Sources/CArgon2/module.modulemap \
   -Xcc -fmodule-map-file=Sources/CSodium/module.modulemap
