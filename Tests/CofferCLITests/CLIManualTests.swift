@@ -66,9 +66,11 @@ struct CLIManualTests {
         let entries = lines.filter { $0.hasPrefix(".It Em ") }.map { String($0.dropFirst(".It Em ".count)) }
         #expect(entries == commands.map { $0.path.last! }, "the page's commands differ from coffer's: run `make man`")
 
-        for command in commands {
+        // The n-th entry is the n-th command (checked above): by position, not by name, since
+        // a subcommand may share its name with a command (`keyfile add`, `add`).
+        let starts = lines.indices.filter { lines[$0].hasPrefix(".It Em ") }
+        for (command, start) in zip(commands, starts) {
             let name = command.path.dropFirst().joined(separator: " ")
-            guard let start = lines.firstIndex(where: { $0 == ".It Em \(command.path.last!)" }) else { continue }
             let rest = lines[(start + 1)...]
             let end = rest.firstIndex { $0.hasPrefix(".It Em ") } ?? lines.count
             let section = lines[start..<end].joined(separator: "\n")
