@@ -184,51 +184,105 @@ package enum DisplayOrder {
 /// ```
 extension Sequence where Element == Item {
     public func sortedForReading(locale: Locale = .current) -> [Item] {
-        var stable = Array(self)
-        DisplayOrder.sort(&stable)
-        let keys = stable.map { item in
-            (DisplayOrder.readingKey(item.attributes.sortName ?? "", locale: locale),
-             DisplayOrder.readingKey(item.attributes.account ?? "", locale: locale))
+        let items = Array(self)
+        guard items.count > 1 else { return items }
+        // Every key in one buffer, compared in place, and no other copy of the items: a key
+        // array per name, a lowercased copy of each, and a second sorted copy of the items
+        // cost a large vault's listing more than the rest of its sorting.
+        var keys = DisplayOrder.ReadingKeys(capacity: items.count)
+        for index in items.indices {
+            keys.append(name: items[index].attributes.sortName ?? "", account: items[index].attributes.account ?? "", locale: locale)
         }
-        let order = stable.indices.sorted { a, b in
-            if keys[a].0 != keys[b].0 { return keys[a].0.lexicographicallyPrecedes(keys[b].0) }
-            if keys[a].1 != keys[b].1 { return keys[a].1.lexicographicallyPrecedes(keys[b].1) }
-            return a < b
-        }
-        return order.map { stable[$0] }
+        return keys.order { DisplayOrder.precedes(items[$0], items[$1]) }.map { items[$0] }
     }
 }
 
 extension DisplayOrder {
-    /// A key whose lexicographic order is the reading order of `text`: the text folded
-    /// (case, diacritics, width) for `locale`, as Unicode scalars, with each run of ASCII
-    /// digits replaced by a marker below every letter, its length without leading zeros,
+    /// Appends to `key` the reading key of `text`, a byte string whose order is the reading
+    /// order of `text`: the text folded (case, diacritics, width) for `locale`, in UTF-8
+    /// (whose byte order is code point order), with each run of ASCII digits replaced by a
+    /// marker below every letter, its length without leading zeros (two bytes, big-endian),
     /// then its digits: a longer number is a larger one.
-    static func readingKey(_ text: String, locale: Locale) -> [UInt32] {
-        // ASCII (the usual name) folds by lowercasing, without Foundation's tables: listing
-        // a large vault folds every name.
-        let folded = text.utf8.allSatisfy({ $0 < 0x80 }) ? text.lowercased()
-            : text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: locale)
-        var key: [UInt32] = []
-        key.reserveCapacity(folded.unicodeScalars.count + 2)
-        var digits: [UInt32] = []
+    static func appendReadingKey(_ text: String, locale: Locale, to key: inout [UInt8]) {
+        var digitsStart: Int?   // where the current run of digits starts in `key`
         func flushDigits() {
-            guard !digits.isEmpty else { return }
-            let significant = digits.drop { $0 == 0x30 }
+            guard let start = digitsStart else { return }
+            digitsStart = nil
+            var first = start
+            while first < key.count, key[first] == 0x30 { first += 1 }   // leading zeros do not count
+            let significant = Array(key[first...].prefix(Int(UInt16.max)))
+            key.removeSubrange(start...)
             key.append(0x2F)   // '/', below the digits and letters: numbers start low, as '0' would
-            key.append(UInt32(significant.count))
+            key.append(UInt8(significant.count >> 8))
+            key.append(UInt8(significant.count & 0xFF))
             key.append(contentsOf: significant)
-            digits.removeAll(keepingCapacity: true)
         }
-        for scalar in folded.unicodeScalars {
-            if scalar.value >= 0x30 && scalar.value <= 0x39 {
-                digits.append(scalar.value)
+        func add(_ byte: UInt8) {
+            if byte >= 0x30 && byte <= 0x39 {
+                if digitsStart == nil { digitsStart = key.count }
             } else {
                 flushDigits()
-                key.append(scalar.value)
+            }
+            key.append(byte)
+        }
+        if text.utf8.allSatisfy({ $0 < 0x80 }) {
+            // ASCII (the usual name) folds by lowercasing its bytes, without Foundation's
+            // tables or a lowercased copy: listing a large vault folds every name.
+            for byte in text.utf8 { add(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) }
+        } else {
+            for byte in text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: locale).utf8 {
+                add(byte)
             }
         }
         flushDigits()
-        return key
+    }
+
+    /// The stable order of two items (code points of name and account, then id): what
+    /// ``sort(_:)`` gives, for ties in the reading order.
+    static func precedes(_ a: Item, _ b: Item) -> Bool {
+        let nameA = comparableBytes(a.attributes.sortName ?? ""), nameB = comparableBytes(b.attributes.sortName ?? "")
+        if !nameA.elementsEqual(nameB) { return nameA.lexicographicallyPrecedes(nameB) }
+        let accountA = comparableBytes(a.attributes.account ?? ""), accountB = comparableBytes(b.attributes.account ?? "")
+        if !accountA.elementsEqual(accountB) { return accountA.lexicographicallyPrecedes(accountB) }
+        return a.id < b.id
+    }
+
+    /// The reading keys of many items, (name, account) each, in one buffer.
+    struct ReadingKeys {
+        private var bytes: [UInt8] = []
+        /// Per item: where its name key starts, where its account key starts, where it ends.
+        private var bounds: [(start: Int, middle: Int, end: Int)] = []
+
+        init(capacity: Int) {
+            bytes.reserveCapacity(capacity * 48)
+            bounds.reserveCapacity(capacity)
+        }
+
+        mutating func append(name: String, account: String, locale: Locale) {
+            let start = bytes.count
+            DisplayOrder.appendReadingKey(name, locale: locale, to: &bytes)
+            let middle = bytes.count
+            DisplayOrder.appendReadingKey(account, locale: locale, to: &bytes)
+            bounds.append((start, middle, bytes.count))
+        }
+
+        /// The item indices in reading order: by name key, then account key, then `tie`.
+        func order(tie: (Int, Int) -> Bool) -> [Int] {
+            bytes.withUnsafeBufferPointer { buffer in
+                func precedes(_ a: Range<Int>, _ b: Range<Int>) -> Bool? {
+                    let common = min(a.count, b.count)
+                    for offset in 0..<common where buffer[a.lowerBound + offset] != buffer[b.lowerBound + offset] {
+                        return buffer[a.lowerBound + offset] < buffer[b.lowerBound + offset]
+                    }
+                    return a.count == b.count ? nil : a.count < b.count
+                }
+                return bounds.indices.sorted { a, b in
+                    let x = bounds[a], y = bounds[b]
+                    if let name = precedes(x.start..<x.middle, y.start..<y.middle) { return name }
+                    if let account = precedes(x.middle..<x.end, y.middle..<y.end) { return account }
+                    return tie(a, b)
+                }
+            }
+        }
     }
 }
