@@ -193,7 +193,11 @@ extension Sequence where Element == Item {
         for index in items.indices {
             keys.append(name: items[index].attributes.sortName ?? "", account: items[index].attributes.account ?? "", locale: locale)
         }
-        return keys.order { DisplayOrder.precedes(items[$0], items[$1]) }.map { items[$0] }
+        let tie = { (a: Int, b: Int) in DisplayOrder.precedes(items[a], items[b]) }
+        // Usually (lowercase names, numbers of one width) the listing's own order already is
+        // the reading order: then the items are returned as they are, neither sorted nor copied.
+        if keys.isInOrder(tie: tie) { return items }
+        return keys.order(tie: tie).map { items[$0] }
     }
 }
 
@@ -204,37 +208,32 @@ extension DisplayOrder {
     /// marker below every letter, its length without leading zeros (two bytes, big-endian),
     /// then its digits: a longer number is a larger one.
     static func appendReadingKey(_ text: String, locale: Locale, to key: inout [UInt8]) {
-        var digitsStart: Int?   // where the current run of digits starts in `key`
-        func flushDigits() {
-            guard let start = digitsStart else { return }
-            digitsStart = nil
-            var first = start
-            while first < key.count, key[first] == 0x30 { first += 1 }   // leading zeros do not count
-            let significant = Array(key[first...].prefix(Int(UInt16.max)))
-            key.removeSubrange(start...)
-            key.append(0x2F)   // '/', below the digits and letters: numbers start low, as '0' would
-            key.append(UInt8(significant.count >> 8))
-            key.append(UInt8(significant.count & 0xFF))
-            key.append(contentsOf: significant)
-        }
-        func add(_ byte: UInt8) {
-            if byte >= 0x30 && byte <= 0x39 {
-                if digitsStart == nil { digitsStart = key.count }
-            } else {
-                flushDigits()
-            }
-            key.append(byte)
-        }
-        if text.utf8.allSatisfy({ $0 < 0x80 }) {
-            // ASCII (the usual name) folds by lowercasing its bytes, without Foundation's
-            // tables or a lowercased copy: listing a large vault folds every name.
-            for byte in text.utf8 { add(byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte) }
-        } else {
-            for byte in text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: locale).utf8 {
-                add(byte)
+        // ASCII (the usual name) folds by lowercasing its bytes, without Foundation's tables
+        // or a lowercased copy: listing a large vault folds every name.
+        let ascii = text.utf8.allSatisfy { $0 < 0x80 }
+        var folded = ascii ? text : text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: locale)
+        folded.withUTF8 { bytes in
+            func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
+            var index = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                guard isDigit(byte) else {
+                    key.append(ascii && byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte)
+                    index += 1
+                    continue
+                }
+                var end = index
+                while end < bytes.count, isDigit(bytes[end]) { end += 1 }
+                var first = index
+                while first < end, bytes[first] == 0x30 { first += 1 }   // leading zeros do not count
+                let count = min(end - first, Int(UInt16.max))
+                key.append(0x2F)   // '/', below the digits and letters: numbers start low, as '0' would
+                key.append(UInt8(count >> 8))
+                key.append(UInt8(count & 0xFF))
+                key.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[first..<(first + count)]))
+                index = end
             }
         }
-        flushDigits()
     }
 
     /// The stable order of two items (code points of name and account, then id): what
@@ -269,20 +268,29 @@ extension DisplayOrder {
         /// The item indices in reading order: by name key, then account key, then `tie`.
         func order(tie: (Int, Int) -> Bool) -> [Int] {
             bytes.withUnsafeBufferPointer { buffer in
-                func precedes(_ a: Range<Int>, _ b: Range<Int>) -> Bool? {
-                    let common = min(a.count, b.count)
-                    for offset in 0..<common where buffer[a.lowerBound + offset] != buffer[b.lowerBound + offset] {
-                        return buffer[a.lowerBound + offset] < buffer[b.lowerBound + offset]
-                    }
-                    return a.count == b.count ? nil : a.count < b.count
-                }
-                return bounds.indices.sorted { a, b in
-                    let x = bounds[a], y = bounds[b]
-                    if let name = precedes(x.start..<x.middle, y.start..<y.middle) { return name }
-                    if let account = precedes(x.middle..<x.end, y.middle..<y.end) { return account }
-                    return tie(a, b)
-                }
+                bounds.indices.sorted { a, b in precedes(a, b, in: buffer, tie: tie) }
             }
+        }
+
+        /// Whether the items already are in reading order (one pass, no sort).
+        func isInOrder(tie: (Int, Int) -> Bool) -> Bool {
+            bytes.withUnsafeBufferPointer { buffer in
+                bounds.indices.dropFirst().allSatisfy { !precedes($0, $0 - 1, in: buffer, tie: tie) }
+            }
+        }
+
+        private func precedes(_ a: Int, _ b: Int, in buffer: UnsafeBufferPointer<UInt8>, tie: (Int, Int) -> Bool) -> Bool {
+            func compare(_ a: Range<Int>, _ b: Range<Int>) -> Bool? {
+                let common = min(a.count, b.count)
+                for offset in 0..<common where buffer[a.lowerBound + offset] != buffer[b.lowerBound + offset] {
+                    return buffer[a.lowerBound + offset] < buffer[b.lowerBound + offset]
+                }
+                return a.count == b.count ? nil : a.count < b.count
+            }
+            let x = bounds[a], y = bounds[b]
+            if let name = compare(x.start..<x.middle, y.start..<y.middle) { return name }
+            if let account = compare(x.middle..<x.end, y.middle..<y.end) { return account }
+            return tie(a, b)
         }
     }
 }
