@@ -3,7 +3,7 @@ import CofferFormat
 import CofferStore
 import CofferVault
 import CofferOTP
-/// A file format ``Vault/importItems(from:format:dryRun:)`` reads.
+/// A file format ``Vault/importItems(from:format:dryRun:onConflict:)`` reads.
 ///
 /// ```swift
 /// let format = ImportFormat(rawValue: "bitwarden-json")   // .bitwardenJSON

@@ -63,7 +63,7 @@ extension Vault {
     }
 
     /// Reads the file at `path` into guarded memory and imports it; see
-    /// ``importItems(from:format:dryRun:)``. A missing file is ``CofferError/fileNotFound(_:)``.
+    /// ``importItems(from:format:dryRun:onConflict:)``. A missing file is ``CofferError/fileNotFound(_:)``.
     ///
     /// ```swift
     /// let report = try vault.importItems(fromFile: "keepass.xml", format: .keepassxcXML)

@@ -6,7 +6,7 @@ import Foundation
 // versions (see Vault+URL.swift in CofferVault). A non-file URL throws
 // ``CofferError/invalidArgument(_:)``.
 extension Vault {
-    /// ``importItems(fromFile:format:dryRun:)`` for a file URL.
+    /// ``importItems(fromFile:format:dryRun:onConflict:)-(String,_,_,_)`` for a file URL.
     ///
     /// ```swift
     /// let report = try vault.importItems(fromFile: pickedURL, format: .bitwardenJSON)

@@ -5,7 +5,7 @@ import Foundation
 
 /// How a person names an item: the one place Coffer turns a name into an item.
 ///
-/// ``anything(_:)`` is the name typed without saying what it is (`coffer get vault github`):
+/// ``Key/anything(_:)`` is the name typed without saying what it is (`coffer get vault github`):
 /// it matches an item's id (all 32 hex digits, or its first 8 or more), label, service,
 /// note title, or server, where a pasted URL (`https://GitHub.com/login?next=/`) matches
 /// an internet password of that host, scheme and port, whatever its path. Labels,

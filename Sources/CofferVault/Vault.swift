@@ -258,7 +258,7 @@ public final class Vault: @unchecked Sendable {
             fileSize: Int(file.identity.size))
     }
 
-    /// ``info(at:scope:)`` over the whole file: SPEC.md §10 steps 1–9, exactly the checks
+    /// ``info(at:scope:)-(String,_)`` over the whole file: SPEC.md §10 steps 1–9, exactly the checks
     /// an open runs before it needs a key, so whatever this refuses, an open refuses the
     /// same way.
     private static func structureInfo(at path: String) throws(CofferError) -> VaultInfo {

@@ -19,7 +19,7 @@ public struct VaultInfo: Sendable, Hashable, Codable {
     public let entryCount: Int
     public let fileSize: Int
 
-    /// How much of a file ``Vault/info(at:scope:)`` reads and checks.
+    /// How much of a file ``Vault/info(at:scope:)-(String,_)`` reads and checks.
     ///
     /// ```swift
     /// let quick = try Vault.info(at: path)                       // the header only

@@ -240,23 +240,22 @@ package final class UniqueIndex: @unchecked Sendable {
     static func overview(_ list: [UInt8], has key: UniquenessKey) -> Bool {
         let decided = list.withUnsafeBytes { raw -> Bool? in
             guard let f = OverviewFields(raw) else { return nil }
-            var unsure = false
-            func same(_ range: Range<Int>?, _ text: String) -> Bool {
+            // Each field: equal, different, or nil when only the decoded strings can tell.
+            func same(_ range: Range<Int>?, _ text: String) -> Bool? {
                 guard let range else { return text.isEmpty }
-                switch OverviewFields.compare(range, in: raw, with: text) {
-                case true?: return true
-                case false?: return false
-                case nil: unsure = true; return true
-                }
+                return OverviewFields.compare(range, in: raw, with: text)
             }
+            let fields: [Bool?]
             switch key {
             case .generic(let service, let account):
-                guard ItemKind(code: f.kind) == .genericPassword, same(f.service, service), same(f.account, account) else { return false }
+                guard ItemKind(code: f.kind) == .genericPassword else { return false }
+                fields = [same(f.service, service), same(f.account, account)]
             case .internet(let server, let scheme, let port, let path, let account):
-                guard ItemKind(code: f.kind) == .internetPassword, (f.port ?? 0) == port, same(f.server, server),
-                      same(f.protocol, scheme), same(f.path, path), same(f.account, account) else { return false }
+                guard ItemKind(code: f.kind) == .internetPassword, (f.port ?? 0) == port else { return false }
+                fields = [same(f.server, server), same(f.protocol, scheme), same(f.path, path), same(f.account, account)]
             }
-            return unsure ? nil : true
+            if fields.contains(false) { return false }
+            return fields.contains(nil) ? nil : true
         }
         if let decided { return decided }
         return Self.key(ofOverview: list) == key

@@ -47,6 +47,8 @@ struct UniqueKeyScanTests {
                 .generic(service: "svc-7", account: "user9"),                       // absent
                 .generic(service: "SVC-7", account: "user3"),                       // case differs: absent
                 .generic(service: "cafe\u{301}", account: "u\u{308}ser"),           // decomposed: canonically equal
+                .generic(service: "caf\u{e8}", account: "\u{fc}ser"),                // è, not é: absent, bytes alone cannot say
+                .generic(service: "caf\u{e9}", account: "\u{fc}ser"),                // as stored
                 .internet(server: "host5.example", protocol: "", port: 0, path: "", account: "me"),
             ]
             let entries = snapshot.entries
