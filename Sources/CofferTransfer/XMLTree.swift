@@ -84,6 +84,9 @@ enum XMLTree {
         if let offset = firstNUL(in: bytes) {
             throw .malformedImport("\(formatName) line \(line(at: offset)): the file is not UTF-8 text (it holds NUL bytes: UTF-16 or UTF-32?)")
         }
+        if let offset = processingInstructionWithoutData(in: bytes) {
+            throw .malformedImport("\(formatName) line \(line(at: offset)): a processing instruction without data is not allowed (KeePassXC never writes one)")
+        }
         if let declared = declaredEncoding(in: bytes), !["utf-8", "utf8"].contains(declared.lowercased()) {
             throw .malformedImport("\(formatName) line 1: the file declares the encoding \"\(declared)\"; only UTF-8 is read (KeePassXC writes UTF-8)")
         }
@@ -161,6 +164,25 @@ enum XMLTree {
 
     /// The `encoding` of the XML declaration (`<?xml version="1.0" encoding="…"?>`) that
     /// starts the document (after a UTF-8 byte order mark, if any); nil without one.
+    /// The offset of the first `<?target?>` (a processing instruction whose data is empty
+    /// or only spaces), or nil. Foundation's XMLParser hands libxml2's NULL data for one to
+    /// `strlen` and the process dies (found by fuzzing:
+    /// Fuzz/Regressions/inputs/keepassxc-xml-processing-instruction-without-data), so such a
+    /// file is refused before it is parsed. A "<?" inside a comment or CDATA section counts
+    /// too: refusing it there costs nothing, since KeePassXC writes neither.
+    static func processingInstructionWithoutData(in bytes: UnsafeRawBufferPointer) -> Int? {
+        var offset = 0
+        while let found = find("<?", in: UnsafeRawBufferPointer(rebasing: bytes[offset...])) {
+            let start = offset + found
+            var index = start + 2
+            while index < bytes.count, !Self.isSpace(bytes[index]), bytes[index] != UInt8(ascii: "?") { index += 1 }
+            while index < bytes.count, Self.isSpace(bytes[index]) { index += 1 }
+            if index + 1 < bytes.count, bytes[index] == UInt8(ascii: "?"), bytes[index + 1] == UInt8(ascii: ">") { return start }
+            offset = start + 2
+        }
+        return nil
+    }
+
     static func declaredEncoding(in bytes: UnsafeRawBufferPointer) -> String? {
         var start = 0
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { start = 3 }

@@ -89,6 +89,22 @@ struct ImportKeePassXCTests {
         }
     }
 
+    /// Foundation's XMLParser passes libxml2's NULL data of `<?x?>` to strlen and the process
+    /// dies (found by the inputs fuzzer); such a file is refused before parsing.
+    @Test("a processing instruction without data is refused, not a crash; the XML declaration and one with data still read")
+    func processingInstructionWithoutData() throws {
+        let entry = "<KeePassFile><Root><Group><Entry><String><Key>Title</Key><Value>t</Value></String></Entry></Group></Root></KeePassFile>"
+        try withImportVault { (vault) throws in
+            for document in ["<a><?x?></a>", "<?xml version=\"1.0\"?>\n<KeePassFile><?pi ?></KeePassFile>", "<?xml version=\"1.0\"?><??>" + entry] {
+                #expect(throws: CofferError.malformedImport, "\(document)") {
+                    try importText(document, format: .keepassxcXML, into: vault)
+                }
+            }
+            let report = try importText("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<?app some data?>" + entry, format: .keepassxcXML, into: vault)
+            #expect(report.imported == 1)
+        }
+    }
+
     @Test("XML that is not a KeePass file is refused with its root element named")
     func notKeePass() throws {
         try withImportVault { (vault) throws in
