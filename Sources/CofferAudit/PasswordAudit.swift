@@ -48,7 +48,7 @@ public struct AuditReport: Sendable {
 extension Vault {
     /// Checks every item's password: weak (below ``StrengthEstimate/goodScore``, with the
     /// item's names as words an attacker may know), reused (the same password as another
-    /// item, compared in constant time in guarded memory) and old (set more than
+    /// item, found by a keyed BLAKE2b tag under a key drawn for the audit and then wiped) and old (set more than
     /// `olderThanDays` days before `now`). Secure notes and items without a password are
     /// left out. Reads only; nothing leaves the device.
     ///
@@ -59,9 +59,13 @@ extension Vault {
     public func audit(olderThanDays: Int = 365, now: Date = Date()) throws(CofferError) -> AuditReport {
         try read { (tx) throws(CofferError) -> AuditReport in
             var report = AuditReport(checked: 0, weak: [], reused: [], old: [], olderThanDays: olderThanDays)
-            // One representative password per group; groups are few, so a linear scan
-            // (each comparison constant-time) is enough and keeps no hash of a secret.
-            var groups: [(password: SecureBytes, items: [Item])] = []
+            // Passwords are grouped by a BLAKE2b MAC under a key drawn for this audit and
+            // wiped with it: equal passwords have equal tags, and a tag says nothing of its
+            // password without the key. (Comparing each password with one kept per group was
+            // quadratic in the number of distinct passwords, and held one guarded allocation each.)
+            let key = try SecureBytes.random(count: 32)
+            var groups: [[UInt8]: [Item]] = [:]
+            var order: [[UInt8]] = []
             for item in try tx.items() {
                 let secrets = try tx.secrets(for: item.id)
                 guard let password = secrets.password, password.count > 0 else { continue }
@@ -69,16 +73,14 @@ extension Vault {
                 let words = [item.label, item.service, item.account, item.server].compactMap { $0 }
                 let estimate = StrengthEstimator.estimate(password, userInputs: words)
                 if !estimate.isGood { report.weak.append(AuditReport.Weak(item: item, score: estimate.score)) }
-                if let index = groups.firstIndex(where: { $0.password == password }) {
-                    groups[index].items.append(item)
-                } else {
-                    groups.append((password, [item]))
-                }
+                let tag = try password.withUnsafeBytes { (raw) throws(CofferError) in try BLAKE2b.mac(raw, key: key) }
+                if groups[tag] == nil { order.append(tag) }
+                groups[tag, default: []].append(item)
                 let set = secrets.passwordHistory.first?.replaced ?? item.attributes.created
                 let age = Int(now.timeIntervalSince(set) / 86_400)
                 if age > olderThanDays { report.old.append(AuditReport.Old(item: item, passwordSet: set, ageDays: age)) }
             }
-            report.reused = groups.map(\.items).filter { $0.count > 1 }
+            report.reused = order.compactMap { groups[$0] }.filter { $0.count > 1 }
             return report
         }
     }

@@ -330,14 +330,15 @@ public final class Vault: @unchecked Sendable {
         try withLock { () throws(CofferError) -> BackupChanges in
             let keys = try requireKeys()
             let backup = try storeCall { () throws(StoreError) in try store.readBackup() }
-            var restored = try replicaSnapshot(backup.bytes, name: "the backup \(path).bak", keys: keys)
-            try restored.checkDigests()
+            // Listing its items checks the digest of every record it returns (and only its
+            // items are read here), so nothing unverified is shown.
+            let backupSnapshot = try replicaSnapshot(backup.bytes, name: "the backup \(path).bak", keys: keys)
             func items(_ base: VaultSnapshot) throws(CofferError) -> [Item] {
                 let tx = VaultTransaction(vault: self, keys: keys, base: base)
                 defer { tx.close() }
                 return try tx.items()
             }
-            let inBackup = try items(restored), inVault = try items(snapshot)
+            let inBackup = try items(backupSnapshot), inVault = try items(snapshot)
             let current = Dictionary(inVault.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
             let kept = Set(inBackup.map(\.id))
             return BackupChanges(restored: inBackup.filter { current[$0.id] == nil },

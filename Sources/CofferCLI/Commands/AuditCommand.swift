@@ -9,8 +9,8 @@ struct AuditCommand: ParsableCommand {
         abstract: "Report weak, reused and old passwords (offline; never prints a password).",
         discussion: """
             Weak: the strength estimator (`coffer estimate`) scores the password below 3 of \\
-            4. Reused: two or more items share one password (compared in constant time in \\
-            guarded memory); each group is listed. Old: the password was set more than \\
+            4. Reused: two or more items share one password (found by a keyed hash whose key \\
+            is drawn for the audit and wiped); each group is listed. Old: the password was set more than \\
             --older-than ago (the newest history entry, else the item's creation). Secure notes \\
             and items without a password are left out. Nothing leaves this device.
 
