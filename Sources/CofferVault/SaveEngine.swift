@@ -225,6 +225,19 @@ struct SaveEngine {
 
     // MARK: The file side: every store and format call of a save
 
+    /// Writes a new vault's first version (no items; it fails if the file exists) and
+    /// returns it as read back.
+    static func createFile(_ store: VaultFileStore, header: VaultHeader, keys: VaultKeys,
+                           lockTimeout: Duration) throws(CofferError) -> VaultSnapshot {
+        let bytes = try formatCall { () throws(FormatError) in try VaultFile.encode(header: header, generation: 1, records: [], keys: keys) }
+        // Under the write lock, so this never races another writer's temp-file cleanup.
+        let identity = try store.withExclusiveLock(timeout: lockTimeout) { () throws(CofferError) in
+            try storeCall { () throws(StoreError) in try store.create(bytes) }
+        }
+        let codec = try formatCall { () throws(FormatError) in try VaultFile.parse(bytes) }
+        return try VaultSnapshot(codec: codec, keys: keys, identity: identity)
+    }
+
     /// Whether the file is no longer the version this vault last read or wrote.
     private func fileChanged() throws(CofferError) -> Bool {
         try storeCall { () throws(StoreError) in try store.currentIdentity() } != snapshot.identity
@@ -234,6 +247,17 @@ struct SaveEngine {
     func readVerified(keys: VaultKeys) throws(CofferError) -> VaultSnapshot {
         let file = try storeCall { () throws(StoreError) in try store.read() }
         return try replicaSnapshot(file.bytes, name: "the file at \(path) now", keys: keys, identity: file.identity)
+    }
+
+    /// Reads the file and decrypts and checks every record with `keys` (``Vault/verifyAll()``).
+    func verifyAll(keys: VaultKeys) throws(CofferError) {
+        let fresh = try readVerified(keys: keys)
+        for record in fresh.allRecords.sorted(by: { $0.id < $1.id }) {
+            try formatCall { () throws(FormatError) in
+                _ = try record.openOverview(vaultID: fresh.vaultID, keys: keys)
+                _ = try record.openSecrets(vaultID: fresh.vaultID, keys: keys)
+            }
+        }
     }
 
     /// Reads and verifies the backup (`<path>.bak`) with `keys`.

@@ -138,13 +138,7 @@ public final class Vault: @unchecked Sendable {
         var header = VaultHeader(vaultID: vaultID, slots: slots, extensions: [])
         var memory = try ReplicaMemory(location: options.replicaState, path: path, header: header, generation: 1, entropy: entropy)
         header.clock = VersionVector([memory.replica: HybridTime.next(after: 0, nowMilliseconds: nowMilliseconds)])
-        let bytes = try formatCall { () throws(FormatError) in try VaultFile.encode(header: header, generation: 1, records: [], keys: keys) }
-        // Under the write lock, so this never races another writer's temp-file cleanup.
-        let identity = try store.withExclusiveLock(timeout: options.lockTimeout) { () throws(CofferError) in
-            try storeCall { () throws(StoreError) in try store.create(bytes) }
-        }
-        let codec = try formatCall { () throws(FormatError) in try VaultFile.parse(bytes) }
-        let snapshot = try VaultSnapshot(codec: codec, keys: keys, identity: identity)
+        let snapshot = try SaveEngine.createFile(store, header: header, keys: keys, lockTimeout: options.lockTimeout)
         memory.remember(header.clock)
         return Vault(path: path, options: options, store: store, entropy: entropy, keys: keys, slotKey: firstSlotKey,
                      snapshot: snapshot, memory: memory)
@@ -174,50 +168,9 @@ public final class Vault: @unchecked Sendable {
     static func open(at path: String, credential: VaultCredential, options: VaultOptions,
                      entropy: EntropySource, store: VaultFileStore? = nil) throws(CofferError) -> Vault {
         let store = store ?? VaultFileStore(path: path)
-        let opened = try readAndUnlock(store, with: credential, kdfLimit: options.kdfLimit)
+        let opened = try VaultFileReader.readAndUnlock(store, with: credential, kdfLimit: options.kdfLimit)
         return try Vault(opened: opened.codec, identity: opened.file.identity, keys: opened.keys, slotKey: opened.slotKey,
                          path: path, options: options, store: store, entropy: entropy)
-    }
-
-    /// Reads the file and opens it with `credential` (header and manifest authenticated).
-    ///
-    /// The key slot is opened from the start of the file (header and manifest count)
-    /// before the rest is read: the KDF's memory (64 MiB and more, freed when it returns)
-    /// and the file's buffer are then never held at once, which keeps a large vault's peak
-    /// memory down by the KDF's share. Should the file be replaced between the two reads
-    /// with other key slots, the slot is opened again from the file as read.
-    static func readAndUnlock(_ store: VaultFileStore, with credential: VaultCredential, kdfLimit: KDFLimit)
-        throws(CofferError) -> (file: FileSnapshot, codec: VaultFile, keys: VaultKeys, slotKey: SlotKey) {
-        let start = try storeCall { () throws(StoreError) in try store.readPrefix(VaultFile.summaryPrefixLength) }
-        guard let header = try? VaultFile.parseSummary(start.bytes).header else {
-            // A damaged start: the whole file is parsed, so that its error is the one
-            // SPEC.md §10's order gives (the start alone may stop at a later check).
-            let file = try storeCall { () throws(StoreError) in try store.read() }
-            let codec = try formatCall { () throws(FormatError) in try VaultFile.parse(file.bytes) }
-            return try unlockRead(file, codec, with: credential, kdfLimit: kdfLimit)
-        }
-        try kdfLimit.check(header.slots, kind: credential.slotKind)
-        // A failure (a wrong password) is reported after the file's structure is checked:
-        // SPEC.md §10 checks that first, whatever the key.
-        let early = Result { () throws(FormatError) in try VaultFile.unlock(header, with: credential) }
-        let file = try storeCall { () throws(StoreError) in try store.read() }
-        let codec = try formatCall { () throws(FormatError) in try VaultFile.parse(file.bytes) }
-        if codec.header != header {
-            return try unlockRead(file, codec, with: credential, kdfLimit: kdfLimit)
-        }
-        let opened = try formatCall { () throws(FormatError) in try early.get() }
-        try formatCall { () throws(FormatError) in try codec.authenticate(keys: opened.keys) }
-        return (file, codec, opened.keys, opened.slotKey)
-    }
-
-    /// The file as read, opened with `credential` from its own header: its start did not
-    /// parse alone, or it changed after the first read (the file was replaced in between).
-    private static func unlockRead(_ file: FileSnapshot, _ codec: VaultFile, with credential: VaultCredential, kdfLimit: KDFLimit)
-        throws(CofferError) -> (file: FileSnapshot, codec: VaultFile, keys: VaultKeys, slotKey: SlotKey) {
-        try kdfLimit.check(codec.header.slots, kind: credential.slotKind)
-        let opened = try formatCall { () throws(FormatError) in try codec.unlock(with: credential) }
-        try formatCall { () throws(FormatError) in try codec.authenticate(keys: opened.keys) }
-        return (file, codec, opened.keys, opened.slotKey)
     }
 
     /// A vault for a file just read and verified with `keys`.
@@ -243,31 +196,7 @@ public final class Vault: @unchecked Sendable {
     /// print(info.entryCount)
     /// ```
     public static func info(at path: String, scope: VaultInfo.Scope = .header) throws(CofferError) -> VaultInfo {
-        if scope == .wholeFile { return try structureInfo(at: path) }
-        let file = try storeCall { () throws(StoreError) in try VaultFileStore(path: path).readPrefix(VaultFile.summaryPrefixLength) }
-        let summary = try formatCall { () throws(FormatError) in try VaultFile.parseSummary(file.bytes) }
-        return VaultInfo(
-            formatVersion: Int(FormatV1.version),
-            vaultID: ItemID(validated: summary.header.vaultID).hex,
-            generation: summary.generation,
-            slots: summary.header.slots.map { VaultInfo.KeySlotInfo(kind: $0.kind, kdf: $0.kdf) },
-            entryCount: summary.entryCount,
-            fileSize: Int(file.identity.size))
-    }
-
-    /// ``info(at:scope:)-(String,_)`` over the whole file: SPEC.md §10 steps 1–9, exactly the checks
-    /// an open runs before it needs a key, so whatever this refuses, an open refuses the
-    /// same way.
-    private static func structureInfo(at path: String) throws(CofferError) -> VaultInfo {
-        let file = try storeCall { () throws(StoreError) in try VaultFileStore(path: path).read() }
-        let codec = try formatCall { () throws(FormatError) in try VaultFile.parse(file.bytes) }
-        return VaultInfo(
-            formatVersion: Int(FormatV1.version),
-            vaultID: ItemID(validated: codec.header.vaultID).hex,
-            generation: codec.manifest.generation,
-            slots: codec.header.slots.map { VaultInfo.KeySlotInfo(kind: $0.kind, kdf: $0.kdf) },
-            entryCount: codec.manifest.entryCount,
-            fileSize: file.bytes.count)
+        try VaultFileReader.info(at: path, scope: scope)
     }
 
     /// Puts the previous version (`<path>.bak`) back in place of the vault file; the version
@@ -385,7 +314,7 @@ public final class Vault: @unchecked Sendable {
     /// Unlocks a locked vault again, re-reading the file.
     public func unlock(with credential: VaultCredential) throws(CofferError) {
         try withLock { () throws(CofferError) in
-            let opened = try Self.readAndUnlock(store, with: credential, kdfLimit: options.kdfLimit)
+            let opened = try VaultFileReader.readAndUnlock(store, with: credential, kdfLimit: options.kdfLimit)
             // Unlocking accepts the file as it is now, like opening it.
             engine.adopt(try VaultSnapshot(codec: opened.codec, keys: opened.keys, identity: opened.file.identity))
             keys = opened.keys
@@ -413,16 +342,7 @@ public final class Vault: @unchecked Sendable {
     /// Decrypts and checks every entry, overview and secret part, after the manifest
     /// and MACs checked on open. Throws the first failure.
     public func verifyAll() throws(CofferError) {
-        try withLock { () throws(CofferError) in
-            let keys = try requireKeys()
-            let fresh = try engine.readVerified(keys: keys)
-            for record in fresh.allRecords.sorted(by: { $0.id < $1.id }) {
-                try formatCall { () throws(FormatError) in 
-                    _ = try record.openOverview(vaultID: fresh.vaultID, keys: keys)
-                    _ = try record.openSecrets(vaultID: fresh.vaultID, keys: keys)
-                }
-            }
-        }
+        try saving { (engine, keys) throws(CofferError) in try engine.verifyAll(keys: keys) }
     }
 
     // MARK: Transactions
