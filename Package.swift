@@ -16,7 +16,8 @@ import PackageDescription
 //   Vault:    CofferVault     the vault API: Vault, transactions, queries, key slots, keychain
 //                                                                      <- Crypto, Format, Store
 //   Features: CofferOTP       TOTP and otpauth URIs                   <- Crypto, Format
-//             CofferGenerator passwords, passphrases, strength        <- Crypto
+//             CofferGenerator passwords, passphrases, strength; the word lists compiled in
+//                                                                      <- Crypto
 //             CofferTransfer  import and export; FoundationXML        <- Crypto, Format, Store, Vault, OTP
 //             CofferAudit     password health report (weak, reused, old) <- Crypto, Format, Vault, Generator
 //   Product:  Coffer          re-exports every layer above, so `import Coffer` is enough
@@ -69,11 +70,8 @@ let package = Package(
         .target(name: "CofferStore", dependencies: ["CofferCrypto", "CofferFormat", "CCofferSystem"]),
         .target(name: "CofferVault", dependencies: ["CofferCrypto", "CofferFormat", "CofferStore", "CSodium"]),
         .target(name: "CofferOTP", dependencies: ["CofferCrypto", "CofferFormat"]),
-        .target(
-            name: "CofferGenerator",
-            dependencies: ["CofferCrypto", "CSodium"],
-            resources: [.copy("Resources/eff_large_wordlist.txt"), .copy("Resources/common_passwords.txt"), .copy("Resources/english_words.txt")]
-        ),
+        // The word lists are Swift source (WordLists/), not resources: a copied binary has them.
+        .target(name: "CofferGenerator", dependencies: ["CofferCrypto", "CSodium"]),
         .target(name: "CofferTransfer", dependencies: ["CofferCrypto", "CofferFormat", "CofferStore", "CofferVault", "CofferOTP", "CSodium"]),
         .target(name: "CofferAudit", dependencies: ["CofferCrypto", "CofferFormat", "CofferVault", "CofferGenerator"]),
         .target(name: "Coffer", dependencies: ["CofferCrypto", "CofferFormat", "CofferStore", "CofferVault", "CofferOTP", "CofferGenerator", "CofferTransfer", "CofferAudit"]),
