@@ -17,6 +17,11 @@ package struct FileIdentity: Equatable, Hashable, Sendable {
         self.size = size
         self.modifiedNanoseconds = modifiedNanoseconds
     }
+
+    /// Whether `other` is the same file (device and inode), changed since or not.
+    package func isSameFile(as other: FileIdentity) -> Bool {
+        device == other.device && inode == other.inode
+    }
 }
 
 /// What was read: the whole file and its identity at the time.
