@@ -9,7 +9,7 @@ package struct FileIdentity: Equatable, Hashable, Sendable {
     let device: UInt64
     let inode: UInt64
     package let size: Int64
-    let modifiedNanoseconds: Int64
+    package let modifiedNanoseconds: Int64
 
     package init(device: UInt64, inode: UInt64, size: Int64, modifiedNanoseconds: Int64) {
         self.device = device

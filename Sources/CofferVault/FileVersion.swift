@@ -1,4 +1,5 @@
 import CofferStore
+import Foundation
 
 /// The file a path names and its version when noted: device and inode (which file),
 /// size and modification time (which version of it). Two notes of one path are equal
@@ -17,8 +18,18 @@ public struct FileVersion: Sendable, Hashable {
     let identity: FileIdentity
     /// Whether the path named a folder.
     public let isDirectory: Bool
-    /// Whether the path named a regular file (not a folder, link target aside, FIFO or device).
+    /// Whether the path named a regular file (not a folder, a FIFO, a device, or, when
+    /// links are not followed, a symbolic link).
     public let isRegularFile: Bool
+
+    /// When the file was last written, as the file system records it.
+    ///
+    /// ```swift
+    /// if let backup = FileVersion(of: path + ".bak") { print("backup saved", backup.modificationDate) }
+    /// ```
+    public var modificationDate: Date {
+        Date(timeIntervalSince1970: Double(identity.modifiedNanoseconds) / 1_000_000_000)
+    }
 
     /// The version of what `path` names now, following symbolic links unless
     /// `followingLinks` is false (then a link is noted itself, even a dangling one); nil

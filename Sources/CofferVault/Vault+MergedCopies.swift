@@ -63,11 +63,13 @@ extension Vault {
     ///     guard let noted = FileVersion(of: copy.path) else { continue }   // gone meanwhile
     ///     do {
     ///         try vault.merge(contentsOf: copy.path)                        // saved atomically
-    ///         if case .moved(let moved) = try Vault.putAwayMergedCopy(at: copy.path, unchangedSince: noted, .move(into: folder)) {
-    ///             print("merged \(copy.service) copy; now \(moved)")
-    ///         }
-    ///     } catch CofferError.differentVault {
+    ///     } catch {
+    ///         guard error.kind == .differentVault else { throw error }
     ///         print("\(copy.path) holds another vault; left alone")
+    ///         continue
+    ///     }
+    ///     if case .moved(let moved) = try Vault.putAwayMergedCopy(at: copy.path, unchangedSince: noted, .move(into: folder)) {
+    ///         print("merged \(copy.service) copy; now \(moved)")
     ///     }
     /// }
     /// ```

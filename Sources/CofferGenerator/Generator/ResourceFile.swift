@@ -1,10 +1,5 @@
 import CofferCrypto
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Reads whole files: the package's bundled word lists and user-supplied ones.
 enum ResourceFile {
