@@ -57,20 +57,13 @@ extension Vault {
     /// Merging a copy again changes nothing, so a copy left behind does no harm.
     ///
     /// ```swift
-    /// let vault = try Vault.open(at: path, credential: .keyFile(try KeyFile(contentsOf: keyPath)))
-    /// let folder = try Vault.mergedCopiesFolder(forVaultAt: path)
-    /// for copy in try Vault.conflictCopies(of: path) {
-    ///     guard let noted = FileVersion(of: copy.path) else { continue }   // gone meanwhile
-    ///     do {
-    ///         try vault.merge(contentsOf: copy.path)                        // saved atomically
-    ///     } catch {
-    ///         guard error.kind == .differentVault else { throw error }
-    ///         print("\(copy.path) holds another vault; left alone")
-    ///         continue
-    ///     }
-    ///     if case .moved(let moved) = try Vault.putAwayMergedCopy(at: copy.path, unchangedSince: noted, .move(into: folder)) {
-    ///         print("merged \(copy.service) copy; now \(moved)")
-    ///     }
+    /// guard let noted = FileVersion(of: copyPath) else { return }    // before the merge reads it
+    /// try vault.merge(contentsOf: copyPath)                            // saved atomically
+    /// let folder = try Vault.mergedCopiesFolder(forVaultAt: vaultPath)  // .coffer-merged, mode 0700
+    /// switch try Vault.putAwayMergedCopy(at: copyPath, unchangedSince: noted, .move(into: folder)) {
+    /// case .moved(let moved): print("merged; the copy is now \(moved)")
+    /// case .deleted: break
+    /// case .changed: print("rewritten since it was merged: merge it again")
     /// }
     /// ```
     public static func putAwayMergedCopy(at path: String, unchangedSince noted: FileVersion,
