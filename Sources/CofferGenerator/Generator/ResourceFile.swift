@@ -1,10 +1,5 @@
 import CofferCrypto
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Reads whole files: user-supplied word lists (the bundled ones are compiled in: BundledWordList).
 enum ResourceFile {

@@ -1,4 +1,5 @@
 import CofferCrypto
+import Foundation
 /// A list of distinct words for passphrases.
 ///
 /// ``effLarge`` is the EFF large wordlist (7,776 words, 12.92 bits each), shipped with
@@ -116,9 +117,3 @@ public struct Wordlist: Sendable, Hashable {
         words = entries.map(\.word)
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
