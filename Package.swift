@@ -28,8 +28,13 @@ import PackageDescription
 //             CofferDemo                                              <- Coffer
 //   Tests, benchmarks (may use `package` API; the product has no hooks for them, except that
 //   debug builds let an EntropySource draw from a test's seeded stream):
-//             CofferTestSupport <- Coffer and the layers;  CofferTests <- it and every layer;
-//             CofferCLITests <- CofferTestSupport, CofferCLI (its exit-code table);
+//             one test target per layer, Coffer<Layer>Tests (Crypto, Format, Store, Vault, OTP,
+//             Generator, Transfer), with CofferDocsTests (README, DocC and doc-comment code, on
+//             `import Coffer`) and CofferCLITests (the built `coffer`; CofferCLI for its exit-code
+//             table). A test file lives in the target of the lowest layer it tests, is named
+//             <Layer><Concept>Tests (CLI<Concept>Tests, Docs<Concept>Tests), and imports what it
+//             uses: @testable only where it reads internals;
+//             CofferTestSupport <- the layers (helpers the test targets share);
 //             CofferTestWriter <- Coffer;  CofferBench <- Coffer, Crypto, Format, Vault
 //
 // Library products, one per feature (an app depends on the ones it uses; each module
@@ -119,17 +124,53 @@ let package = Package(
         ),
         // A second process for multi-process tests; uses only the public API.
         .executableTarget(name: "CofferTestWriter", dependencies: ["Coffer"], path: "Tests/CofferTestWriter"),
-        // Helpers both test targets share (seeded randomness, temporary folders, vaults, processes).
+        // Helpers the test targets share (seeded randomness, temporary folders, processes, hex,
+        // test vaults, the store's fault injector, the vector files of Tests/Vectors).
         .target(
             name: "CofferTestSupport",
-            dependencies: ["Coffer", "CofferCrypto", "CofferFormat", "CofferStore", "CofferVault", "CofferGenerator", "CSodium"],
+            dependencies: ["CofferCrypto", "CofferFormat", "CofferStore", "CofferVault", "CofferGenerator", "CofferTransfer", "CSodium"],
             path: "Tests/CofferTestSupport"
         ),
+        // One test target per layer (the Package header says where a test file goes). A target
+        // depends on its layer and on what its files go through: the format vectors open through
+        // the vault API, the fuzz entry points reach every parser, the error kinds come from every layer.
         .testTarget(
-            name: "CofferTests",
-            dependencies: ["Coffer", "CofferCrypto", "CofferFormat", "CofferStore", "CofferVault", "CofferOTP", "CofferGenerator", "CofferTransfer", "CSodium", "CofferTestSupport"],
-            path: "Tests/CofferTests"
+            name: "CofferCryptoTests",
+            dependencies: ["CofferCrypto", "CofferFormat", "CofferVault", "CofferOTP", "CofferGenerator", "CofferTestSupport"],
+            path: "Tests/CofferCryptoTests"
         ),
+        .testTarget(
+            name: "CofferFormatTests",
+            dependencies: ["CofferCrypto", "CofferFormat", "CofferStore", "CofferVault", "CofferOTP", "CofferGenerator", "CofferTransfer", "CofferTestSupport"],
+            path: "Tests/CofferFormatTests"
+        ),
+        .testTarget(
+            name: "CofferStoreTests",
+            dependencies: ["CofferCrypto", "CofferStore", "CofferTestSupport"],
+            path: "Tests/CofferStoreTests"
+        ),
+        .testTarget(
+            name: "CofferVaultTests",
+            dependencies: ["CofferFormat", "CofferVault", "CofferOTP", "CofferTestSupport"],
+            path: "Tests/CofferVaultTests"
+        ),
+        .testTarget(
+            name: "CofferOTPTests",
+            dependencies: ["CofferVault", "CofferOTP", "CofferTestSupport"],
+            path: "Tests/CofferOTPTests"
+        ),
+        .testTarget(
+            name: "CofferGeneratorTests",
+            dependencies: ["CofferGenerator", "CSodium", "CofferTestSupport"],
+            path: "Tests/CofferGeneratorTests"
+        ),
+        .testTarget(
+            name: "CofferTransferTests",
+            dependencies: ["CofferTransfer", "CofferTestSupport"],
+            path: "Tests/CofferTransferTests"
+        ),
+        // README, DocC and doc-comment snippets, compiled as written: against `import Coffer`.
+        .testTarget(name: "CofferDocsTests", dependencies: ["Coffer", "CofferTestSupport"], path: "Tests/CofferDocsTests"),
         // Runs the built `coffer`; links CofferCLI only to read its exit-code table.
         .testTarget(name: "CofferCLITests", dependencies: ["Coffer", "CofferCLI", "CofferTestSupport"], path: "Tests/CofferCLITests"),
     ],
