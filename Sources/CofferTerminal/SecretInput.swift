@@ -197,7 +197,7 @@ public enum SecretInput {
         }
     }
 
-    private static func emit(_ text: String, to fd: Int32) {
+    static func emit(_ text: String, to fd: Int32) {
         var copy = text
         copy.withUTF8 { buffer in
             var offset = 0
