@@ -150,8 +150,8 @@ public struct CofferError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// `strerror`'s text for `code`, with the number.
     package static func errnoText(_ code: Int32) -> String {
-        guard let text = strerror(code) else { return "errno \(code)" }
-        return String(cString: text) + " (errno \(code))"
+        guard let text = Platform.errorText(code) else { return "errno \(code)" }
+        return text + " (errno \(code))"
     }
 }
 
@@ -199,8 +199,3 @@ extension CofferError: LocalizedError {
 }
 #endif
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
