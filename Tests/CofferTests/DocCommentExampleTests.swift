@@ -151,6 +151,6 @@ struct DocCommentExampleTests {
             #expect(shown, "\(file) has no doc-comment example with the lines compiled in DocCommentExampleTests.swift:\n\(body.joined(separator: "\n"))")
             checked += 1
         }
-        #expect(checked == 8)
+        #expect(checked == 9)
     }
 }
