@@ -5,7 +5,7 @@ import Foundation
 /// (``ItemQuery/text``) and naming (``Vault/item(named:)``) ignore case, diacritics and
 /// width, and search also accepts the typed letters of a name in order with gaps (a typo
 /// such as `gthub` for `github`); listings sort by the same folding
-/// (``Swift/Sequence/sortedForReading(locale:)``); tags (``ItemQuery/tag``,
+/// (`sortedForReading(locale:)`); tags (``ItemQuery/tag``,
 /// ``Vault/tags()``) ignore case only.
 ///
 /// ```swift
