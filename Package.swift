@@ -47,6 +47,11 @@ import PackageDescription
 // `make product-check` (part of `make test`) builds an app on CofferVault alone and checks what it links.
 // `make` builds with --explicit-target-dependency-import-check error, so an import of a target
 // that is not a declared dependency (an upward one above all) is a build error, also incrementally.
+// The test targets and their helpers: a file sees the members (extensions, error kinds…) of
+// the modules it imports, not of whatever another import happens to load, so each file's
+// imports say what it uses.
+let testSettings: [SwiftSetting] = [.enableUpcomingFeature("MemberImportVisibility")]
+
 let package = Package(
     name: "Coffer",
     platforms: [.macOS(.v13)],
@@ -129,50 +134,68 @@ let package = Package(
         .target(
             name: "CofferTestSupport",
             dependencies: ["CofferCrypto", "CofferFormat", "CofferStore", "CofferVault", "CofferGenerator", "CofferTransfer", "CSodium"],
-            path: "Tests/CofferTestSupport"
+            path: "Tests/CofferTestSupport",
+            swiftSettings: testSettings
         ),
         // One test target per layer (the Package header says where a test file goes). A target
         // depends on its layer and on what its files go through: the format vectors open through
         // the vault API, the fuzz entry points reach every parser, the error kinds come from every layer.
         .testTarget(
             name: "CofferCryptoTests",
-            dependencies: ["CofferCrypto", "CofferFormat", "CofferVault", "CofferOTP", "CofferGenerator", "CofferTestSupport"],
-            path: "Tests/CofferCryptoTests"
+            dependencies: ["CofferCrypto", "CofferFormat", "CofferOTP", "CofferGenerator", "CofferTransfer", "CofferTestSupport"],
+            path: "Tests/CofferCryptoTests",
+            swiftSettings: testSettings
         ),
         .testTarget(
             name: "CofferFormatTests",
             dependencies: ["CofferCrypto", "CofferFormat", "CofferStore", "CofferVault", "CofferOTP", "CofferGenerator", "CofferTransfer", "CofferTestSupport"],
-            path: "Tests/CofferFormatTests"
+            path: "Tests/CofferFormatTests",
+            swiftSettings: testSettings
         ),
         .testTarget(
             name: "CofferStoreTests",
-            dependencies: ["CofferCrypto", "CofferStore", "CofferTestSupport"],
-            path: "Tests/CofferStoreTests"
+            dependencies: ["CofferCrypto", "CofferStore", "CofferVault", "CofferTestSupport"],
+            path: "Tests/CofferStoreTests",
+            swiftSettings: testSettings
         ),
         .testTarget(
             name: "CofferVaultTests",
-            dependencies: ["CofferFormat", "CofferVault", "CofferOTP", "CofferTestSupport"],
-            path: "Tests/CofferVaultTests"
+            dependencies: ["CofferFormat", "CofferVault", "CofferOTP", "CofferTransfer", "CofferTestSupport"],
+            path: "Tests/CofferVaultTests",
+            swiftSettings: testSettings
         ),
         .testTarget(
             name: "CofferOTPTests",
             dependencies: ["CofferVault", "CofferOTP", "CofferTestSupport"],
-            path: "Tests/CofferOTPTests"
+            path: "Tests/CofferOTPTests",
+            swiftSettings: testSettings
         ),
         .testTarget(
             name: "CofferGeneratorTests",
             dependencies: ["CofferGenerator", "CSodium", "CofferTestSupport"],
-            path: "Tests/CofferGeneratorTests"
+            path: "Tests/CofferGeneratorTests",
+            swiftSettings: testSettings
         ),
         .testTarget(
             name: "CofferTransferTests",
-            dependencies: ["CofferTransfer", "CofferTestSupport"],
-            path: "Tests/CofferTransferTests"
+            dependencies: ["CofferOTP", "CofferTransfer", "CofferTestSupport"],
+            path: "Tests/CofferTransferTests",
+            swiftSettings: testSettings
         ),
         // README, DocC and doc-comment snippets, compiled as written: against `import Coffer`.
-        .testTarget(name: "CofferDocsTests", dependencies: ["Coffer", "CofferTestSupport"], path: "Tests/CofferDocsTests"),
+        .testTarget(
+            name: "CofferDocsTests",
+            dependencies: ["Coffer", "CofferTestSupport"],
+            path: "Tests/CofferDocsTests",
+            swiftSettings: testSettings
+        ),
         // Runs the built `coffer`; links CofferCLI only to read its exit-code table.
-        .testTarget(name: "CofferCLITests", dependencies: ["Coffer", "CofferCLI", "CofferTestSupport"], path: "Tests/CofferCLITests"),
+        .testTarget(
+            name: "CofferCLITests",
+            dependencies: ["Coffer", "CofferCLI", "CofferTestSupport"],
+            path: "Tests/CofferCLITests",
+            swiftSettings: testSettings
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -30,7 +30,7 @@ extension Vault {
     }
 
     static func open(at path: String, unlockCache cache: some UnlockCache, options: VaultOptions,
-                     entropy: EntropySource, store: VaultFileStore? = nil) throws(CofferError) -> Vault? {
+                     entropy: EntropySource, store: VaultFileStore? = nil, clock: WallClock = .system) throws(CofferError) -> Vault? {
         let store = store ?? VaultFileStore(path: path)
         let file = try storeCall { () throws(StoreError) in try store.read() }
         let codec = try formatCall { () throws(FormatError) in try VaultFile.parse(file.bytes) }
@@ -42,7 +42,7 @@ extension Vault {
             }
         }
         guard let cached = try cache.cachedUnlock(forVault: vaultID) else { return nil }
-        guard cached.vaultID == vaultID, !cached.isExpired() else {
+        guard cached.vaultID == vaultID, !cached.isExpired(at: clock.now()) else {
             try cache.remove(forVault: vaultID)
             return nil
         }
@@ -52,8 +52,10 @@ extension Vault {
                 return nil
             }
             // The overviews are checked here (SPEC.md §10): a damaged one forgets the unlock too.
-            return try Vault(opened: codec, identity: file.identity, keys: keys, slotKey: cached.slotKey,
-                             path: path, options: options, store: store, entropy: entropy)
+            let vault = try Vault(opened: codec, identity: file.identity, keys: keys, slotKey: cached.slotKey,
+                                  path: path, options: options, store: store, entropy: entropy)
+            vault.wallClock = clock
+            return vault
         } catch {
             try? cache.remove(forVault: vaultID)
             throw error

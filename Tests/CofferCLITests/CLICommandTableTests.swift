@@ -29,4 +29,29 @@ struct CLICommandTableTests {
             #expect(named.contains(command), "README's command table lacks `\(command)`")
         }
     }
+
+    @Test("--help lists the commands in groups: every command in exactly one group, each shown under its group's header")
+    func helpGroupsEveryCommand() throws {
+        let configuration = CofferCommand.configuration
+        #expect(configuration.ungroupedSubcommands.isEmpty)
+        let grouped = configuration.groupedSubcommands.flatMap(\.subcommands).map { $0._commandName }
+        #expect(grouped.count == Set(grouped).count, "a command is in two groups")
+        #expect(Set(grouped) == Set(configuration.subcommands.map { $0._commandName }))
+        let help = CofferCommand.helpMessage(columns: 200)
+        let headers = configuration.groupedSubcommands.map { "\($0.name.uppercased()) SUBCOMMANDS:" }
+        for (index, group) in configuration.groupedSubcommands.enumerated() {
+            let shown = group.subcommands.filter { $0.configuration.shouldDisplay }.map { $0._commandName }
+            #expect(!shown.isEmpty, "group \(group.name) shows no command")
+            let start = try #require(help.range(of: headers[index]), "no header for \(group.name)")
+            let end = index + 1 < headers.count ? help.range(of: headers[index + 1])?.lowerBound ?? help.endIndex : help.endIndex
+            #expect(start.upperBound <= end, "group \(group.name) is out of order")
+            let section = help[start.upperBound..<max(start.upperBound, end)]
+            let listed = section.split(separator: "\n").compactMap { line -> String? in
+                guard line.hasPrefix("  "), !line.hasPrefix("   "), !line.hasPrefix("  See ") else { return nil }   // not the closing hint
+                return line.split(separator: " ").first.map(String.init)
+            }
+            #expect(listed == shown, "\(group.name)")
+        }
+        #expect(!help.contains("\nSUBCOMMANDS:"), "no flat list of commands")
+    }
 }

@@ -2,9 +2,9 @@ import Foundation
 import Testing
 import CofferCrypto
 @testable import CofferFormat
-import CofferVault
 import CofferOTP
 import CofferGenerator
+import CofferTransfer
 import CofferTestSupport
 
 /// The public error: stable kinds, detail outside equality, one kind per failure.
@@ -74,6 +74,97 @@ struct CryptoErrorKindTests {
                 try storeCall { () throws(StoreError) in _ = try SecretFile.contents(of: three, limit: 2, kind: "import file", name: three) }
             }
         }
+    }
+
+    /// Every kind the library declares, with the human prefix of its message. The list is
+    /// checked against the declarations in Sources, so a new kind must be added here.
+    static let prefixes: [(CofferError.Kind, String)] = [
+        (.invalidArgument, "invalid argument: "), (.invalidKey, "invalid key: "), (.malformed, "malformed vault ("),
+        (.kdfParametersOutOfBounds, "key-derivation parameters out of bounds ("),
+        (.kdfCostTooHigh, "key derivation would cost more than the limit: "), (.kdfFailed, "key derivation failed: "),
+        (.authenticationFailed, "authentication failed"), (.sealFailed, "encryption failed"),
+        (.cryptoFailure, "cryptographic operation failed: "), (.secureMemoryUnavailable, "secure memory is unavailable"),
+        (.io, "I/O error: "), (.fileNotFound, "no such file: "), (.fileTooLarge, "file too large: "),
+        (.notACofferFile, "not a Coffer vault"), (.unsupportedVersion, "unsupported vault format version "),
+        (.truncated, "file is truncated ("), (.tampered, "vault is corrupted or was tampered with ("),
+        (.wrongPassword, "wrong password"), (.wrongKeyFile, "wrong key file"), (.wrongRawKey, "wrong raw key"),
+        (.invalidItem, "invalid item: "), (.slotUnavailable, "key slot unavailable: "),
+        (.fileExists, "file exists: "), (.notARegularFile, "not a regular file: "),
+        (.insecurePermissions, "unsafe file permissions: "), (.lockTimeout, "timed out waiting for the lock on "),
+        (.unlockCacheUnavailable, "the unlock cache is unavailable: "),
+        (.itemNotFound, "no item matched"), (.ambiguousItem, "several items match: "), (.duplicateItem, "item already exists"),
+        (.valueTypeMismatch, "wrong value type: "), (.vaultLocked, "vault is locked"),
+        (.transactionEnded, "the transaction has ended"), (.noSuchKeySlot, "no such key slot: "),
+        (.conflict, "vault changed on disk and cannot be merged: "), (.differentVault, "not a replica of this vault: "),
+        (.rolledBack, "the vault file was rolled back: "), (.keyFileRequired, "a key file is required"),
+        (.invalidOneTimePassword, "invalid one-time password: "),
+        (.invalidGeneratorPolicy, "invalid generator policy: "), (.invalidWordList, "invalid word list: "),
+        (.malformedImport, "malformed import file ("), (.unsupportedImport, "unsupported import file: "),
+    ]
+
+    @Test("Every kind's message starts with its own human prefix: none is another's, none but invalidArgument says \"invalid argument\"")
+    func everyKindHasItsOwnPrefix() throws {
+        for (kind, prefix) in Self.prefixes {
+            let error = CofferError(kind, detail: "the detail", path: "/p", errno: EIO, tamperedPart: .header, version: 9)
+            #expect(error.description.hasPrefix(prefix), "\(kind): \(error.description)")
+            #expect(kind == .invalidArgument || !error.description.hasPrefix("invalid argument"), "\(kind): \(error.description)")
+            // Detail-free, the message still reads: no empty parentheses or trailing colon.
+            let bare = CofferError(kind).description
+            #expect(!bare.isEmpty && !bare.hasSuffix(": ") && !bare.contains("()"), "\(kind): \(bare)")
+        }
+        // Own prefixes: no prefix starts another kind's message.
+        for (kind, prefix) in Self.prefixes {
+            for (other, _) in Self.prefixes where other != kind {
+                let message = CofferError(other, detail: "the detail", path: "/p", errno: EIO, tamperedPart: .header, version: 9).description
+                #expect(!message.hasPrefix(prefix), "\(other)'s message starts with \(kind)'s prefix: \(message)")
+            }
+        }
+        // The four file and transaction kinds that said "invalid argument: …" say what happened.
+        #expect(CofferError.notARegularFile("key is a folder", path: "/k").description == "not a regular file: key is a folder")
+        #expect(CofferError.fileTooLarge("the import file is larger than 256 MiB").description
+                == "file too large: the import file is larger than 256 MiB")
+        #expect(CofferError.transactionEnded.description == "the transaction has ended; start a new one")
+        #expect(CofferError.insecurePermissions("k must be readable by its owner only", path: "/k").description
+                == "unsafe file permissions: k must be readable by its owner only")
+
+        // The table names every kind declared in Sources (`static let name = Self("name"…`), each
+        // under its own name, once.
+        let declaration = #/static let (\w+) = Self\(\s*"(\w+)"/#
+        var declared: [String] = []
+        let sources = TestPaths.repositoryRoot.appendingPathComponent("Sources")
+        let files = try #require(FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil))
+        for case let file as URL in files where file.pathExtension == "swift" {
+            let text = try String(contentsOf: file, encoding: .utf8)
+            guard text.contains("extension CofferError.Kind") else { continue }
+            for match in text.matches(of: declaration) {
+                #expect(match.1 == match.2, "\(file.lastPathComponent): \(match.1) is declared as \"\(match.2)\"")
+                declared.append(String(match.2))
+            }
+        }
+        #expect(declared.count == Set(declared).count, "a kind is declared twice")
+        #expect(Set(declared) == Set(Self.prefixes.map(\.0.rawValue)))
+        #expect(Self.prefixes.count == Set(Self.prefixes.map(\.0)).count)
+    }
+
+    @Test("Kinds are an open set: a kind by raw value equals the declared one, and a switch has a default")
+    func openSet() {
+        let read = CofferError.Kind(rawValue: "wrongPassword")
+        #expect(read == .wrongPassword && read.hashValue == CofferError.Kind.wrongPassword.hashValue)
+        #expect(CofferError(read) == CofferError.wrongPassword)
+        // A kind this library does not declare still has a message and matches nothing declared.
+        let future = CofferError(CofferError.Kind(rawValue: "somethingNew"), detail: "why")
+        #expect(future.description == "somethingNew: why")
+        func classify(_ kind: CofferError.Kind) -> String {
+            switch kind {
+            case .wrongPassword, .wrongKeyFile: return "credential"
+            case .tampered: return "damage"
+            default: return "other"
+            }
+        }
+        #expect(classify(read) == "credential" && classify(future.kind) == "other")
+        #expect((future as any Error).localizedDescription == "somethingNew: why")
+        #expect(CofferError.wrongPassword.recoverySuggestion == "Check the password and try again.")
+        #expect(CofferError.tampered(.header).failureReason?.contains("authentication codes") == true)
     }
 
     @Test("Crypto faults have their own kinds: a failed seal is sealFailed, not authenticationFailed")

@@ -66,11 +66,10 @@ func keySlotsAndCredentials(in directory: String) throws {
         _ = try Vault.open(at: path, credential: .rawKey(deviceKey), options: options)
     }
 
-    // What to ask for: with a key file, the file alone comes first when a slot takes it.
-    let choices = info.credentialChoices(withKeyFile: true)
-    if let choice = choices.first, let credential = choice.credential(password: nil, keyFile: keyFile) {
-        _ = try Vault.open(at: path, credential: credential, options: options)
-    }
+    // What a person gives: with a key file, the file alone comes first when a slot takes it,
+    // and the password is asked for only when a slot needs it (here: never).
+    let opened = try Vault.open(at: path, keyFile: keyFile, options: options) { password }
+    print(opened.slotKind)                                     // key-file
 
     // Change the password (one slot rewritten, no entry re-encrypted), then drop the device key.
     try vault.changePassword(to: try SecureBytes(copying: "a new, longer passphrase"))

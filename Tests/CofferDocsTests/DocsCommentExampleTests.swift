@@ -41,6 +41,18 @@ func vaultTransactionExample(vault: Vault, oldItem: Item) throws -> Item {
     }
 }
 
+func credentialLoopExample(path: String, keyFilePath: String?, askUser: (String) throws -> SecureBytes) throws -> Vault {
+    // DOC-EXAMPLE-BEGIN Sources/CofferVault/CredentialChoice.swift
+    let keyFile = try keyFilePath.map { try KeyFile(contentsOf: $0) }
+    let opened = try Vault.open(at: path, keyFile: keyFile) {
+        try askUser("Master password")   // not called when the key file alone opens the vault
+    }
+    print(opened.slotKind)               // key-file, password+key-file or password
+    let vault = opened.vault
+    // DOC-EXAMPLE-END
+    return vault
+}
+
 func secureBytesExample() throws -> SecureBytes {
     // DOC-EXAMPLE-BEGIN Sources/CofferCrypto/SecureBytes.swift
     let key = try SecureBytes.random(count: 32)
@@ -139,6 +151,6 @@ struct DocsCommentExampleTests {
             #expect(shown, "\(file) has no doc-comment example with the lines compiled in DocsCommentExampleTests.swift:\n\(body.joined(separator: "\n"))")
             checked += 1
         }
-        #expect(checked == 8)
+        #expect(checked == 9)
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import CofferCrypto
 import CofferFormat
+import CofferTransfer
 import CofferTestSupport
 
 /// The fuzz targets' entry points (FuzzEntryPoints.swift) in the ordinary test

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
-import CofferCrypto
 @testable import CofferFormat
 import CofferStore
+import CofferVault
 import CofferTestSupport
 
 /// The allocation-free forms used when a large vault is opened must compute exactly what

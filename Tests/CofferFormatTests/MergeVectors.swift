@@ -21,7 +21,7 @@ enum MergeVectors {
         let options = VaultOptions(kdf: VectorCatalog.tinyKDF, keepsBackup: false, replicaState: .none)
         let vault = try Vault.open(at: path, credential: .rawKey(try SecureBytes(copying: rawKey)), options: options,
                                    entropy: SeededRandom("coffer vector: \(label)").entropy)
-        vault.wallClock = { ticker.next() }
+        vault.wallClock = WallClock { ticker.next() }
         return vault
     }
 
@@ -31,8 +31,8 @@ enum MergeVectors {
             let path = { (name: String) in dir.appendingPathComponent(name).path }
             let options = VaultOptions(kdf: VectorCatalog.tinyKDF, keepsBackup: false, replicaState: .none)
             let base = try Vault.create(at: path("a"), credentials: [.rawKey(try SecureBytes(copying: rawKey))], options: options,
-                                        entropy: SeededRandom("coffer vector: merge base").entropy, nowMilliseconds: VectorCatalog.t1)
-            base.wallClock = { ticker.next() }
+                                        entropy: SeededRandom("coffer vector: merge base").entropy, clock: WallClock { VectorCatalog.t1 })
+            base.wallClock = WallClock { ticker.next() }
             func item(_ service: String, _ password: String) throws -> ItemID {
                 try base.add(ItemAttributes(kind: .genericPassword, service: service, account: "me",
                                             created: Date(millisecondsSince1970: VectorCatalog.t0)),

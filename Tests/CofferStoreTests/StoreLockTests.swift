@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import CofferCrypto
 @testable import CofferStore
+import CofferVault
 import CofferTestSupport
 
 @Suite("Store: lock")

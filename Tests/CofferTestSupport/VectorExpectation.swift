@@ -1,5 +1,6 @@
 import Foundation
 import CofferCrypto
+import CofferFormat
 
 /// The `expect:` classes of a vector file (SPEC.md §15.1).
 package enum VectorExpectation: String, CaseIterable, Sendable {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import CofferOTP
 @testable import CofferTransfer
 import CofferTestSupport
 

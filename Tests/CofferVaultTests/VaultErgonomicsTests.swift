@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import CofferVault
+import CofferTransfer
 import CofferTestSupport
 
 /// Issue 20, finding 12: URL overloads, async create/open/unlock, LocalizedError.

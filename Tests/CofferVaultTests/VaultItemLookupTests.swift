@@ -62,6 +62,45 @@ struct VaultItemLookupTests {
         }
     }
 
+    @Test("Naming folds as search does (issue 28 finding 5): accents too, so `societe generale` names Société Générale; an exact spelling still wins")
+    func namingFoldsAsSearch() throws {
+        try withTemporaryDirectory { dir in
+            let vault = try Self.vault(dir)
+            let bank = try vault.add(.genericPassword(service: "Société Générale", account: "me"))
+            let note = try vault.add(.secureNote(title: "Ｗｉｆｉ ｃａｆé"))   // full-width letters and an accent
+            // Before, naming ignored case and width only: these missed while search found them.
+            for name in ["societe generale", "SOCIETE GÉNÉRALE", "Société Générale"] {
+                #expect(try vault.item(named: ItemName(name)).id == bank.id, "\(name)")
+                #expect(try vault.items(matching: ItemQuery(text: name)).map(\.id) == [bank.id], "search: \(name)")
+            }
+            #expect(try vault.item(named: ItemName(.service("societe generale"))).id == bank.id)
+            #expect(try vault.item(named: ItemName(.title("wifi cafe"))).id == note.id)
+            // Two spellings that fold alike: each exact spelling names its own; a third spelling is ambiguous.
+            let cafe = try vault.add(.genericPassword(service: "cafe", account: "me"))
+            let accented = try vault.add(.genericPassword(service: "café", account: "me"))
+            #expect(try vault.item(named: ItemName("cafe")).id == cafe.id)
+            #expect(try vault.item(named: ItemName("café")).id == accented.id)
+            #expect(throws: CofferError.ambiguousItem) { try vault.item(named: ItemName("CAFE")) }
+            #expect(throws: CofferError.itemNotFound) { try vault.item(named: ItemName("societe")) }
+        }
+    }
+
+    @Test("One folding rule: the ASCII fast path gives what Foundation's folding gives, and naming's byte prefilter agrees")
+    func oneFoldingRule() {
+        var rng = SeededRandom("folding")
+        let ascii = (0..<128).map { UInt8($0) }
+        for _ in 0..<2_000 {
+            let text = String(decoding: (0..<Int.random(in: 0...12, using: &rng)).map { _ in ascii.randomElement(using: &rng)! }, as: UTF8.self)
+            let foundation = text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+            #expect(SearchFolding.fold(text) == foundation, "\(Array(text.utf8))")
+            #expect(SearchFolding.fold(text, locale: Locale(identifier: "tr_TR")) == foundation, "ASCII folds alike in every locale")
+            let other = Bool.random(using: &rng) ? text.uppercased() : String(text.reversed())
+            #expect(SearchFolding.foldedEqual(ascii: text.utf8, other.utf8) == (SearchFolding.fold(text) == SearchFolding.fold(other)))
+        }
+        #expect(SearchFolding.foldedEqual(ascii: "café".utf8, "cafe".utf8) == nil)
+        #expect(SearchFolding.foldedEqual("Café", "CAFE") && !SearchFolding.foldedEqual("cafe", "cafes"))
+    }
+
     @Test("details(of:) lists the secret part by name and size, without values")
     func details() throws {
         try withTemporaryDirectory { dir in
