@@ -13,17 +13,6 @@ struct GeneratorPassphraseTests {
         { ($0 as? CofferError)?.kind == kind }
     }
 
-    /// A file in a fresh temporary folder, removed afterwards.
-    @discardableResult
-    static func withFile<R>(_ contents: String, _ body: (String) throws -> R) throws -> R {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("coffer-wordlist-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let file = folder.appendingPathComponent("words.txt")
-        try Data(contents.utf8).write(to: file)
-        return try body(file.path)
-    }
-
     @Test("The shipped EFF large wordlist has 7,776 distinct words")
     func effLarge() throws {
         let eff = try Wordlist.effLarge
@@ -103,11 +92,11 @@ struct GeneratorPassphraseTests {
         #expect(seen.count == 4)
     }
 
-    @Test("Word list files: plain, EFF dice format, CRLF, blank lines")
-    func wordlistFiles() throws {
-        let plain = try Self.withFile("red\ngreen\n\nblue\n") { try Wordlist(contentsOf: $0) }
+    @Test("Word list texts: plain, EFF dice format, CRLF, blank lines")
+    func wordlistTexts() throws {
+        let plain = try Wordlist(text: Array("red\ngreen\n\nblue\n".utf8), source: "plain")
         #expect(plain.words == ["red", "green", "blue"])
-        let dice = try Self.withFile("11111\tabacus\r\n11112\tabdomen\r\n11113\tabdominal\r\n") { try Wordlist(contentsOf: $0) }
+        let dice = try Wordlist(text: Array("11111\tabacus\r\n11112\tabdomen\r\n11113\tabdominal\r\n".utf8), source: "dice")
         #expect(dice.words == ["abacus", "abdomen", "abdominal"])
         #expect(dice.count == 3)
     }
@@ -122,20 +111,7 @@ struct GeneratorPassphraseTests {
         "red\n11111 green extra\n",   // too many fields
     ])
     func badWordlists(contents: String) throws {
-        try Self.withFile(contents) { path in
-            #expect { _ = try Wordlist(contentsOf: path) } throws: { Self.isKind(.invalidWordList)($0) }
-        }
-    }
-
-    @Test("Missing and unreadable word list files")
-    func missingFile() throws {
-        #expect(throws: CofferError.fileNotFound("/nonexistent/coffer/words.txt")) {
-            _ = try Wordlist(contentsOf: "/nonexistent/coffer/words.txt")
-        }
-        #expect { _ = try Wordlist(contentsOf: "/") } throws: { error in
-            if case .io = error as? CofferError { return true }
-            return false
-        }
+        #expect { _ = try Wordlist(text: Array(contents.utf8), source: "bad") } throws: { Self.isKind(.invalidWordList)($0) }
         #expect { _ = try Wordlist(words: ["a", "a"]) } throws: { Self.isKind(.invalidWordList)($0) }
         #expect { _ = try Wordlist(words: ["a", "tab\tbed"]) } throws: { Self.isKind(.invalidWordList)($0) }
     }

@@ -53,10 +53,11 @@ struct VaultMergedCopiesTests {
             let (vault, _, copy) = try Self.vaultAndCopy(dir)
             let noted = try #require(FileVersion(of: copy))
             try vault.merge(contentsOf: copy)
-            // The sync service replaces the copy meanwhile.
+            // The sync service replaces the copy meanwhile, as sync tools do: a new file renamed
+            // over it. (Removing it first would let the file system hand the new file the
+            // freed inode, and the replacement would look like the same file.)
             let bytes = try Data(contentsOf: URL(fileURLWithPath: copy))
-            try FileManager.default.removeItem(atPath: copy)
-            try bytes.write(to: URL(fileURLWithPath: copy))
+            try bytes.write(to: URL(fileURLWithPath: copy), options: .atomic)
             #expect(FileVersion(of: copy) != noted)
             #expect(try Vault.putAwayMergedCopy(at: copy, unchangedSince: noted, .delete) == .changed)
             #expect(try Vault.putAwayMergedCopy(at: copy, unchangedSince: noted, .move(into: dir)) == .changed)
