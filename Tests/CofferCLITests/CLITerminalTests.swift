@@ -232,6 +232,27 @@ struct CLITerminalTests {
         }
     }
 
+    @Test("The progress line is erased with a real carriage return and erase-line, not their escaped text (issue 28, finding 1)")
+    func progressLineErases() throws {
+        try withTemporaryDirectory { dir in
+            // A key derivation slow enough (well over the hint's 0.3 s) that "unlocking…" shows.
+            let made = try CLI.run(["init", "slow.coffer", "--kdf-memory", "128", "--kdf-iterations", "8"], input: "pw\n", in: dir)
+            try #require(made.status == 0, "\(made.err)")
+            let terminal = try PseudoTerminal()
+            let process = try launch(["list", "slow.coffer"], in: dir, terminal: terminal)
+            defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+            #expect(terminal.read(until: "Master password for slow.coffer: "))
+            terminal.type("pw\n")
+            finish(process, timeout: 60)
+            terminal.closeSlave()
+            terminal.read(until: nil, timeout: 2)
+            #expect(process.terminationStatus == 0, "\(terminal.output)")
+            #expect(terminal.output.contains("unlocking…\r\u{1B}[K"), "the hint was not shown, or not erased: \(terminal.output.debugDescription)")
+            #expect(!terminal.output.contains("\\u{0D}") && !terminal.output.contains("\\u{1B}"),
+                    "Coffer's own control was escaped: \(terminal.output.debugDescription)")
+        }
+    }
+
     @Test("Ctrl-C at the prompt restores echo")
     func interrupt() throws {
         try withVault { dir in

@@ -51,6 +51,19 @@ enum Output {
 
     static var stderrIsTerminal: Bool { ProcessIO.isTerminal(ProcessIO.standardError) }
 
+    /// Coffer's own terminal control on standard error, written as it is (not escaped):
+    /// the carriage return and erase-line that take the progress line away. Only
+    /// ``ProgressHint`` calls it, with text of its own, never with anything from a vault.
+    static func terminalControl(_ sequence: TerminalControl) {
+        emit(fd: 2, sequence.rawValue)
+    }
+
+    /// The control sequences Coffer itself writes to a terminal.
+    enum TerminalControl: String {
+        /// Back to the start of the line, then erase to its end: removes the progress line.
+        case eraseLine = "\r\u{1B}[K"
+    }
+
     private static func emit(fd: Int32, _ text: String) {
         var copy = text
         copy.withUTF8 { buffer in try? writeAll(fd: fd, UnsafeRawBufferPointer(buffer)) }
