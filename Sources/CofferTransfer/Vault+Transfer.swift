@@ -21,11 +21,15 @@ extension Vault {
     /// Imports the items of another password manager's export (or Coffer's own JSON)
     /// in one transaction: if the file turns out to be malformed halfway, nothing is imported.
     ///
-    /// Items whose unique key is already in the vault (or earlier in the file) are
-    /// skipped and reported, not updated, unless their password differs from the vault
-    /// item's: that is a conflict, reported in ``ImportReport/conflicts`` and settled by
-    /// `onConflict` (``ImportConflictPolicy``: skip, keep both, update); entries that cannot become items are reported
-    /// as unreadable. With `dryRun`, the file is read and checked against the vault but
+    /// An item already in the vault (or earlier in the file) is not added again: it matches
+    /// by unique key or, as a browser matches logins, by site and account (``ItemSite``,
+    /// across kinds and paths). What it holds that the item lacks (fields, secret fields, a
+    /// one-time password, notes, attachments, tags, URLs, earlier passwords) is carried into
+    /// the item, and what differs is reported by name in ``ImportReport/merged``; one that
+    /// holds nothing new is a skipped duplicate. A password that differs from the item's is
+    /// a conflict, reported in ``ImportReport/conflicts`` and settled by `onConflict`
+    /// (``ImportConflictPolicy``: skip, keep both, update); entries that cannot become
+    /// items are reported as unreadable. With `dryRun`, the file is read and checked against the vault but
     /// nothing is saved.
     ///
     /// Throws ``CofferError/malformedImport(_:)`` naming the format and line (e.g. `"CSV line 12:
