@@ -59,7 +59,7 @@ struct CofferCommand: ParsableCommand {
                 ClipboardClearCommand.self,
             ]),
             CommandGroup(name: "Vault and keys", subcommands: [
-                InitCommand.self, InfoCommand.self, CheckCommand.self, AuditCommand.self, RestoreCommand.self,
+                InitCommand.self, InfoCommand.self, CheckCommand.self, AuditCommand.self, RestoreCommand.self, RepairCommand.self,
                 PasswdCommand.self, AddKeyfileCommand.self, RemoveKeyfileCommand.self, KeyfileCommand.self,
             ]),
             CommandGroup(name: "Unlock once", subcommands: [UnlockCommand.self, LockCommand.self, StatusCommand.self]),

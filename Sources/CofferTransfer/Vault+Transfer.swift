@@ -93,10 +93,44 @@ extension Vault {
     /// ```
     public func exportItems(format: ExportFormat) throws(CofferError) -> SecureBytes {
         try read { (tx) throws(CofferError) -> SecureBytes in
-            switch format {
-            case .json: return try CofferJSONExporter.export(tx)
-            case .csv: return try CSVExporter.export(tx)
-            }
+            try Self.export(ExportSource(tx), format: format)
+        }
+    }
+
+    /// ``exportItems(format:)`` of every item that can be read: a damaged record
+    /// (``DamagedItem``: its bytes differ from the manifest, or a part does not open) is
+    /// left out and named instead of failing the whole export. The way to save what a
+    /// damaged vault still holds before repairing it (``repairDamaged(from:dryRun:)``).
+    ///
+    /// ```swift
+    /// let salvaged = try vault.exportReadableItems(format: .json)
+    /// for damaged in salvaged.damaged { print("left out: \(damaged)") }
+    /// ```
+    public func exportReadableItems(format: ExportFormat) throws(CofferError) -> SalvagedExport {
+        try read { (tx) throws(CofferError) -> SalvagedExport in
+            let source = ExportSource(tx, salvaging: true)
+            let contents = try Self.export(source, format: format)
+            return SalvagedExport(contents: contents, damaged: source.damaged)
+        }
+    }
+
+    /// ``exportReadableItems(format:)`` to a new file with mode 0600 (an existing file is
+    /// never overwritten); returns the damaged records left out.
+    ///
+    /// ```swift
+    /// let leftOut = try vault.exportReadableItems(format: .json, toFile: "/media/usb/salvage.json")
+    /// ```
+    @discardableResult
+    public func exportReadableItems(format: ExportFormat, toFile path: String) throws(CofferError) -> [DamagedItem] {
+        let salvaged = try exportReadableItems(format: format)
+        try storeCall { () throws(StoreError) in try SecretFile.writeNew(salvaged.contents, to: path, kind: "export file") }
+        return salvaged.damaged
+    }
+
+    private static func export(_ source: ExportSource, format: ExportFormat) throws(CofferError) -> SecureBytes {
+        switch format {
+        case .json: return try CofferJSONExporter.export(source)
+        case .csv: return try CSVExporter.export(source)
         }
     }
 

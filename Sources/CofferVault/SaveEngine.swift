@@ -203,7 +203,7 @@ struct SaveEngine {
     /// Saves `joined`, this version joined with another (the file another writer saved, a
     /// replica merged in), and makes it this vault's version. It holds the other's records
     /// too, so every digest is checked before they are written again.
-    private mutating func saveJoined(_ joined: VaultSnapshot, keys: VaultKeys) throws(CofferError) {
+    mutating func saveJoined(_ joined: VaultSnapshot, keys: VaultKeys) throws(CofferError) {
         var next = joined
         next.generation = max(next.generation, highestGeneration) + 1
         next.digestsChecked = false
@@ -218,7 +218,7 @@ struct SaveEngine {
     private func sealer(_ keys: VaultKeys) -> ItemSealer { ItemSealer(vaultID: snapshot.vaultID, keys: keys, entropy: entropy) }
 
     /// Runs `body` under the cross-process write lock.
-    private mutating func locked<R>(_ body: (inout SaveEngine) throws(CofferError) -> R) throws(CofferError) -> R {
+    mutating func locked<R>(_ body: (inout SaveEngine) throws(CofferError) -> R) throws(CofferError) -> R {
         let store = self.store
         return try store.withExclusiveLock(timeout: options.lockTimeout) { () throws(CofferError) -> R in try body(&self) }
     }
@@ -239,7 +239,7 @@ struct SaveEngine {
     }
 
     /// Whether the file is no longer the version this vault last read or wrote.
-    private func fileChanged() throws(CofferError) -> Bool {
+    func fileChanged() throws(CofferError) -> Bool {
         try storeCall { () throws(StoreError) in try store.currentIdentity() } != snapshot.identity
     }
 
@@ -252,7 +252,8 @@ struct SaveEngine {
     /// Reads the file and decrypts and checks every record with `keys` (``Vault/verifyAll()``).
     func verifyAll(keys: VaultKeys) throws(CofferError) {
         let fresh = try readVerified(keys: keys)
-        for record in fresh.allRecords.sorted(by: { $0.id < $1.id }) {
+        for record in (fresh.allRecords + fresh.damaged.values).sorted(by: { $0.id < $1.id }) {
+            if fresh.damaged[record.id] != nil { throw .tampered(.entry(record.id.hex)) }
             try formatCall { () throws(FormatError) in
                 _ = try record.openOverview(vaultID: fresh.vaultID, keys: keys)
                 _ = try record.openSecrets(vaultID: fresh.vaultID, keys: keys)

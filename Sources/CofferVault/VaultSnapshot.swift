@@ -14,6 +14,11 @@ package struct VaultSnapshot: Sendable {
     /// Deleted items (SPEC.md §17.5): kept with their content until compacted, so that a
     /// replica that has not seen the deletion merges correctly. Never listed.
     package var tombstones: [ItemID: SnapshotEntry] = [:]
+    /// Records damaged on disk whose overview does not open (its digest fails too, SPEC.md
+    /// §10 step 13, so only what uses them fails): kept out of every listing, and a save
+    /// refuses while any is left (``checkDigests()``): damage is never dropped silently.
+    /// ``Vault/repairDamaged(from:dryRun:)`` replaces or removes them.
+    package var damaged: [ItemID: EntryRecord] = [:]
     var identity: FileIdentity
     /// True when every record's digest is known to match the manifest: checked, or sealed
     /// by this process. An open checks digests lazily (SPEC.md §10, step 13), so a save
@@ -37,17 +42,29 @@ package struct VaultSnapshot: Sendable {
         // Records are reached through a buffer pointer: indexing the array from the
         // threads copied each record, retaining the file buffer they all share from
         // every thread at once.
-        let opened = try read.withUnsafeBufferPointer { (records) throws(CofferError) -> [[UInt8]] in
-            try formatCall { () throws(FormatError) in try ParallelWork.map(count: records.count) { (index) throws(FormatError) -> [UInt8] in
+        let opened = try read.withUnsafeBufferPointer { (records) throws(CofferError) -> [[UInt8]?] in
+            try formatCall { () throws(FormatError) in try ParallelWork.map(count: records.count) { (index) throws(FormatError) -> [UInt8]? in
                 if let previous, let old = previous.entries[records[index].id], old.record.digest == records[index].digest {
                     return old.overview
                 }
-                return try records[index].openOverviewList(vaultID: vaultID, keys: keys)
+                do throws(FormatError) {
+                    return try records[index].openOverviewList(vaultID: vaultID, keys: keys)
+                } catch {
+                    // Damaged on disk (its digest fails too): only what uses it fails (SPEC.md
+                    // §10, notes). A record the manifest names byte for byte whose overview
+                    // does not open was written so: the vault does not open.
+                    guard (try? records[index].checkDigest()) == nil else { throw error }
+                    return nil
+                }
             } }
         }
         entries = Dictionary(minimumCapacity: read.count)
         for index in read.indices {
-            let entry = SnapshotEntry(record: read[index], overview: opened[index])
+            guard let overview = opened[index] else {
+                damaged[read[index].id] = read[index]
+                continue
+            }
+            let entry = SnapshotEntry(record: read[index], overview: overview)
             if try Self.isTombstone(entry.overview) {
                 tombstones[read[index].id] = entry
             } else {
@@ -94,6 +111,7 @@ package struct VaultSnapshot: Sendable {
     mutating func forgetAttributes() {
         entries = [:]
         tombstones = [:]
+        damaged = [:]
         index = UniqueIndex()
     }
 
@@ -114,6 +132,7 @@ package struct VaultSnapshot: Sendable {
     /// Checks the digest of every record (SPEC.md §10, step 13), on all cores, unless
     /// ``digestsChecked``; then sets it.
     mutating func checkDigests() throws(CofferError) {
+        if let id = damaged.keys.min() { throw .tampered(.entry(id.hex)) }
         guard !digestsChecked else { return }
         let records = allRecords
         try formatCall { () throws(FormatError) in try EntryRecord.checkDigests(records) }
@@ -142,6 +161,32 @@ package struct VaultSnapshot: Sendable {
             try UniqueIndex.check(holders(of: key), for: id)
         }
         applyChecked(id, change)
+    }
+
+    /// The ids of the records whose digest does not match the manifest, or whose overview
+    /// did not open (``damaged``), ascending; with `secrets`, also those whose secret part
+    /// does not open. Nothing is read from a damaged record.
+    func damagedIDs(keys: VaultKeys, secrets: Bool) -> [ItemID] {
+        let records = allRecords
+        let vaultID = self.vaultID
+        let bad = records.withUnsafeBufferPointer { records in
+            ParallelWork.map(count: records.count) { (index) -> Bool in
+                guard (try? records[index].checkDigest()) != nil else { return true }
+                return secrets && (try? records[index].openSecrets(vaultID: vaultID, keys: keys)) == nil
+            }
+        }
+        return (zip(records, bad).filter(\.1).map(\.0.id) + damaged.keys).sorted()
+    }
+
+    /// Takes record `id` out of the snapshot, live, deleted or damaged (a repair replaces or
+    /// removes a damaged record this way).
+    mutating func remove(_ id: ItemID) {
+        if !isKnownUniquelyReferenced(&index) { index = index.copy() }
+        index.forgetScans()
+        if index.isBuilt, let key = entries[id].flatMap({ UniqueIndex.key(ofOverview: $0.overview) }) { index.remove(id, from: key) }
+        entries[id] = nil
+        tombstones[id] = nil
+        damaged[id] = nil
     }
 
     /// Applies one change already checked for duplicates (by the transaction that made it,

@@ -17,7 +17,7 @@ struct CLITransferCommandTests {
             #expect(result.status == 0, "\(result.err)")
             #expect(result.out.isEmpty)
             #expect(result.err.contains("imported 3 items from"))
-            #expect(result.err.contains("skipped 1 duplicate:"))
+            #expect(result.err.contains("1 conflict, items whose password differs"), "line 6 is line 2's login with another password: \(result.err)")
             #expect(result.err.contains("could not read 1:"))
             #expect(result.err.contains("columns: name -> label, url -> urls, username -> account, password -> password, note -> notes"))
             #expect(!result.err.contains("hunter2"))
@@ -25,11 +25,12 @@ struct CLITransferCommandTests {
             let again = try CLI.run(["import", "v.coffer", "--format", "csv", Self.fixture("chrome.csv"), "--json"], input: "pw\n", in: dir)
             #expect(again.status == 0, "duplicates are not an error: \(again.err)")
             let report = try again.jsonObject()
-            #expect(Set(report.keys) == ["format", "file", "dryRun", "imported", "skippedDuplicates", "conflicts", "skipped",
+            #expect(Set(report.keys) == ["format", "file", "dryRun", "imported", "skippedDuplicates", "conflicts", "merged", "skipped",
                                          "unreadable", "warnings", "recognisedColumns"])
             #expect(report["format"] as? String == "csv")
             #expect(report["imported"] as? Int == 0)
-            #expect((report["skippedDuplicates"] as? [[String: Any]])?.count == 4)
+            #expect((report["skippedDuplicates"] as? [[String: Any]])?.count == 3)
+            #expect((report["conflicts"] as? [[String: Any]])?.count == 1)
             #expect((report["skippedDuplicates"] as? [[String: Any]])?.first.map { Set($0.keys) } == ["label", "location", "reason"])
             #expect((report["recognisedColumns"] as? [[String: Any]])?.first?["field"] as? String == "label")
             #expect(!again.out.contains("hunter2"))
