@@ -122,12 +122,14 @@ public struct ItemQuery: Sendable, Hashable {
         return true
     }
 
-    /// Substring matches of ``text`` before subsequence ones, each in their given order.
+    /// Substring matches of ``text`` before subsequence ones, each in reading order
+    /// (`sortedForReading()`, as `list` shows items).
     func ranked(_ items: [Item]) -> [Item] {
         guard let text, !text.isEmpty else { return items }
         let folded = SearchFolding.fold(text)
-        let ranks = items.map { SearchFolding.rank($0.attributes, folded: folded) ?? 2 }
-        return zip(items, ranks).enumerated().sorted { ($0.element.1, $0.offset) < ($1.element.1, $1.offset) }.map(\.element.0)
+        var groups: [[Item]] = [[], [], []]
+        for item in items { groups[SearchFolding.rank(item.attributes, folded: folded) ?? 2].append(item) }
+        return groups.flatMap { $0.sortedForReading() }
     }
 }
 

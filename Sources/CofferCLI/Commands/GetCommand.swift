@@ -8,14 +8,20 @@ struct GetCommand: ParsableCommand {
         abstract: "Print an item's password alone, plus a newline (or copy it to the clipboard).",
         discussion: """
             Name the item with NAME: its id (or first 8+ digits), label, service, server \
-            (a host, or a URL pasted with any path) or note title; case is ignored. Or name \
-            one attribute with --service, --server, --title (a secure note), --label or --id, \
-            and narrow with --account. If several items match, exit 64 lists them by label \
-            and short id; no match: exit 1.
+            (a host, or a URL pasted with any path) or note title; case and accents are \
+            ignored. When no name is equal, NAME matches as search finds it: punctuation and \
+            spaces ignored (`wifi` names "Wi-Fi"), the start of a name or of a word in it \
+            (`gith`, `netflix.com` for www.netflix.com), one pair of letters swapped \
+            (`githbu`); the item taken is named on stderr. Or name one attribute with \
+            --service, --server, --title (a secure note), --label or --id, and narrow with \
+            --account. If several items match, exit 64 lists them with their short ids and \
+            how to pick one (--account, the id prefix, or the kind and address); no match: \
+            exit 1, with the closest items ("did you mean").
 
             For a secure note, the note's text is printed. --field NAME prints a secret \
             custom field, else a non-secret custom field, else `notes` prints the item's \
-            notes; a missing field is exit 1.
+            notes; case and accents are ignored when no field is spelled exactly so (`--field \
+            ip` prints `IP`); a missing field is exit 1.
 
             --clip copies the secret with wl-copy, xclip, xsel or pbcopy instead of printing \
             it, and clears the clipboard after --clear-after seconds (default 45; 0 keeps it). \
@@ -64,9 +70,11 @@ struct GetCommand: ParsableCommand {
         }
         let secret: SecureBytes
         if let field {
-            if let value = secrets.field(named: field) {
+            // The name as given, else as naming folds it (`ip` names `IP`).
+            if let value = secrets.field(named: field) ?? secrets.fields.first(where: { SearchFolding.foldedEqual($0.name, field) })?.value {
                 secret = value
-            } else if let custom = item.fields.first(where: { $0.name == field }) {
+            } else if let custom = item.fields.first(where: { $0.name == field })
+                        ?? item.fields.first(where: { SearchFolding.foldedEqual($0.name, field) }) {
                 secret = try SecureBytes(copying: custom.value)
             } else if field == "notes", let notes = secrets.notes {
                 secret = notes
