@@ -65,6 +65,21 @@ struct CLINamingTests {
         }
     }
 
+    @Test("remove without a question (--yes, or a pipe) takes an exact name only (issue 28, finding 9)")
+    func removeWithoutQuestionIsExact() throws {
+        try Self.withItems { dir in
+            for arguments in [["remove", "v.coffer", "gith", "--yes"], ["remove", "v.coffer", "gith"]] {
+                let approximate = try Self.run(arguments, dir)
+                #expect(approximate.status == 64, "\(arguments): \(approximate.err)")
+                expectOneLineMessage(approximate, containing: "only approximately names github.com octocat [")
+            }
+            #expect(try Self.run(["get", "v.coffer", "github.com"], dir).status == 0, "nothing was removed")
+            let exact = try Self.run(["remove", "v.coffer", "github.com", "--yes"], dir)
+            #expect(exact.status == 0 && exact.err.contains("removed "), "\(exact.err)")
+            #expect(try Self.run(["get", "v.coffer", "--service", "github.com"], dir).status == 1)
+        }
+    }
+
     @Test("--field ip prints the field IP")
     func fieldNameFolds() throws {
         try Self.withItems { dir in

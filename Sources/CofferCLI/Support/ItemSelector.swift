@@ -56,8 +56,9 @@ struct ItemSelector: ParsableArguments {
 
     /// The one matching item (``Vault/match(_:)``). None -> exit 1, with the closest items
     /// ("did you mean"); several -> exit 64, listing them with the ways to pick one. An
-    /// approximate match (`gith` for `github.com`) says on stderr which item it took.
-    func resolve(in vault: Vault, label: String? = nil, offersLabel: Bool = false) throws -> Item {
+    /// approximate match (`gith` for `github.com`) says on stderr which item it took; with
+    /// `exactOnly` (a change nobody is asked to confirm) it is a usage error (64) instead.
+    func resolve(in vault: Vault, label: String? = nil, offersLabel: Bool = false, exactOnly: Bool = false) throws -> Item {
         let name = try itemName(label: label, offersLabel: offersLabel)
         let match = try vault.match(name)
         guard let first = match.items.first else {
@@ -69,7 +70,13 @@ struct ItemSelector: ParsableArguments {
             throw CLIFailure(.noMatch, message)
         }
         guard match.items.count == 1 else { throw Self.ambiguity(match.items, name: name) }
-        if match.isApproximate { Output.error("coffer: taking \(first.candidateDescription) for \(name)") }
+        if match.isApproximate {
+            guard !exactOnly else {
+                throw CLIFailure(.usage, "\(name) only approximately names \(first.candidateDescription): "
+                                 + "name it exactly (its id prefix \(first.shortID)), or run without --yes on a terminal to be asked")
+            }
+            Output.error("coffer: taking \(first.candidateDescription) for \(name)")
+        }
         return first
     }
 
@@ -107,5 +114,7 @@ struct LabeledItemSelector: ParsableArguments {
 
     func itemName() throws -> ItemName { try selector.itemName(label: label, offersLabel: true) }
 
-    func resolve(in vault: Vault) throws -> Item { try selector.resolve(in: vault, label: label, offersLabel: true) }
+    func resolve(in vault: Vault, exactOnly: Bool = false) throws -> Item {
+        try selector.resolve(in: vault, label: label, offersLabel: true, exactOnly: exactOnly)
+    }
 }
