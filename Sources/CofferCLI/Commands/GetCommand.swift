@@ -49,20 +49,16 @@ struct GetCommand: ParsableCommand {
     @Flag(help: "Print JSON (shape above).")
     var json = false
 
-    @Flag(help: "Copy to the clipboard instead of printing.")
-    var clip = false
-
-    @Option(name: .customLong("clear-after"), help: ArgumentHelp("With --clip: clear the clipboard after this many seconds (0: never).", valueName: "seconds"))
-    var clearAfter: Int = 45
+    @OptionGroup var clipboard: ClipboardArguments
 
     func validate() throws {
-        if clip && json { throw ValidationError("--clip and --json cannot be used together") }
-        guard (0...86_400).contains(clearAfter) else { throw ValidationError("--clear-after must be 0 to 86400 seconds") }
+        if clipboard.clip && json { throw ValidationError("--clip and --json cannot be used together") }
+        try clipboard.check()
     }
 
     func run() throws {
         _ = try selector.itemName()   // a usage error (64) before the vault is opened
-        let clipboard = clip ? try Clipboard.find() : nil
+        let tool = try clipboard.tool()
         let unlocked = try vault.unlock()
         let (item, secrets) = try vault.run { () throws -> (Item, ItemSecrets) in
             let item = try selector.resolve(in: unlocked.vault)
@@ -91,12 +87,7 @@ struct GetCommand: ParsableCommand {
             secret = password
         }
 
-        if let clipboard {
-            try clipboard.copy(secret, clearAfter: clearAfter)
-            let clearing = clearAfter > 0 ? "; clearing it in \(clearAfter) s" : ""
-            Output.error("copied to the clipboard with \(clipboard.name)\(clearing)")
-            return
-        }
+        if let tool { return try clipboard.copy(secret, with: tool) }
         guard json else {
             try Output.secretLine(secret)
             return
