@@ -30,7 +30,9 @@ extension Vault {
     /// a conflict, reported in ``ImportReport/conflicts`` and settled by `onConflict`
     /// (``ImportConflictPolicy``: skip, keep both, update); entries that cannot become
     /// items are reported as unreadable. With `dryRun`, the file is read and checked against the vault but
-    /// nothing is saved.
+    /// nothing is saved. With `format` nil, the format is told from the file's first bytes
+    /// (``ImportFormat/recognising(_:)``), and a file it fits none of is
+    /// ``CofferError/Kind/unsupportedImport``; ``ImportReport/format`` says which was read.
     ///
     /// Throws ``CofferError/malformedImport(_:)`` naming the format and line (e.g. `"CSV line 12:
     /// a quoted field is never closed"`) for a file that cannot be parsed, and
@@ -43,10 +45,14 @@ extension Vault {
     /// let report = try vault.importItems(from: file, format: .browserCSV)
     /// print(report.imported, report.skippedDuplicates.count, report.unreadable.count)
     /// ```
-    public func importItems(from data: SecureBytes, format: ImportFormat, dryRun: Bool = false,
+    public func importItems(from data: SecureBytes, format: ImportFormat? = nil, dryRun: Bool = false,
                             onConflict: ImportConflictPolicy = .skip) throws(CofferError) -> ImportReport {
         guard data.count <= Self.maximumImportSize else {
             throw .fileTooLarge("the import file is larger than \(Self.maximumImportSize >> 20) MiB")
+        }
+        guard let format = format ?? ImportFormat.recognising(data) else {
+            throw .unsupportedImport("cannot tell the file's format from its first bytes: name it ("
+                                     + ImportFormat.allCases.map(\.rawValue).joined(separator: ", ") + ")")
         }
         let limit = options.passwordHistoryLimit, now = now()
         let body = { (tx: VaultTransaction) throws(CofferError) -> ImportReport in
@@ -72,8 +78,9 @@ extension Vault {
     /// ```swift
     /// let report = try vault.importItems(fromFile: "keepass.xml", format: .keepassxcXML)
     /// for skipped in report.skippedDuplicates { print(skipped.label, skipped.reason) }
+    /// let any = try vault.importItems(fromFile: "export.json")   // the format told from the file
     /// ```
-    public func importItems(fromFile path: String, format: ImportFormat, dryRun: Bool = false,
+    public func importItems(fromFile path: String, format: ImportFormat? = nil, dryRun: Bool = false,
                             onConflict: ImportConflictPolicy = .skip) throws(CofferError) -> ImportReport {
         let data = try storeCall { () throws(StoreError) in try SecretFile.contents(of: path, limit: Self.maximumImportSize, kind: "import file", name: path) }
         return try importItems(from: data, format: format, dryRun: dryRun, onConflict: onConflict)

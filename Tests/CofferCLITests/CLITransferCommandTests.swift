@@ -10,6 +10,27 @@ struct CLITransferCommandTests {
 
     static func fixture(_ name: String) -> String { fixtures.appendingPathComponent(name).path }
 
+    @Test("import without --format tells the format from the file and names it; a file it cannot tell is exit 64 (issue 28, finding 11)")
+    func importRecognisesFormat() throws {
+        try withVault { dir in
+            for (name, format) in [("keepassxc.xml", "keepassxc-xml"), ("bitwarden.json", "bitwarden-json"), ("chrome.csv", "csv"),
+                                   ("keepassxc.csv", "keepassxc-csv")] {
+                let result = try CLI.run(["import", "v.coffer", Self.fixture(name), "--dry-run", "--json"], input: "pw\n", in: dir)
+                #expect(result.status == 0, "\(name): \(result.err)")
+                #expect(try result.jsonObject()["format"] as? String == format, "\(name)")
+                #expect(result.err.contains("(\(format))"), "the summary names the format: \(result.err)")
+            }
+            let export = try CLI.run(["export", "v.coffer", "--format", "json", "--output", "all.json"], input: "pw\n", in: dir)
+            try #require(export.status == 0, "\(export.err)")
+            let own = try CLI.run(["import", "v.coffer", "all.json", "--dry-run", "--json"], input: "pw\n", in: dir)
+            #expect(try own.jsonObject()["format"] as? String == "coffer-json", "\(own.err)")
+            try Data("just words\n".utf8).write(to: dir.appendingPathComponent("notes.txt"))
+            let unknown = try CLI.run(["import", "v.coffer", "notes.txt"], input: "pw\n", in: dir)
+            #expect(unknown.status == 64, "\(unknown.err)")
+            expectOneLineMessage(unknown, containing: "cannot tell the file's format")
+        }
+    }
+
     @Test("import csv: the summary on stderr, nothing on stdout; --json prints the report")
     func importCSV() throws {
         try withVault { dir in

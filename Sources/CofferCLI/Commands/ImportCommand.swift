@@ -7,7 +7,8 @@ struct ImportCommand: ParsableCommand {
         commandName: "import",
         abstract: "Import another password manager's export (KeePassXC, Bitwarden, a browser) or Coffer's own JSON.",
         discussion: """
-            FORMATS (--format):
+            FORMATS (--format; without it, the format is told from the file's first bytes \
+            and named in the summary):
               keepassxc-xml   keepassxc-cli export --format xml (groups become tags, history, OTP, attributes)
               keepassxc-csv   keepassxc-cli export --format csv
               bitwarden-json  Bitwarden's unencrypted JSON export
@@ -46,7 +47,7 @@ struct ImportCommand: ParsableCommand {
 
             EXAMPLES:
               keepassxc-cli export --format xml old.kdbx > old.xml && coffer import vault.coffer --format keepassxc-xml old.xml
-              coffer import vault.coffer --format csv "Chrome Passwords.csv" --dry-run
+              coffer import vault.coffer "Chrome Passwords.csv" --dry-run
               coffer import vault.coffer --format csv "Chrome Passwords.csv" --on-conflict update
               printf '%s\\n' "$MASTER" | coffer import vault.coffer --format bitwarden-json bitwarden.json --json
             """)
@@ -54,8 +55,8 @@ struct ImportCommand: ParsableCommand {
     @OptionGroup var vault: VaultArguments
     @OptionGroup var rollback: RollbackArguments
 
-    @Option(help: ArgumentHelp("The file's format: keepassxc-xml, keepassxc-csv, bitwarden-json, csv or coffer-json.", valueName: "format"))
-    var format: String
+    @Option(help: ArgumentHelp("The file's format: keepassxc-xml, keepassxc-csv, bitwarden-json, csv or coffer-json (default: told from the file).", valueName: "format"))
+    var format: String?
 
     @Argument(help: "The export file to import.", completion: .file())
     var file: String
@@ -71,7 +72,7 @@ struct ImportCommand: ParsableCommand {
     var onConflict: String = ImportConflictPolicy.skip.rawValue
 
     func validate() throws {
-        guard ImportFormat(rawValue: format) != nil else {
+        if let format, ImportFormat(rawValue: format) == nil {
             throw ValidationError("--format must be one of \(ImportFormat.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         guard ImportConflictPolicy(rawValue: onConflict) != nil else {
@@ -81,7 +82,10 @@ struct ImportCommand: ParsableCommand {
     }
 
     func run() throws {
-        guard let format = ImportFormat(rawValue: format) else { throw CLIFailure(.usage, "unknown format \(self.format)") }
+        let format = try self.format.map { name in
+            guard let known = ImportFormat(rawValue: name) else { throw CLIFailure(.usage, "unknown format \(name)") }
+            return known
+        }
         guard let policy = ImportConflictPolicy(rawValue: onConflict) else { throw CLIFailure(.usage, "unknown --on-conflict \(onConflict)") }
         // Fail on a missing file before asking for the master password.
         guard FileChecks.isReadableFile(file) else { throw CLIFailure(.ioError, "cannot read \(file): no such file, or not a readable file") }
