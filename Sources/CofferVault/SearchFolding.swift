@@ -129,6 +129,26 @@ public enum SearchFolding {
         tag.folding(options: [.caseInsensitive], locale: nil)
     }
 
+    /// Whether the tag `stored` is `wanted` or a tag under it, tags being folders
+    /// separated by `/`: `Work` holds `work` and `Work/Email`, not `Workshop`. Case is
+    /// ignored (``foldTag(_:)``); a trailing `/` in `wanted` is the folder itself.
+    ///
+    /// ```swift
+    /// SearchFolding.tag("Work/Email", isWithin: "work")   // true
+    /// SearchFolding.tag("Workshop", isWithin: "Work")     // false
+    /// ```
+    public static func tag(_ stored: String, isWithin wanted: String) -> Bool {
+        let folder = foldTag(folderName(wanted)), folded = foldTag(stored)
+        return folded == folder || (!folder.isEmpty && folded.hasPrefix(folder + "/"))
+    }
+
+    /// `tag` without trailing `/`s: `Work/` names the folder `Work`.
+    static func folderName(_ tag: String) -> String {
+        var name = Substring(tag)
+        while name.count > 1, name.hasSuffix("/") { name = name.dropLast() }
+        return String(name)
+    }
+
     /// True when the characters of `needle` appear in `haystack` in order, gaps allowed
     /// (both already folded).
     public static func isSubsequence(_ needle: String, of haystack: String) -> Bool {

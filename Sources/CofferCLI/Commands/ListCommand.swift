@@ -42,7 +42,7 @@ struct ListCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Only internet passwords of this server (host).", valueName: "host"))
     var server: String?
 
-    @Option(help: "Only items with this tag.")
+    @Option(help: "Only items with this tag or a tag under it (`Work` lists `Work/Email` too).")
     var tag: String?
 
     @Option(help: ArgumentHelp("Only items of this kind: generic-password, internet-password or secure-note.", valueName: "kind"))
