@@ -64,8 +64,9 @@ public final class Vault: @unchecked Sendable {
 
     /// Set when the file opened is older than a version of this vault already seen on
     /// this device (a restored backup, a sync tool's older copy): saves are refused with
-    /// ``CofferError/Kind/rolledBack`` until ``acceptRollback()``. Nil otherwise, and always
-    /// with ``ReplicaStateLocation/none``.
+    /// ``CofferError/Kind/rolledBack`` until ``acceptRollback()``. Nil otherwise, always
+    /// with ``ReplicaStateLocation/none``, and again once a merge has brought back every
+    /// version seen here and is saved (the rollback is healed).
     ///
     /// ```swift
     /// if let warning = vault.rollback {

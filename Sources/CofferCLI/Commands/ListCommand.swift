@@ -45,7 +45,7 @@ struct ListCommand: ParsableCommand {
     @Option(help: "Only items with this tag or a tag under it (`Work` lists `Work/Email` too).")
     var tag: String?
 
-    @Option(help: ArgumentHelp("Only items of this kind: generic-password, internet-password or secure-note.", valueName: "kind"))
+    @Option(help: ArgumentHelp("Only items of this kind: generic-password (generic), internet-password (internet, login) or secure-note (note).", valueName: "kind"))
     var kind: String?
 
     @Flag(help: "Only favorites.")
@@ -58,13 +58,13 @@ struct ListCommand: ParsableCommand {
     var json = false
 
     func validate() throws {
-        if let kind, ItemKind(rawValue: kind) == nil {
-            throw ValidationError("--kind must be generic-password, internet-password or secure-note")
+        if let kind, ItemKind(option: kind) == nil {
+            throw ValidationError("--kind must be generic-password (or generic), internet-password (or internet, login) or secure-note (or note)")
         }
     }
 
     func run() throws {
-        let query = ItemQuery(kind: kind.flatMap(ItemKind.init(rawValue:)), service: service, server: server,
+        let query = ItemQuery(kind: kind.flatMap(ItemKind.init(option:)), service: service, server: server,
                               tag: tag, isFavorite: favorites ? true : nil)
         let unlocked = try vault.unlock()
         let (items, damaged) = try vault.run { () throws -> ([Item], [DamagedItem]) in
@@ -78,5 +78,7 @@ struct ListCommand: ParsableCommand {
         if items.isEmpty && (query != .all || conflicts) {
             throw CLIFailure(.noMatch, conflicts ? "no item matched with conflicting edits" : "no item matched")
         }
+        // An empty vault is no failure, but silence looks like one.
+        if items.isEmpty && !json { Output.error("coffer: \(vault.vault) holds no items yet; add one with `coffer add` or `coffer import`") }
     }
 }

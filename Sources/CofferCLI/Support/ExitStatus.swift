@@ -122,7 +122,9 @@ extension CLIFailure {
         case .differentVault:
             self.init(.vaultUnreadable, error.description)
         case .rolledBack:
-            self.init(.rolledBack, error.description)
+            // The warning printed on opening (RollbackArguments.warn) has the details: not again.
+            self.init(.rolledBack, "nothing was saved: \(name) is older than a version seen on this device (see the warning); "
+                      + "`coffer merge` a newer copy, or --accept-rollback saves this version")
         case .wrongPassword, .wrongKeyFile, .wrongRawKey:
             self.init(.wrongCredential, "wrong password or key for \(name)")
         default:

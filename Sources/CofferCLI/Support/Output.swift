@@ -49,6 +49,19 @@ enum Output {
         try writeAll(fd: fd, bytes)
     }
 
+    /// A sentence made a clause inside a line: without its final full stop, so that
+    /// `"…: This is a top-10 common password; a longer…"` has no ". ;".
+    static func clause(_ sentence: String) -> String {
+        var text = Substring(sentence)
+        while text.last == "." || text.last == " " { text = text.dropLast() }
+        return String(text)
+    }
+
+    /// "1 lane", "4 lanes": a count and its noun, in the singular for one.
+    static func plural(_ count: Int, _ noun: String) -> String {
+        "\(count) \(noun)\(count == 1 ? "" : "s")"
+    }
+
     static var stderrIsTerminal: Bool { ProcessIO.isTerminal(ProcessIO.standardError) }
 
     /// Coffer's own terminal control on standard error, written as it is (not escaped):
