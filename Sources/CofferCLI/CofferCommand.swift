@@ -56,6 +56,7 @@ struct CofferCommand: ParsableCommand {
             CommandGroup(name: "Items", subcommands: [
                 AddCommand.self, NoteCommand.self, GetCommand.self, ShowCommand.self, ListCommand.self, SearchCommand.self,
                 TagsCommand.self, EditCommand.self, RemoveCommand.self, HistoryCommand.self, TOTPCommand.self,
+                AttachCommand.self, AttachmentsCommand.self, DetachCommand.self,
                 ClipboardClearCommand.self,
             ]),
             CommandGroup(name: "Vault and keys", subcommands: [

@@ -23,6 +23,10 @@ struct GetCommand: ParsableCommand {
             notes; case and accents are ignored when no field is spelled exactly so (`--field \
             ip` prints `IP`); a missing field is exit 1.
 
+            --attachment FILENAME writes that attachment's bytes (as `coffer attachments` \
+            lists it) to stdout as they are, or with --output FILE to a new file with mode \
+            0600 (never over an existing file).
+
             --clip copies the secret with wl-copy, xclip, xsel or pbcopy instead of printing \
             it, and clears the clipboard after --clear-after seconds (default 45; 0 keeps it). \
             Without a clipboard tool (and display), exit 74.
@@ -38,6 +42,7 @@ struct GetCommand: ParsableCommand {
               coffer get vault.coffer --service github.com
               coffer get vault.coffer --service github.com --account octocat --clip
               coffer get vault.coffer --server https://example.com --field otp --json
+              coffer get vault.coffer github --attachment recovery-codes.txt --output codes.txt
             """)
 
     @OptionGroup var vault: VaultArguments
@@ -49,17 +54,31 @@ struct GetCommand: ParsableCommand {
     @Flag(help: "Print JSON (shape above).")
     var json = false
 
+    @Option(help: ArgumentHelp("Print this attachment's bytes instead of the password (see `coffer attachments`).", valueName: "filename"))
+    var attachment: String?
+
+    @Option(help: ArgumentHelp("With --attachment: write it to this new file (mode 0600) instead of stdout.", valueName: "file"),
+            completion: .file())
+    var output: String?
+
     @OptionGroup var clipboard: ClipboardArguments
 
     func validate() throws {
         if clipboard.clip && json { throw ValidationError("--clip and --json cannot be used together") }
+        if attachment != nil && (field != nil || json || clipboard.clip) {
+            throw ValidationError("--attachment cannot be used with --field, --json or --clip")
+        }
+        if output != nil && attachment == nil { throw ValidationError("--output needs --attachment") }
+        if output?.isEmpty == true { throw ValidationError("--output must not be empty") }
         try clipboard.check()
     }
 
     func run() throws {
         _ = try selector.itemName()   // a usage error (64) before the vault is opened
+        if let output, FileChecks.existsFollowingLinks(output) { throw CLIFailure(.cannotCreate, "cannot create \(output): the file exists") }
         let tool = try clipboard.tool()
         let unlocked = try vault.unlock()
+        if let attachment { return try writeAttachment(attachment, of: unlocked.vault) }
         let (item, secrets) = try vault.run { () throws -> (Item, ItemSecrets) in
             let item = try selector.resolve(in: unlocked.vault)
             return (item, try unlocked.vault.secrets(for: item.id))
@@ -101,4 +120,21 @@ struct GetCommand: ParsableCommand {
         }
         try JSONValue.object(members).print()
     }
+
+    /// `--attachment`: its bytes as they are, to stdout or a new 0600 file.
+    private func writeAttachment(_ name: String, of vault: Vault) throws {
+        try self.vault.run {
+            let item = try selector.resolve(in: vault)
+            guard let found = try vault.attachment(named: name, of: item.id) else {
+                throw CLIFailure(.noMatch, "\(item.displayName) has no attachment named \(name) (see `coffer attachments`)")
+            }
+            if let output {
+                try vault.writeAttachment(named: name, of: item.id, toFile: output)
+                Output.error("wrote \(name) (\(found.data.count) bytes) to \(output) (mode 0600)")
+            } else {
+                try found.data.withUnsafeBytes { try Output.bytes($0) }
+            }
+        }
+    }
+
 }

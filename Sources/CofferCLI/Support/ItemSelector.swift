@@ -114,6 +114,20 @@ struct LabeledItemSelector: ParsableArguments {
 
     func itemName() throws -> ItemName { try selector.itemName(label: label, offersLabel: true) }
 
+    /// For a command whose own argument follows NAME (`attach VAULT NAME FILE`): with an
+    /// option naming the item (`--service S FILE`), the one positional given is that
+    /// argument, not NAME. Returns the selector and the argument; none is a usage error (64).
+    func withTrailingArgument(_ argument: String?, named what: String) throws -> (LabeledItemSelector, String) {
+        if let argument { return (self, argument) }
+        var selector = self
+        let optionGiven = [self.selector.service, self.selector.server, self.selector.title, self.selector.id, label].contains { $0 != nil }
+        guard optionGiven, let positional = self.selector.name else {
+            throw CLIFailure(.usage, "name the item, then \(what)")
+        }
+        selector.selector.name = nil
+        return (selector, positional)
+    }
+
     func resolve(in vault: Vault, exactOnly: Bool = false) throws -> Item {
         try selector.resolve(in: vault, label: label, offersLabel: true, exactOnly: exactOnly)
     }
