@@ -22,7 +22,10 @@ struct SaveEngine {
     /// The highest generation this vault has read or written: a save writes one above it.
     private(set) var highestGeneration: UInt64
     /// This device's replica id for the vault and the newest version it has seen (SPEC.md §17.7).
-    private(set) var memory: ReplicaMemory
+    /// (Set here and by the undo versions' restore, Vault+UndoVersions.swift.)
+    var memory: ReplicaMemory
+    /// The vault's clock (``Vault/wallClock``): when a kept undo version was replaced.
+    var wallClock = WallClock.system
 
     init(path: String, store: VaultFileStore, options: VaultOptions, entropy: EntropySource,
          snapshot: VaultSnapshot, memory: ReplicaMemory) {
@@ -187,11 +190,13 @@ struct SaveEngine {
     /// and every record's digest), and takes it as the current version.
     mutating func restoreBackup(keys: VaultKeys) throws(CofferError) {
         try locked { (engine) throws(CofferError) in
+            let replaced = engine.snapshot.generation
             var restored = try engine.readBackup(keys: keys)
             try restored.checkDigests()
             restored.identity = try storeCall { () throws(StoreError) in try engine.store.restoreBackup() }
             engine.adopt(restored)
             engine.memory.adopt(restored.header.clock)
+            engine.keepUndoVersion(replacedGeneration: replaced, slotsChanged: false)
         }
     }
 
@@ -292,8 +297,9 @@ struct SaveEngine {
             throw .rolledBack("\(path): \(warning.description); nothing was saved (accept the rollback to save anyway)")
         }
         let identity: FileIdentity
+        let slotsChanged = header.slots != snapshot.header.slots, replacedGeneration = snapshot.generation
         do throws(StoreError) {
-            identity = try store.replace(with: bytes, keepBackup: options.keepsBackup, slotsChanged: header.slots != snapshot.header.slots)
+            identity = try store.replace(with: bytes, keepBackup: options.keepsBackup, slotsChanged: slotsChanged)
         } catch {
             if case .system(.syncDirectory, _, _) = error {
                 // The new file is in place (only its durability is unknown): remember it, so
@@ -304,5 +310,6 @@ struct SaveEngine {
         }
         install(&self, identity)
         memory.remember(header.clock)
+        keepUndoVersion(replacedGeneration: replacedGeneration, slotsChanged: slotsChanged)
     }
 }
