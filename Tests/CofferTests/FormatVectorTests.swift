@@ -95,7 +95,7 @@ struct FormatVectorTests {
             if let clock = try ItemClockCodec.decode(overview: list) {
                 // With merge fields (SPEC.md §17.3): the parts put back together give the same lists.
                 let parts = try ItemParts(overview: list, secrets: try record.openSecretList(vaultID: vaultID, keys: opened.keys))
-                #expect(try Padding.pad(parts.overviewList(clock: clock), blockSize: 64) == overviewPlain,
+                #expect(try Padding.pad(V1ClockFields.toV1(parts.overviewList(clock: clock)), blockSize: 64) == overviewPlain,
                         "\(name): overview of \(record.id) does not re-encode to itself")
                 #expect(try parts.secretList().paddedSecureBytes(blockSize: 64).testBytes == secretPlain,
                         "\(name): secrets of \(record.id) do not re-encode to itself")

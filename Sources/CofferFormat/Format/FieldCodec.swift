@@ -135,6 +135,17 @@ package struct FieldList {
 
     mutating func append(_ other: FieldList) { pieces.append(contentsOf: other.pieces) }
 
+    /// A field header of a format-2 list (SPEC.md §7.1): the tag and the length as varints.
+    mutating func compactHeader(_ tag: UInt16, _ length: Int) {
+        var w = ByteWriter(capacity: 8)
+        w.varint(UInt64(tag))
+        w.varint(UInt64(length))
+        pieces.append(.bytes(w.bytes))
+    }
+
+    /// A format-1 (in-memory) field header.
+    mutating func header(_ tag: UInt16, _ length: Int) { pieces.append(.bytes(Self.header(tag, length))) }
+
     /// Appends encoded fields as they are.
     mutating func raw(_ bytes: [UInt8]) { if !bytes.isEmpty { pieces.append(.bytes(bytes)) } }
 
@@ -198,7 +209,27 @@ package struct FieldList {
         } }
     }
 
-    private static func header(_ tag: UInt16, _ length: Int) -> [UInt8] {
+    /// The encoding padded as format 2 pads (``Padme``), assembled directly in guarded memory.
+    func padmeSecureBytes() throws(FormatError) -> SecureBytes {
+        let total = count
+        return try crypto { () throws(CofferError) in
+            try SecureBytes(count: Padme.paddedLength(total + 1)) { (out: UnsafeMutableRawBufferPointer) throws(CofferError) in
+                var offset = 0
+                for piece in pieces {
+                    let target = UnsafeMutableRawBufferPointer(rebasing: out[offset..<(offset + piece.count)])
+                    switch piece {
+                    case .bytes(let b): target.copyBytes(from: b)
+                    case .secret(let s): s.withUnsafeBytes { target.copyMemory(from: $0) }
+                    case .secretSlice(let s, let r): s.withUnsafeBytes { target.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[r])) }
+                    }
+                    offset += piece.count
+                }
+                try Padme.padInPlace(out, unpaddedLength: total)
+            }
+        }
+    }
+
+    static func header(_ tag: UInt16, _ length: Int) -> [UInt8] {
         var writer = ByteWriter(capacity: 6)
         writer.u16(tag)
         writer.u32(UInt32(clamping: length))

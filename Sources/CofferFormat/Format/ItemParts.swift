@@ -41,6 +41,9 @@ package struct ItemParts: Sendable {
     package var history: [SecretFragment]
     /// Values that lost a concurrent edit.
     package var conflicts: [Conflict]
+    /// For history entries (by position in ``history``) last present in a state that had
+    /// seen less than the item: that state's vector (format 2, SPEC.md §17.3).
+    package var historyConfirmations: [Int: VersionVector] = [:]
     /// The order of the named fields (custom fields, secret fields, attachments) as the
     /// list had them: a list is written back in this order, then any other named fields
     /// by name. A merge that builds a new list empties it, so that every replica writes
@@ -104,6 +107,9 @@ package struct ItemParts: Sendable {
                 let field = (value.lowerBound - 6)..<value.upperBound
                 if tag == EntryCodec.SecretTag.history {
                     historyCuts.append(field)
+                } else if tag == ItemClockCodec.Tag.historyConfirmations {
+                    historyConfirmations = try ItemClockCodec.decodeHistoryConfirmations(
+                        UnsafeRawBufferPointer(rebasing: raw[value]), historyCount: historyCuts.count)
                 } else if tag == ItemClockCodec.Tag.conflict {
                     let conflict = try ItemClockCodec.decodeConflictRange(reader.nested(value, "conflict"))
                     // The nested reader counts from the start of the field's value.
@@ -168,6 +174,18 @@ package struct ItemParts: Sendable {
         }
     }
 
+    /// The registers a checked secret list gives a value (its named fields keyed).
+    package static func registers(ofSecretList raw: UnsafeRawBufferPointer) throws(FormatError) -> Set<Register> {
+        var reader = FieldReader(raw, structure: "secret") { _ in true }
+        var occurrences: [[UInt8]: UInt32] = [:]
+        var out = Set<Register>()
+        while let (tag, value) = try reader.next() {
+            guard let family = Register.ofSecretTag(tag) else { continue }
+            out.insert(try register(family, field: (value.lowerBound - 6)..<value.upperBound, in: raw, occurrences: &occurrences))
+        }
+        return out
+    }
+
     /// The registers `secrets` give a value, named as when their list is cut (no copy of a secret).
     package static func registers(of secrets: ItemSecrets) -> Set<Register> {
         var out = Set<Register>()
@@ -184,6 +202,39 @@ package struct ItemParts: Sendable {
         for field in secrets.fields { named(Register.secretFields.code, field.name) }
         for attachment in secrets.attachments { named(Register.attachments.code, attachment.name) }
         return out
+    }
+
+    /// The rules of SPEC.md §17.3 that need both parts (format 2 checks them when it reads
+    /// a record's secret part): every register with a value has a stamp; an erased winner
+    /// has no value; each sibling that is not erased has exactly one conflict field, and
+    /// each conflict field is such a sibling; each history confirmation is below the item's
+    /// version vector. Anything else is "malformed".
+    package func checkConsistency(with clock: ItemClock) throws(FormatError) {
+        let valued = valuedRegisters
+        let resolved = clock.resolved(present: valued)
+        for register in valued where resolved.stamps[register] == nil {
+            throw .malformed("entry: register \(register.code) has a value and no stamp")
+        }
+        for value in clock.erased where resolved.stamps[value.register] == value.stamp && valued.contains(value.register) {
+            throw .malformed("entry: register \(value.register.code)'s erased value is still there")
+        }
+        var expected = Set<ValueID>()
+        for (register, stamps) in clock.siblings {
+            for stamp in stamps where !clock.erased.contains(ValueID(register: register, stamp: stamp)) {
+                expected.insert(ValueID(register: register, stamp: stamp))
+            }
+        }
+        var found = Set<ValueID>()
+        for conflict in conflicts {
+            let value = ValueID(register: conflict.register, stamp: conflict.stamp)
+            guard expected.contains(value), found.insert(value).inserted else {
+                throw .malformed("entry: a conflict field for register \(conflict.register.code) that is not one of its siblings, or twice")
+            }
+        }
+        guard found == expected else { throw .malformed("entry: a sibling without its conflict field") }
+        for vector in historyConfirmations.values where !clock.versions.dominates(vector) || vector == clock.versions {
+            throw .malformed("entry: a history confirmation outside the item's version vector, or equal to it")
+        }
     }
 
     /// The registers that hold at least one field.
@@ -225,6 +276,7 @@ package struct ItemParts: Sendable {
         for conflict in conflicts.sorted(by: { ($0.register, $0.stamp.replica, $0.stamp.time) < ($1.register, $1.stamp.replica, $1.stamp.time) }) {
             out.append(try ItemClockCodec.encodeConflict(conflict))
         }
+        out.append(ItemClockCodec.encodeHistoryConfirmations(historyConfirmations.filter { $0.key < history.count }))
         return out
     }
 

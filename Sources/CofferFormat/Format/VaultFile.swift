@@ -17,14 +17,27 @@ package struct VaultFile: Sendable {
     let manifestEnd: Int
     let manifestMAC: [UInt8]
 
-    /// Reads the magic and version only: enough to tell what a file is.
-    static func checkPreamble(_ raw: UnsafeRawBufferPointer) throws(FormatError) {
+    /// Reads the magic and version only: enough to tell what a file is (SPEC.md §10 steps
+    /// 1–2). Throws for anything but a version this library reads (1 or 2).
+    package static func readPreamble(_ raw: UnsafeRawBufferPointer) throws(FormatError) -> UInt16 {
         let magic = FormatV1.magic
         let prefix = min(raw.count, magic.count)
         guard raw.prefix(prefix).elementsEqual(magic.prefix(prefix)) else { throw .notACofferFile }
         var reader = ByteReader(raw)
         try reader.skip(magic.count, in: "magic")
         let version = try reader.u16("format version")
+        guard version == FormatV1.version || version == FormatV2.version else { throw .unsupportedVersion(version) }
+        return version
+    }
+
+    /// The format version of a file's first bytes (1 or 2), or the error ``readPreamble(_:)`` gives.
+    package static func formatVersion(_ bytes: [UInt8]) throws(FormatError) -> UInt16 {
+        try bytes.withBytes { (raw) throws(FormatError) in try readPreamble(raw) }
+    }
+
+    /// Reads the magic and version of a format-1 file.
+    static func checkPreamble(_ raw: UnsafeRawBufferPointer) throws(FormatError) {
+        let version = try readPreamble(raw)
         guard version == FormatV1.version else { throw .unsupportedVersion(version) }
     }
 
