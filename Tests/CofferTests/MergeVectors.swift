@@ -133,7 +133,7 @@ enum MergeVectors {
             return try ["a", "b", "c"].enumerated().map { index, name in
                 let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path(name))))
                 let opened = try FormatReader.open(bytes, key: .rawKey(try SecureBytes(copying: rawKey)))
-                return VectorFile(name: names[index], expect: .success, rawKey: rawKey, generation: opened.codec.manifest.generation,
+                return VectorFile(name: names[index], expect: .success, rawKey: rawKey, generation: opened.generation,
                                   comment: comments[index], entries: opened.entries,
                                   mergeWith: index == 0 ? Array(names.dropFirst()) : nil, merged: index == 0 ? merged : nil,
                                   bytes: bytes)

@@ -28,7 +28,9 @@ struct VectorEntry: Codable, Equatable, Sendable {
 
     var id: String
     var revision: UInt64
-    var kind: String
+    /// Absent only for a format-2 tombstone, which keeps no attributes (SPEC.md §7.6), as are
+    /// the lists, the favourite flag and the secrets below.
+    var kind: String?
     var label: String?
     var service: String?
     var account: String?
@@ -37,15 +39,15 @@ struct VectorEntry: Codable, Equatable, Sendable {
     var port: UInt16?
     var path: String?
     var comment: String?
-    var urls: [String]
-    var tags: [String]
-    var favorite: Bool
-    var fields: [Pair]
+    var urls: [String]?
+    var tags: [String]?
+    var favorite: Bool?
+    var fields: [Pair]?
     /// Milliseconds since 1970-01-01T00:00:00Z.
     var created: Int64
     var modified: Int64
     var unknown: [Unknown]?
-    var secrets: Secrets
+    var secrets: Secrets?
     /// True for a deleted item's tombstone (SPEC.md §17.5); omitted otherwise.
     var deleted: Bool?
 
@@ -77,6 +79,22 @@ struct VectorEntry: Codable, Equatable, Sendable {
             unknown: s.preservedFields.isEmpty ? nil : s.preservedFields.map { Unknown(tag: $0.tag, value: Hex.encode($0.value.testBytes)) })
     }
 
+
+    /// A format-2 tombstone: its id, revision and dates, and `deleted: true` (SPEC.md §15.1).
+    static func tombstone(id: ItemID, revision: UInt64, created: Int64, modified: Int64) -> VectorEntry {
+        var entry = VectorEntry(id: id, revision: revision, attributes: ItemAttributes(kind: .genericPassword, created: Date()),
+                                secrets: ItemSecrets())
+        entry.kind = nil
+        entry.urls = nil
+        entry.tags = nil
+        entry.favorite = nil
+        entry.fields = nil
+        entry.secrets = nil
+        entry.created = created
+        entry.modified = modified
+        entry.deleted = true
+        return entry
+    }
 
     static func encodeLine(_ entries: [VectorEntry]) throws -> String {
         let encoder = JSONEncoder()

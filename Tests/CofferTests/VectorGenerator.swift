@@ -396,12 +396,14 @@ enum VectorCatalog {
                 "success-items cut just before the last record: every structure is whole but the manifest lists one more entry")
 
         // ---- unsupported version ----
-        try add("unsupported-version-2", .unsupportedVersion, patched(itemsBytes, at: 8, [2, 0]), password: password,
-                "success-items with format version 2")
+        try add("unsupported-version-3", .unsupportedVersion, patched(itemsBytes, at: 8, [3, 0]), password: password,
+                "success-items with format version 3")
+        try add("header-checksum-version-relabelled", .headerFailure, patched(itemsBytes, at: 8, [2, 0]), password: password,
+                "success-items with its version field changed to 2: read as format 2, its header checksum (which covers the version) fails")
         try add("unsupported-version-0", .unsupportedVersion, patched(itemsBytes, at: 8, [0, 0]), password: password,
                 "success-items with format version 0")
-        try add("unsupported-version-2-short", .unsupportedVersion, FormatV1.magic + [2, 0], password: password,
-                "magic and version 2 only: the version is checked before anything else")
+        try add("unsupported-version-3-short", .unsupportedVersion, FormatV1.magic + [3, 0], password: password,
+                "magic and version 3 only: the version is checked before anything else")
 
         // ---- malformed ----
         try add("malformed-slot-length", .malformed,
@@ -477,6 +479,7 @@ enum VectorCatalog {
         #if DEBUG
         out += try MergeVectors.build()
         #endif
+        out += try VectorCatalogV2.build()
         return out
     }
 

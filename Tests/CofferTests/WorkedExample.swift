@@ -19,7 +19,7 @@ enum WorkedExample {
         let opened = try FormatReader.open(vector.bytes, key: key)
         let header = opened.codec.header
         let slot = header.slots[0]
-        let keys = opened.keys
+        let keys: VaultKeys = opened.keys
         let kek = try KeySlotRecord.keyEncryptionKey(for: key, kdf: nil, salt: slot.salt)
         let record = RawRecord(raw.records[0])
         let id = ItemID(validated: record.id)

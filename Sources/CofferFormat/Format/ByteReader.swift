@@ -37,7 +37,7 @@ struct ByteReader {
         try integer(8, structure())
     }
 
-    /// An unsigned LEB128 integer of at most `maxBytes` bytes (SPEC.md §1): seven bits a byte,
+    /// An unsigned LEB128 integer of at most 64 bits (ten bytes; SPEC.md §1): seven bits a byte,
     /// low bits first, the high bit set on every byte but the last. Only the shortest
     /// encoding is accepted (no last byte 0x00 after another), so each value has one
     /// encoding; a value over `limit` is "malformed", a varint cut by the end is "truncated".
@@ -48,7 +48,8 @@ struct ByteReader {
             guard remaining >= 1 else { throw .truncated(structure()) }
             let byte = buffer[offset]
             offset += 1
-            guard shift < 63 else { throw .malformed("\(structure()): varint too long") }
+            // The tenth byte holds the 64th bit only.
+            guard shift < 63 || byte <= 1 else { throw .malformed("\(structure()): varint too long") }
             value |= UInt64(byte & 0x7F) << shift
             if byte & 0x80 == 0 {
                 guard byte != 0 || shift == 0 else { throw .malformed("\(structure()): varint not in its shortest form") }

@@ -132,6 +132,8 @@ package struct VaultFile: Sendable {
     /// ``unlock(with:)`` from the header alone (``parseSummary(_:)``), before the rest of
     /// the file is read.
     package static func unlock(_ header: VaultHeader, with key: VaultCredential) throws(FormatError) -> (keys: VaultKeys, slotKey: SlotKey) {
+        // A raw key is 32 bytes: one of another length opens no slot (SPEC.md §4.4).
+        if case .rawKey(let raw) = key, raw.count != FormatV1.keyLength { throw .wrongRawKey }
         let cost = { (slot: KeySlotRecord) in slot.kdf.map { UInt64($0.memoryKiB) * UInt64($0.iterations) } ?? 0 }
         let candidates = header.slots.filter { $0.kind == key.slotKind }
         for slot in candidates.enumerated().sorted(by: { (cost($0.element), $0.offset) < (cost($1.element), $1.offset) }).map(\.element) {

@@ -119,6 +119,8 @@ package struct VaultFileV2: Sendable {
     /// Tries every slot of the credential's kind, cheapest KDF first (memory × passes,
     /// header order among equals); the key a slot opens must have the header's epoch id.
     package static func unlock(_ header: VaultHeaderV2, with credential: VaultCredential) throws(FormatError) -> (keys: EpochKeys, slot: OpenedSlot) {
+        // A raw key is 32 bytes: one of another length opens no slot (SPEC.md §4.4).
+        if case .rawKey(let raw) = credential, raw.count != FormatV1.keyLength { throw .wrongRawKey }
         let cost = { (slot: KeySlotV2) in slot.kdf.map { UInt64($0.memoryKiB) * UInt64($0.iterations) } ?? 0 }
         let candidates = header.slots.enumerated().filter { $0.element.kind == credential.slotKind }
             .sorted { (cost($0.element), $0.offset) < (cost($1.element), $1.offset) }.map(\.element)
