@@ -181,6 +181,22 @@ struct FormatVectorTests {
         #expect(hex == Hex.encode(vector.bytes), "SPEC.md §16 file bytes")
     }
 
+    @Test("SPEC.md's worked example of format 2 is v2-success-raw-key.vec, value by value")
+    func workedExampleV2() throws {
+        let spec = try String(contentsOf: VectorPaths.repositoryRoot.appendingPathComponent("SPEC.md"), encoding: .utf8)
+        let vector = try Self.load(WorkedExampleV2.vectorName)
+        let valueLines = try #require(WorkedExampleV2.block(in: spec, marker: WorkedExampleV2.valuesMarker), "values block missing")
+        let expected = try WorkedExampleV2.values(vector)
+        #expect(valueLines.count == expected.count)
+        for (line, (name, value)) in zip(valueLines, expected) {
+            #expect(line == "\(name) = \(Hex.encode(value))", "SPEC.md §16 value \(name)")
+        }
+        let fileLines = try #require(WorkedExampleV2.block(in: spec, marker: WorkedExampleV2.fileMarker), "file block missing")
+        let hex = fileLines.map { line in line.split(separator: "#", maxSplits: 1).first.map(String.init) ?? "" }
+            .joined().filter { !$0.isWhitespace }
+        #expect(hex == Hex.encode(vector.bytes), "SPEC.md §16 file bytes")
+    }
+
     @Test("SPEC.md §10.1 defines exactly the outcome classes the vectors use")
     func specDefinesClasses() throws {
         let spec = try String(contentsOf: VectorPaths.repositoryRoot.appendingPathComponent("SPEC.md"), encoding: .utf8)

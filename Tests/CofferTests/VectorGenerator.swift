@@ -48,8 +48,10 @@ struct VectorGenerator {
           .enabled(if: ProcessInfo.processInfo.environment["COFFER_WORKED_EXAMPLE"] != nil))
     func writeWorkedExample() throws {
         let path = try #require(ProcessInfo.processInfo.environment["COFFER_WORKED_EXAMPLE"])
-        let vector = try #require(try VectorCatalog.build().first { $0.name == WorkedExample.vectorName })
-        try Data(try WorkedExample.render(vector).utf8).write(to: URL(fileURLWithPath: path))
+        let vectors = try VectorCatalog.build()
+        let vector = try #require(vectors.first { $0.name == WorkedExample.vectorName })
+        let v2 = try #require(vectors.first { $0.name == WorkedExampleV2.vectorName })
+        try Data((try WorkedExample.render(vector) + "\n" + (try WorkedExampleV2.render(v2))).utf8).write(to: URL(fileURLWithPath: path))
     }
 }
 #endif

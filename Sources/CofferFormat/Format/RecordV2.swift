@@ -67,21 +67,21 @@ package struct RecordV2: Sendable {
 
         static func parse(_ reader: inout ByteReader, index: Int) throws(FormatError) -> Row {
             func name() -> String { "manifest row \(index)" }
+            // Each value is checked where it is read (SPEC.md §10, order within a step).
             let idRange = try reader.range(FormatV1.entryIDLength, name())
             let nonceRange = try reader.range(FormatV1.nonceLength, name())
             let tag = try reader.u64(name())
             let flags = try reader.u8(name())
-            let revision = try reader.varint(limit: FormatV2.maxRevision, name())
-            let overview = Int(try reader.varint(limit: UInt64(FormatV2.maxOverviewPlaintext + FormatV1.tagLength), name()))
-            let secret = Int(try reader.varint(limit: UInt64(FormatV2.maxSecretPlaintext + FormatV1.tagLength), name()))
             guard flags & ~tombstoneFlag == 0 else { throw .malformed("\(name()): flags \(flags)") }
-            guard revision >= 1 else { throw .malformed("\(name()): revision 0") }
             let isTombstone = flags == tombstoneFlag
+            guard !isTombstone || tag == LookupTag.tombstone else { throw .malformed("\(name()): a tombstone's lookup tag is 0") }
+            let revision = try reader.varint(limit: FormatV2.maxRevision, name())
+            guard revision >= 1 else { throw .malformed("\(name()): revision 0") }
+            let overview = Int(try reader.varint(limit: UInt64(FormatV2.maxOverviewPlaintext + FormatV1.tagLength), name()))
             guard isCiphertextLength(overview) else { throw .malformed("\(name()): overview ciphertext of \(overview) bytes") }
-            if isTombstone {
-                guard secret == 0, tag == LookupTag.tombstone else { throw .malformed("\(name()): a tombstone has no secret part and tag 0") }
-            } else {
-                guard isCiphertextLength(secret) else { throw .malformed("\(name()): secret ciphertext of \(secret) bytes") }
+            let secret = Int(try reader.varint(limit: UInt64(FormatV2.maxSecretPlaintext + FormatV1.tagLength), name()))
+            guard isTombstone ? secret == 0 : isCiphertextLength(secret) else {
+                throw .malformed("\(name()): secret ciphertext of \(secret) bytes (none for a tombstone)")
             }
             let raw = reader.buffer
             return Row(id: ItemID(buffer: UnsafeRawBufferPointer(rebasing: raw[idRange])),
