@@ -113,29 +113,11 @@ enum WorkedExampleV2 {
 
     /// The two fenced blocks of SPEC.md §16.
     static func render(_ vector: VectorFile) throws -> String {
-        var text = "<!-- \(valuesMarker): \(vectorName) -->\n```text\n"
-        for (name, value) in try values(vector) { text += "\(name) = \(Hex.encode(value))\n" }
-        text += "```\n\n<!-- \(fileMarker): \(vectorName) -->\n```text\n"
-        for (comment, value) in try fields(vector) {
-            let hex = Hex.encode(value)
-            var lines: [String] = []
-            var index = hex.startIndex
-            while index < hex.endIndex {
-                let end = hex.index(index, offsetBy: 64, limitedBy: hex.endIndex) ?? hex.endIndex
-                lines.append(String(hex[index..<end]))
-                index = end
-            }
-            text += lines.enumerated().map { i, line in
-                i == 0 ? line.padding(toLength: 64, withPad: " ", startingAt: 0) + "  # " + comment : line
-            }.joined(separator: "\n") + "\n"
-        }
-        return text + "```\n"
+        WorkedExample.renderBlocks(values: try values(vector), fields: try fields(vector), valuesMarker: valuesMarker,
+                                   fileMarker: fileMarker, vectorName: vectorName)
     }
 
     static func block(in spec: String, marker: String) -> [String]? {
-        guard let start = spec.range(of: "<!-- \(marker): \(vectorName) -->") else { return nil }
-        let rest = spec[start.upperBound...]
-        guard let open = rest.range(of: "```text\n"), let close = rest[open.upperBound...].range(of: "```") else { return nil }
-        return rest[open.upperBound..<close.lowerBound].split(separator: "\n").map(String.init)
+        WorkedExample.block(in: spec, marker: marker, vectorName: vectorName)
     }
 }

@@ -175,7 +175,29 @@ package struct FieldList {
 
     /// The encoding, unpadded, assembled directly in guarded memory.
     package func secureBytes() throws(FormatError) -> SecureBytes {
-        try crypto { () throws(CofferError) in try SecureBytes(count: count) { (out: UnsafeMutableRawBufferPointer) throws(CofferError) in
+        try assembled(size: count) { (_: UnsafeMutableRawBufferPointer) throws(CofferError) in }
+    }
+
+    /// The encoding padded to `blockSize`, assembled directly in guarded memory.
+    func paddedSecureBytes(blockSize: Int) throws(FormatError) -> SecureBytes {
+        let total = count
+        return try assembled(size: (total / blockSize + 1) * blockSize) { (out) throws(CofferError) in
+            try Padding.padInPlace(out, unpaddedLength: total, blockSize: blockSize)
+        }
+    }
+
+    /// The encoding padded as format 2 pads (``Padme``), assembled directly in guarded memory.
+    func padmeSecureBytes() throws(FormatError) -> SecureBytes {
+        let total = count
+        return try assembled(size: Padme.paddedLength(total + 1)) { (out) throws(CofferError) in
+            try Padme.padInPlace(out, unpaddedLength: total)
+        }
+    }
+
+    /// The pieces copied one after another into a guarded buffer of `size` bytes, which
+    /// `finish` then completes (padding).
+    private func assembled(size: Int, finish: (UnsafeMutableRawBufferPointer) throws(CofferError) -> Void) throws(FormatError) -> SecureBytes {
+        try crypto { () throws(CofferError) in try SecureBytes(count: size) { (out: UnsafeMutableRawBufferPointer) throws(CofferError) in
             var offset = 0
             for piece in pieces {
                 let target = UnsafeMutableRawBufferPointer(rebasing: out[offset..<(offset + piece.count)])
@@ -186,47 +208,8 @@ package struct FieldList {
                 }
                 offset += piece.count
             }
+            try finish(out)
         } }
-    }
-
-    /// The encoding padded to `blockSize`, assembled directly in guarded memory.
-    func paddedSecureBytes(blockSize: Int) throws(FormatError) -> SecureBytes {
-        let total = count
-        let padded = (total / blockSize + 1) * blockSize
-        return try crypto { () throws(CofferError) in try SecureBytes(count: padded) { (out: UnsafeMutableRawBufferPointer) throws(CofferError) in
-            var offset = 0
-            for piece in pieces {
-                let length = piece.count
-                let target = UnsafeMutableRawBufferPointer(rebasing: out[offset..<(offset + length)])
-                switch piece {
-                case .bytes(let b): target.copyBytes(from: b)
-                case .secret(let s): s.withUnsafeBytes { target.copyMemory(from: $0) }
-                case .secretSlice(let s, let r): s.withUnsafeBytes { target.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[r])) }
-                }
-                offset += length
-            }
-            try Padding.padInPlace(out, unpaddedLength: total, blockSize: blockSize)
-        } }
-    }
-
-    /// The encoding padded as format 2 pads (``Padme``), assembled directly in guarded memory.
-    func padmeSecureBytes() throws(FormatError) -> SecureBytes {
-        let total = count
-        return try crypto { () throws(CofferError) in
-            try SecureBytes(count: Padme.paddedLength(total + 1)) { (out: UnsafeMutableRawBufferPointer) throws(CofferError) in
-                var offset = 0
-                for piece in pieces {
-                    let target = UnsafeMutableRawBufferPointer(rebasing: out[offset..<(offset + piece.count)])
-                    switch piece {
-                    case .bytes(let b): target.copyBytes(from: b)
-                    case .secret(let s): s.withUnsafeBytes { target.copyMemory(from: $0) }
-                    case .secretSlice(let s, let r): s.withUnsafeBytes { target.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[r])) }
-                    }
-                    offset += piece.count
-                }
-                try Padme.padInPlace(out, unpaddedLength: total)
-            }
-        }
     }
 
     static func header(_ tag: UInt16, _ length: Int) -> [UInt8] {

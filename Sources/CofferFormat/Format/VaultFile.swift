@@ -41,6 +41,26 @@ package struct VaultFile: Sendable {
         guard version == FormatV1.version else { throw .unsupportedVersion(version) }
     }
 
+    /// SPEC.md §10 steps 3–5, the same in both versions: the header length and its bound,
+    /// the header body, checksum and MAC present, the checksum right. Returns where the
+    /// body is, the MAC, and a reader standing after the MAC.
+    static func readHeaderFrame(_ raw: UnsafeRawBufferPointer, maxLength: Int)
+        throws(FormatError) -> (body: Range<Int>, mac: [UInt8], reader: ByteReader) {
+        var reader = ByteReader(raw, offset: FormatV1.magic.count + 2)
+        let headerLength = Int(try reader.u32("header length"))
+        guard headerLength <= maxLength else { throw .malformed("header: length \(headerLength) exceeds \(maxLength) bytes") }
+        let headerRange = try reader.range(headerLength, "header")
+        let checksum = Digest256(UnsafeRawBufferPointer(rebasing: raw[try reader.range(FormatV1.digestLength, "header checksum")]))
+        let headerMAC = try reader.bytes(FormatV1.digestLength, "header MAC")
+        // The checksum catches corruption before any KDF runs; the MAC (checked after
+        // unlocking) catches deliberate changes.
+        let computed = try crypto { () throws(CofferError) in
+            try BLAKE2b.digest256(buffer: UnsafeRawBufferPointer(rebasing: raw[0..<headerRange.upperBound]))
+        }
+        guard computed == checksum else { throw .tampered(.header) }
+        return (headerRange, headerMAC, reader)
+    }
+
     /// The longest file prefix ``parseSummary(_:)`` reads: preamble, the largest header,
     /// checksum, MAC, manifest length, generation and entry count.
     package static let summaryPrefixLength = FormatV1.preambleLength + FormatV1.maxHeaderLength + 2 * FormatV1.digestLength + 4 + 12
@@ -51,19 +71,8 @@ package struct VaultFile: Sendable {
     private static func parseHead(_ raw: UnsafeRawBufferPointer)
         throws(FormatError) -> (header: VaultHeader, headerEnd: Int, headerMAC: [UInt8], manifestLength: Int, reader: ByteReader) {
         try checkPreamble(raw)
-        var reader = ByteReader(raw, offset: FormatV1.magic.count + 2)
-        let headerLength = Int(try reader.u32("header length"))
-        guard headerLength <= FormatV1.maxHeaderLength else { throw .malformed("header: length \(headerLength) exceeds 64 KiB") }
-        let headerRange = try reader.range(headerLength, "header")
+        var (headerRange, headerMAC, reader) = try readHeaderFrame(raw, maxLength: FormatV1.maxHeaderLength)
         let headerEnd = headerRange.upperBound
-        let checksum = Digest256(UnsafeRawBufferPointer(rebasing: raw[try reader.range(FormatV1.digestLength, "header checksum")]))
-        let headerMAC = try reader.bytes(FormatV1.digestLength, "header MAC")
-        // The checksum catches corruption before any KDF runs; the MAC (checked after
-        // unlocking) catches deliberate changes.
-        let computed = try crypto { () throws(CofferError) in try BLAKE2b.digest256(buffer: UnsafeRawBufferPointer(rebasing: raw[0..<headerEnd])) }
-        guard computed == checksum else {
-            throw .tampered(.header)
-        }
         let header = try VaultHeader.parse(UnsafeRawBufferPointer(rebasing: raw[headerRange]))
 
         let manifestLength = Int(try reader.u32("manifest length"))

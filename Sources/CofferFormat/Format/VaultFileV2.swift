@@ -34,15 +34,8 @@ package struct VaultFileV2: Sendable {
         throws(FormatError) -> (header: VaultHeaderV2, headerEnd: Int, headerMAC: [UInt8], manifestLength: Int, reader: ByteReader) {
         let version = try VaultFile.readPreamble(raw)
         guard version == FormatV2.version else { throw .unsupportedVersion(version) }
-        var reader = ByteReader(raw, offset: FormatV1.magic.count + 2)
-        let headerLength = Int(try reader.u32("header length"))
-        guard headerLength <= FormatV2.maxHeaderLength else { throw .malformed("header: length \(headerLength) exceeds 1 MiB") }
-        let headerRange = try reader.range(headerLength, "header")
+        var (headerRange, headerMAC, reader) = try VaultFile.readHeaderFrame(raw, maxLength: FormatV2.maxHeaderLength)
         let headerEnd = headerRange.upperBound
-        let checksum = Digest256(UnsafeRawBufferPointer(rebasing: raw[try reader.range(FormatV1.digestLength, "header checksum")]))
-        let headerMAC = try reader.bytes(FormatV1.digestLength, "header MAC")
-        let computed = try crypto { () throws(CofferError) in try BLAKE2b.digest256(buffer: UnsafeRawBufferPointer(rebasing: raw[0..<headerEnd])) }
-        guard computed == checksum else { throw .tampered(.header) }
         let header = try VaultHeaderV2.parse(UnsafeRawBufferPointer(rebasing: raw[headerRange]))
         let manifestLength = Int(try reader.u32("manifest length"))
         guard manifestLength >= manifestFixedLength, manifestLength <= maxManifestLength else {

@@ -47,25 +47,14 @@ package struct VaultHeaderV2: Sendable, Equatable, ReplicaExtensionHolder {
             let stanza = try reader.bytes(stanzaLength, "key slot \(index)")
             slots.append(try KeySlotV2(type: type, publicPart: publicPart, stanza: stanza, index: index))
         }
-        let extensionCount = Int(try reader.u16("header extension count"))
-        guard extensionCount <= FormatV1.maxExtensions else { throw .malformed("header: \(extensionCount) extensions is too many") }
-        var extensions: [HeaderExtension] = []
-        for index in 0..<extensionCount {
-            let type = try reader.u16("header extension \(index) type")
-            let length = Int(try reader.u32("header extension \(index) length"))
-            guard length <= FormatV2.maxExtensionLength else { throw .malformed("header extension \(index): too long") }
-            let value = try reader.bytes(length, "header extension \(index)")
-            if ReplicaExtension.known.contains(type) || type == KeyHistory.extensionType {
-                guard !extensions.contains(where: { $0.type == type }) else { throw .malformed("header: extension 0x\(String(type, radix: 16)) repeated") }
-                if type == KeyHistory.extensionType {
-                    _ = try KeyHistory(parsing: value, vaultID: vaultID, epochID: epochID)
-                } else {
-                    try validateReplicaExtension(type: type, value: value)
-                }
-            } else {
-                guard type & 0x8000 == 0 else { throw .malformed("header: unknown critical extension 0x\(String(type, radix: 16))") }
+        let extensions = try HeaderExtension.parseList(&reader, maxLength: FormatV2.maxExtensionLength) { (type, value) throws(FormatError) in
+            if type == KeyHistory.extensionType {
+                _ = try KeyHistory(parsing: value, vaultID: vaultID, epochID: epochID)
+                return true
             }
-            extensions.append(HeaderExtension(type: type, value: value))
+            guard ReplicaExtension.known.contains(type) else { return false }
+            try validateReplicaExtension(type: type, value: value)
+            return true
         }
         guard reader.isAtEnd else { throw .malformed("header: \(reader.remaining) unexpected bytes after the extensions") }
         return VaultHeaderV2(vaultID: vaultID, epochID: epochID, epochStart: Stamp(replica: replica, time: time),
