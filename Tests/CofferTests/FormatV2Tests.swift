@@ -378,6 +378,35 @@ struct FormatV2Tests {
         #expect(!bytes.contains(subsequence: Array("example.com".utf8)))
     }
 
+    // MARK: Upgrade (SPEC.md §11.1)
+
+    @Test("Every version-1 success vector upgrades: the same credential opens it through a legacy slot, the same items, tombstones emptied")
+    func upgradeVectors() throws {
+        let vectors = try VectorFile.loadAll().filter { $0.expect == .success && !$0.name.hasPrefix("v2-") }
+        #expect(vectors.count >= 15)
+        for vector in vectors {
+            let key = try vector.credential()
+            let opened = try FormatReader.open(vector.bytes, key: key)
+            let codec: VaultFile = opened.codec, keys: VaultKeys = opened.keys
+            let epoch = try EpochKeys(epochKey: keys.vaultKey)
+            let entropy = try formatTestEntropy("upgrade " + vector.name)
+            let header = try FormatUpgrade.header(codec.header, epoch: epoch, start: Stamp(replica: 1, time: 1 << 40))
+            let records = try codec.records.map { try FormatUpgrade.record($0, vaultID: codec.header.vaultID, from: keys, to: epoch, entropy: entropy) }
+            let bytes = try VaultFileV2.encode(header: header, generation: codec.manifest.generation + 1, records: records, keys: epoch).bytes
+            let upgraded = try FormatReader.open(bytes, key: key)
+            let before = opened.entries, after = upgraded.entries
+            #expect(before.count == after.count, "\(vector.name)")
+            for (a, b) in zip(before, after) {
+                if a.deleted == true {
+                    #expect(b == VectorEntry.tombstone(id: ItemID(hex: a.id)!, revision: a.revision, created: a.created, modified: a.modified), "\(vector.name)")
+                } else {
+                    #expect(a == b, "\(vector.name): \(a.id)")
+                }
+            }
+            #expect(upgraded.codecV2?.header.slots.allSatisfy { $0.isLegacy || !$0.isNewStyle } ?? false)
+        }
+    }
+
     // MARK: Cached unlock payload v2 (SPEC.md §13.1)
 
     @Test("Cached unlock v2: one seed, or two for a password and key-file slot; format-1 payloads still read")
