@@ -378,6 +378,35 @@ struct FormatV2Tests {
         #expect(!bytes.contains(subsequence: Array("example.com".utf8)))
     }
 
+    // MARK: Rotation (SPEC.md §11.2)
+
+    @Test("A rotation: the same credential opens, the old epoch key opens nothing new, the key history holds it, legacy slots go")
+    func rotation() throws {
+        let builder = try VectorCatalogV2.legacySlotVault()
+        let before = try builder.bytes()
+        let oldKeys = builder.keys
+        let legacy = builder.header.slots.filter(\.isLegacy).map(\.identity)
+        #expect(!legacy.isEmpty)
+        let rotated = try EpochRotation.rotate(header: builder.header, records: builder.sortedRecords, keys: oldKeys,
+                                               at: Stamp(replica: 9, time: 1 << 50), entropy: try formatTestEntropy("rotate"))
+        #expect(rotated.removed.map(\.identity) == legacy)
+        #expect(rotated.header.removedSlots.map(\.identity) == legacy)
+        #expect(rotated.header.slots.allSatisfy(\.isNewStyle) && rotated.keys.epochID != oldKeys.epochID)
+        let bytes = try VaultFileV2.encode(header: rotated.header, generation: 2, records: rotated.records, keys: rotated.keys).bytes
+        let raw = VaultCredential.rawKey(try SecureBytes(copying: VectorCatalog.rawKey))
+        let after = try FormatReader.open(bytes, key: raw)
+        #expect(after.entries == (try FormatReader.open(before, key: raw)).entries)
+        let history = try #require(try after.codecV2?.authenticate(keys: rotated.keys))
+        #expect(history.map(\.keys.epochKey) == [oldKeys.epochKey])
+        // The old epoch key opens no record of the new file, and the password of the removed
+        // legacy slot opens nothing.
+        let codec = try VaultFileV2.parse(bytes)
+        for record in codec.records {
+            #expect(throws: FormatError.self) { try record.openOverviewList(vaultID: codec.header.vaultID, keys: oldKeys) }
+        }
+        #expect(FormatReader.outcome(bytes, key: .password(try SecureBytes(copying: VectorCatalog.password))).0 == .wrongPassword)
+    }
+
     // MARK: Upgrade (SPEC.md §11.1)
 
     @Test("Every version-1 success vector upgrades: the same credential opens it through a legacy slot, the same items, tombstones emptied")

@@ -113,30 +113,12 @@ final class FormatVaultBuilderV2 {
         expected[id] = nil
     }
 
-    /// Draws a new epoch key: every new-style slot gets a stanza for it, the other slots are
-    /// removed, the earlier keys (this one first) go to the key history, and every record is
-    /// sealed again under the new key (SPEC.md §11.2).
+    /// A rotation (SPEC.md §11.2, ``EpochRotation``) at `stamp`, records sealed in id order.
     func rotate(at stamp: Stamp) throws {
-        let old = keys
-        let earlier = (try header.keyHistory?.open(with: old, vaultID: vaultID)) ?? []
-        let next = try EpochKeys(epochKey: try entropy.secureBytes(FormatV1.keyLength))
-        header.slots = try header.slots.filter(\.isNewStyle).map { try $0.restanza(vaultID: vaultID, epoch: next, entropy: entropy) }
-        let history = try KeyHistory.seal(earlier + [(KeyHistory.Epoch(epochID: old.epochID, end: stamp), old)],
-                                          vaultID: vaultID, current: next, entropy: entropy)
-        header.epochID = next.epochID
-        header.epochStart = stamp
-        header.setKeyHistory(history)
-        var resealed: [ItemID: RecordV2] = [:]
-        for (id, record) in records.sorted(by: { $0.key < $1.key }) {
-            let overview = try record.openOverviewList(vaultID: vaultID, keys: old)
-            let secrets = try record.openSecretList(vaultID: vaultID, keys: old, overview: overview)
-            var list = FieldList()
-            list.raw(SecretFragment(source: secrets, range: 0..<secrets.count))
-            resealed[id] = try RecordV2.seal(id: id, revision: record.revision, overview: overview, secrets: list,
-                                             tombstone: record.isTombstone, vaultID: vaultID, keys: next, entropy: entropy)
-        }
-        records = resealed
-        keys = next
+        let rotated = try EpochRotation.rotate(header: header, records: sortedRecords, keys: keys, at: stamp, entropy: entropy, threads: 1)
+        header = rotated.header
+        keys = rotated.keys
+        records = Dictionary(uniqueKeysWithValues: rotated.records.map { ($0.id, $0) })
     }
 
     var sortedRecords: [RecordV2] { records.values.sorted { $0.id < $1.id } }

@@ -78,6 +78,28 @@ enum CompactOverview {
         return try CompactFieldList.compact(from: .bytes(list), schema: .overview).publicBytes
     }
 
+    /// The kind and the name key (SPEC.md §8.1) of a checked format-2 overview list, read
+    /// from its framing without converting it (a rotation computes every record's tag).
+    static func nameKey(_ compact: UnsafeRawBufferPointer) throws(FormatError) -> (ItemKind, [UInt8]) {
+        var reader = ByteReader(compact)
+        var kind: ItemKind?
+        var fields: [UInt16: [UInt8]] = [:]
+        while !reader.isAtEnd {
+            let tag = UInt16(try reader.varint(limit: UInt64(UInt16.max), "overview field tag"))
+            let length = Int(try reader.varint(limit: UInt64(UInt32.max), "overview field length"))
+            let value = try reader.range(length, "overview field \(tag)")
+            if tag == EntryCodec.OverviewTag.kind, value.count == 1 { kind = ItemKind(code: compact[value.lowerBound]) }
+            if tag == 2 || tag == 3 || tag == 5 { fields[tag] = Array(compact[value]) }
+            if tag > EntryCodec.OverviewTag.server { break }
+        }
+        guard let kind else { throw .malformed("overview: no kind for its lookup tag") }
+        switch kind {
+        case .genericPassword: return (kind, fields[EntryCodec.OverviewTag.service] ?? [])
+        case .internetPassword: return (kind, fields[EntryCodec.OverviewTag.server] ?? [])
+        case .secureNote: return (kind, fields[EntryCodec.OverviewTag.label] ?? [])
+        }
+    }
+
     /// The values format 2 leaves out, as an item's version vector gives them.
     struct Implied {
         /// `created` and `modified`: nil when the date would be after the year 9999.

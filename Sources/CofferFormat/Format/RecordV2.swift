@@ -210,6 +210,69 @@ package struct RecordV2: Sendable {
         return list
     }
 
+    // MARK: Rotation
+
+    /// The same record under another epoch's keys (SPEC.md §11.2): both parts opened with
+    /// `old`, their padded plaintexts sealed again under `new` and `nonce` (24 bytes), the
+    /// lookup tag computed again with the new lookup key. The lists are not decoded: what
+    /// the old key sealed is what the new key seals.
+    package func resealed(vaultID: [UInt8], from old: EpochKeys, to new: EpochKeys, nonce newNonce: [UInt8]) throws(FormatError) -> RecordV2 {
+        let overviewAD = Self.associatedData(vaultID: vaultID, id: id, part: .overview)
+        let secretAD = Self.associatedData(vaultID: vaultID, id: id, part: .secret)
+        func aead<R>(_ body: () throws(CofferError) -> R) throws(FormatError) -> R {
+            do throws(CofferError) { return try body() } catch .authenticationFailed { throw .tampered(.entry(id.hex)) } catch { throw FormatError(reading: error) }
+        }
+        let overview = try aead { () throws(CofferError) in
+            try XChaCha20Poly1305.open(overviewCiphertext, key: old.overviewKey, nonce: nonce.bytes, associatedData: overviewAD)
+        }
+        var tag = LookupTag.tombstone
+        if !isTombstone {
+            let list = try aead { () throws(CofferError) in try Padme.unpad(overview, structure: "entry \(id.hex) overview") }
+            let (kind, name) = try list.withUnsafeBytes { (raw) throws(FormatError) in try CompactOverview.nameKey(raw) }
+            tag = try LookupTag.tag(kind: kind, name: name, keys: new)
+        }
+        var body = try aead { () throws(CofferError) in
+            try XChaCha20Poly1305.seal(overview, key: new.overviewKey, nonce: newNonce, associatedData: overviewAD)
+        }
+        let overviewLength = body.count
+        if !isTombstone {
+            body += try aead { () throws(CofferError) in
+                let secret = try XChaCha20Poly1305.open(secretCiphertext, key: old.secretKey, nonce: nonce.bytes, associatedData: secretAD)
+                return try XChaCha20Poly1305.seal(secret, key: new.secretKey, nonce: newNonce, associatedData: secretAD)
+            }
+        }
+        return RecordV2(id: id, revision: revision, nonce: newNonce.withUnsafeBytes { Nonce($0) }, lookupTag: tag,
+                        isTombstone: isTombstone, body: body[...], overviewLength: overviewLength)
+    }
+
+    /// Opens the secret part only to check it (its AEAD; the plaintext goes to guarded
+    /// memory and is wiped): what format 1's record digest gave before a record is carried
+    /// into a new file. A tombstone has nothing to check.
+    package func verifySecret(vaultID: [UInt8], keys: EpochKeys) throws(FormatError) {
+        guard !isTombstone else { return }
+        do throws(CofferError) {
+            _ = try XChaCha20Poly1305.open(secretCiphertext, key: keys.secretKey, nonce: nonce.bytes,
+                                           associatedData: Self.associatedData(vaultID: vaultID, id: id, part: .secret))
+        } catch .authenticationFailed {
+            throw .tampered(.entry(id.hex))
+        } catch {
+            throw .crypto(error)
+        }
+    }
+
+    /// ``verifySecret(vaultID:keys:)`` for many records, on all cores.
+    package static func verifySecrets(_ records: [RecordV2], vaultID: [UInt8], keys: EpochKeys) throws(FormatError) {
+        try records.withUnsafeBufferPointer { (records) throws(FormatError) in
+            _ = try ParallelWork.map(count: records.count) { (index) throws(FormatError) in
+                try records[index].verifySecret(vaultID: vaultID, keys: keys)
+            }
+        }
+    }
+
+    /// What names a record across copies: its nonce. Two records with one nonce are the
+    /// same record (a writer draws a new nonce for every seal).
+    package var identity: Nonce { nonce }
+
     /// `"coffer.v2.entry" 0x00 || vault id || entry id || part` (SPEC.md §6).
     static func associatedData(vaultID: [UInt8], id: ItemID, part: Part) -> [UInt8] {
         FormatV2.entryADLabel + vaultID + id.bytes + [part.rawValue]
