@@ -13,7 +13,7 @@ APT_PACKAGES := libsodium-dev libargon2-dev libssl-dev pkg-config
 TEST_APT_PACKAGES := keepassxc python3-pykeepass xvfb xclip xsel git keyutils
 EXAMPLES := AccountsBook Notebooks OfflineFavourites Transfers Secuure
 
-.PHONY: all deps test-deps build demo test clean docs man man-check install uninstall
+.PHONY: all deps test-deps build demo test clean docs man man-check install uninstall product-check install-check
 
 all: build
 
@@ -48,7 +48,8 @@ demo: deps
 	$(SWIFT) run $(BUILD_FLAGS) CofferDemo
 
 # The whole suite, then every example's scripted walk-through (each exits non-zero on a wrong step),
-# then the man page against the command model (man-check).
+# then an app on the core product alone (product-check), the installed binary copied alone
+# (install-check), and the man page against the command model (man-check).
 # The device state vaults remember (replica ids, rollback memory) goes to a fresh folder,
 # never to the home folder of whoever runs the tests; and with keyctl, everything runs in a
 # fresh session keyring, so the cached unlocks the tests make and lock never touch yours.
@@ -61,7 +62,23 @@ test: deps test-deps
 	    echo "== example $$example"; \
 	    XDG_STATE_HOME=$$state $$session $(SWIFT) run --skip-build $$example || exit 1; \
 	  done
+	$(MAKE) --no-print-directory product-check
+	$(MAKE) --no-print-directory install-check
 	$(MAKE) --no-print-directory man-check
+
+# A fresh package in a temporary folder that depends on the `CofferVault` product alone builds
+# and runs README's first example, and its binary links no libcrypto, no FoundationXML and holds
+# no word list (Tests/Packaging/product-check.sh; it builds the core layers once, about 30 s).
+product-check: deps
+	$(SWIFT) build $(BUILD_FLAGS) --product coffer
+	SWIFT="$(SWIFT)" ./Tests/Packaging/product-check.sh "$$($(SWIFT) build --show-bin-path)/coffer"
+
+# `make install DESTDIR=<temporary folder>`, then the installed coffer copied alone into an empty
+# folder: password123 scores below 3 and passphrase works (Tests/Packaging/install-check.sh).
+# The debug build `make test` has made; INSTALL_CHECK_CONFIGURATION=release checks the release one.
+INSTALL_CHECK_CONFIGURATION ?= debug
+install-check: deps
+	SWIFT="$(SWIFT)" MAKE="$(MAKE)" CONFIGURATION=$(INSTALL_CHECK_CONFIGURATION) ./Tests/Packaging/install-check.sh
 
 clean:
 	rm -rf .build

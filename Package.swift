@@ -6,20 +6,21 @@ import PackageDescription
 //
 //   C:        CSodium, CArgon2, COpenSSLCrypto   system libraries (libcrypto only for TOTP's HMAC)
 //             CCofferSystem                      prctl, posix_spawn with closefrom, add_key/keyctl (Swift cannot call them)
-//   Crypto:   CofferCrypto    guarded memory, wiping buffer, AEAD, Argon2id, BLAKE2b, HMAC,
-//                             process hardening, CofferError          <- the C targets
+//   Crypto:   CofferCrypto    guarded memory, wiping buffer, AEAD, Argon2id, BLAKE2b,
+//                             process hardening, CofferError          <- CSodium, CArgon2, CCofferSystem
 //   Format:   CofferFormat    Model/ (items, credentials) + Format/ (bytes in, bytes out; no I/O)
 //                                                                      <- CofferCrypto
 //   Store:    CofferStore     files, locks, atomic saves, secret files: the one I/O seam;
 //                             the kernel keyring (KernelKeyring, KeyringIO)
 //                                                                      <- CofferCrypto, CofferFormat, CCofferSystem
-//   Vault:    CofferVault     the vault API: Vault, transactions, queries, key slots, keychain
-//                                                                      <- Crypto, Format, Store
-//   Features: CofferOTP       TOTP and otpauth URIs                   <- Crypto, Format
-//             CofferGenerator passwords, passphrases, strength        <- Crypto
+//   Vault:    CofferVault     the vault API: Vault, transactions, queries, key slots, keychain;
+//                             re-exports Crypto, Format and Store      <- Crypto, Format, Store
+//   Features: CofferOTP       TOTP and otpauth URIs, HMAC             <- Crypto, Format, COpenSSLCrypto
+//             CofferGenerator passwords, passphrases, strength; the word lists compiled in
+//                                                                      <- Crypto
 //             CofferTransfer  import and export; FoundationXML        <- Crypto, Format, Store, Vault, OTP
 //             CofferAudit     password health report (weak, reused, old) <- Crypto, Format, Vault, Generator
-//   Product:  Coffer          re-exports every layer above, so `import Coffer` is enough
+//   Umbrella: Coffer          re-exports every layer above, so `import Coffer` is enough
 //   Apps:     CofferTerminal  signal-safe secret prompts, stdin reads <- Coffer (public API only)
 //             coffer (CofferCLI)                                      <- Coffer, CofferTerminal, CCofferSystem
 //             ExampleSupport -> AccountsBook, Notebooks, OfflineFavourites, Transfers, Secuure
@@ -30,12 +31,28 @@ import PackageDescription
 //             CofferTestSupport <- Coffer and the layers;  CofferTests <- it and every layer;
 //             CofferCLITests <- CofferTestSupport, CofferCLI (its exit-code table);
 //             CofferTestWriter <- Coffer;  CofferBench <- Coffer, Crypto, Format, Vault
+//
+// Library products, one per feature (an app depends on the ones it uses; each module
+// re-exports the layers its API is written in):
+//   CofferVault      the core: Vault, items, key slots, SecureBytes, CofferError (Crypto + Format + Store + Vault);
+//                    links libsodium and libargon2, no libcrypto, no FoundationXML, no word list
+//   CofferOTP        TOTP (libcrypto)        CofferGenerator  passwords, passphrases, strength (the word lists)
+//   CofferTransfer   import and export (FoundationXML; with OTP)   CofferAudit  password health (with Generator)
+//   Coffer           all of the above        and the executable product `coffer`
+// `make product-check` (part of `make test`) builds an app on CofferVault alone and checks what it links.
 // `make` builds with --explicit-target-dependency-import-check error, so an import of a target
 // that is not a declared dependency (an upward one above all) is a build error, also incrementally.
 let package = Package(
     name: "Coffer",
     platforms: [.macOS(.v13)],
+    // One library product per feature, so an app links only what it uses (README, "Use Coffer
+    // in your package"); each product's module re-exports the layers its API is written in.
     products: [
+        .library(name: "CofferVault", targets: ["CofferVault"]),
+        .library(name: "CofferOTP", targets: ["CofferOTP"]),
+        .library(name: "CofferGenerator", targets: ["CofferGenerator"]),
+        .library(name: "CofferTransfer", targets: ["CofferTransfer"]),
+        .library(name: "CofferAudit", targets: ["CofferAudit"]),
         .library(name: "Coffer", targets: ["Coffer"]),
         .executable(name: "coffer", targets: ["CofferCLI"]),
     ],
@@ -55,7 +72,7 @@ let package = Package(
             pkgConfig: "libargon2",
             providers: [.apt(["libargon2-dev"]), .brew(["argon2"])]
         ),
-        // HMAC-SHA-1/256/512 for TOTP (libsodium has no HMAC-SHA-1); see CofferCrypto/HMAC.swift.
+        // HMAC-SHA-1/256/512 for TOTP (libsodium has no HMAC-SHA-1); see CofferOTP/HMAC.swift.
         .systemLibrary(
             name: "COpenSSLCrypto",
             path: "Sources/COpenSSLCrypto",
@@ -64,16 +81,13 @@ let package = Package(
         ),
         // prctl for ProcessHardening (Swift cannot call a variadic C function).
         .target(name: "CCofferSystem", path: "Sources/CCofferSystem"),
-        .target(name: "CofferCrypto", dependencies: ["CSodium", "CArgon2", "COpenSSLCrypto", "CCofferSystem"]),
+        .target(name: "CofferCrypto", dependencies: ["CSodium", "CArgon2", "CCofferSystem"]),
         .target(name: "CofferFormat", dependencies: ["CofferCrypto", "CSodium"]),
         .target(name: "CofferStore", dependencies: ["CofferCrypto", "CofferFormat", "CCofferSystem"]),
         .target(name: "CofferVault", dependencies: ["CofferCrypto", "CofferFormat", "CofferStore", "CSodium"]),
-        .target(name: "CofferOTP", dependencies: ["CofferCrypto", "CofferFormat"]),
-        .target(
-            name: "CofferGenerator",
-            dependencies: ["CofferCrypto", "CSodium"],
-            resources: [.copy("Resources/eff_large_wordlist.txt"), .copy("Resources/common_passwords.txt"), .copy("Resources/english_words.txt")]
-        ),
+        .target(name: "CofferOTP", dependencies: ["CofferCrypto", "CofferFormat", "COpenSSLCrypto"]),
+        // The word lists are Swift source (WordLists/), not resources: a copied binary has them.
+        .target(name: "CofferGenerator", dependencies: ["CofferCrypto", "CSodium"]),
         .target(name: "CofferTransfer", dependencies: ["CofferCrypto", "CofferFormat", "CofferStore", "CofferVault", "CofferOTP", "CSodium"]),
         .target(name: "CofferAudit", dependencies: ["CofferCrypto", "CofferFormat", "CofferVault", "CofferGenerator"]),
         .target(name: "Coffer", dependencies: ["CofferCrypto", "CofferFormat", "CofferStore", "CofferVault", "CofferOTP", "CofferGenerator", "CofferTransfer", "CofferAudit"]),

@@ -52,7 +52,3 @@ for target in vault inputs; do
     Fuzz/Targets/FuzzMain.swift Tests/CofferTests/ReliabilityFuzzEntryPoints.swift "${OBJECTS[@]}" \
     -use-ld=lld -o "$OUT/fuzz-$target"
 done
-
-# The strength estimator's dictionaries, where the resource lookup finds them (beside the program).
-mkdir -p "$OUT/Coffer_CofferGenerator.resources"
-cp Sources/CofferGenerator/Resources/*.txt "$OUT/Coffer_CofferGenerator.resources/"

@@ -4,11 +4,6 @@
 // fingerprint or the device unlock; the vault side, a raw-key slot, stays the same.
 import Coffer
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 public enum StandInKeystore {
     /// The length of a raw-key slot's key.
@@ -39,7 +34,7 @@ public enum StandInKeystore {
 
     /// Forgets the key (a keystore would delete its entry).
     public static func deleteKey(at path: String) {
-        unlink(path)
+        FileChecks.remove(path)
     }
 }
 

@@ -2,11 +2,6 @@
 import Coffer
 import CofferTerminal
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 public enum Terminal {
     /// Prints `prompt` and reads one line; nil at end of input.

@@ -2,10 +2,6 @@
 // Tests/CofferTests/ReliabilityFuzzEntryPoints.swift once per target, defining
 // COFFER_FUZZ_VAULT or COFFER_FUZZ_INPUTS; see that file for what each target runs.
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
-
 #if COFFER_FUZZ_VAULT
 private let targetName = "vault"
 private func runTarget(_ bytes: [UInt8]) -> FuzzEntryPoints.Report { FuzzEntryPoints.vault(bytes) }

@@ -1,5 +1,7 @@
-// The product module. `import Coffer` gives an app the whole public API; each layer is a
-// target of its own (see Package.swift), and an app may import one alone.
+// The umbrella product's module. `import Coffer` gives an app the whole public API. An app
+// that needs less depends on the feature products instead (Package.swift): `CofferVault`
+// (the core: Crypto, Format, Store, Vault), `CofferOTP`, `CofferGenerator`, `CofferTransfer`,
+// `CofferAudit`; each re-exports the layers its API is written in.
 @_exported import CofferCrypto
 @_exported import CofferFormat
 @_exported import CofferStore

@@ -1,17 +1,12 @@
 import ArgumentParser
 import Coffer
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Runs a command and exits with the documented code; every failure is one plain
 /// line on stderr: `coffer: <message>`.
 enum CLI {
     static func run(arguments: [String]) -> Never {
         // A closed pipe must be an I/O error (74), not a silent SIGPIPE death.
-        signal(SIGPIPE, SIG_IGN)
+        ProcessIO.ignoreBrokenPipes()
         // Before any secret is read: no core file, no debugger attach, no memory in crash output.
         do {
             try ProcessHardening.apply([.quietCrashes])
@@ -24,13 +19,13 @@ enum CLI {
             try RepeatedOptions.check(command, arguments: arguments)
             try command.run()
             warnIfSecretsWereNotLocked()
-            exit(ExitStatus.success.rawValue)
+            ProcessIO.exit(ExitStatus.success.rawValue)
         } catch let failure as CLIFailure {
             fail(failure)
         } catch let error as CofferError {
             fail(CLIFailure(error, vault: nil))
         } catch let code as ExitCode {
-            exit(code.rawValue)
+            ProcessIO.exit(code.rawValue)
         } catch {
             let code = CofferCommand.exitCode(for: error)
             if code == .success {
@@ -51,7 +46,7 @@ enum CLI {
     private static func fail(_ failure: CLIFailure) -> Never {
         warnIfSecretsWereNotLocked()
         Output.error("coffer: " + failure.message)
-        exit(failure.status.rawValue)
+        ProcessIO.exit(failure.status.rawValue)
     }
 
     /// Once, at the end: secrets that the system would not lock into RAM (`ulimit -l`) may

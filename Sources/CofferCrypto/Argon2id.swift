@@ -1,10 +1,5 @@
 internal import CArgon2
 internal import CSodium
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Argon2id cost parameters (RFC 9106).
 ///
@@ -112,7 +107,7 @@ package enum Argon2id {
 
     /// Threads used by libargon2: one per lane, but no more than the machine's cores.
     static func threads(for lanes: UInt32) -> UInt32 {
-        let cores = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        let cores = Platform.onlineProcessors
         return min(lanes, UInt32(clamping: cores))
     }
 

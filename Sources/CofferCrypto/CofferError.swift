@@ -341,8 +341,8 @@ extension CofferError {
     }
 
     private static func errnoText(_ code: Int32) -> String {
-        guard let text = strerror(code) else { return "errno \(code)" }
-        return String(cString: text) + " (errno \(code))"
+        guard let text = Platform.errorText(code) else { return "errno \(code)" }
+        return text + " (errno \(code))"
     }
 }
 
@@ -410,8 +410,3 @@ extension CofferError: LocalizedError {
 }
 #endif
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif

@@ -1,9 +1,4 @@
 import Dispatch
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Per-record work of a large vault (digests, overviews) spread over the machine's
 /// cores. Results and errors are exactly those of doing it in order on one thread.
@@ -11,7 +6,7 @@ package enum ParallelWork {
     /// Below this many elements, one thread is faster than waking others.
     @usableFromInline static let minimumPerThread = 2_048
 
-    package static var cores: Int { max(1, min(sysconf(Int32(_SC_NPROCESSORS_ONLN)), 8)) }
+    package static var cores: Int { min(Platform.onlineProcessors, 8) }
 
     /// `transform(0)`, `transform(1)`, … `transform(count - 1)`, in order. When several
     /// throw, the error of the first failing index is thrown, as a plain loop would.

@@ -1,10 +1,3 @@
-internal import CCofferSystem
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Keeps decrypted secrets out of core dumps, debuggers and crash reports.
 ///
 /// Guarded memory (``SecureBytes``) is already excluded from core dumps, but an unlocked
@@ -33,47 +26,25 @@ public enum ProcessHardening {
     }
 
     /// The signals `quietCrashes` handles.
-    package static let crashSignals: [Int32] = [SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGABRT]
+    package static var crashSignals: [Int32] { Platform.crashSignals }
 
     /// Makes the process undumpable and sets its core-file limit to 0 (see above).
     /// Throws ``CofferError/io(operation:path:errno:)`` when the system refuses.
     public static func apply(_ options: Options = []) throws(CofferError) {
-        #if os(Linux)
-        guard coffer_set_dumpable(0) == 0 else {
-            throw .io(operation: "prctl(PR_SET_DUMPABLE)", path: "", errno: errno)
+        if let code = Platform.disableDumping() {
+            throw .io(operation: "prctl(PR_SET_DUMPABLE)", path: "", errno: code)
         }
-        #endif
-        var none = rlimit(rlim_cur: 0, rlim_max: 0)
-        guard setrlimit(resourceCore, &none) == 0 else {
-            throw .io(operation: "setrlimit(RLIMIT_CORE)", path: "", errno: errno)
+        if let code = Platform.disableCoreFiles() {
+            throw .io(operation: "setrlimit(RLIMIT_CORE)", path: "", errno: code)
         }
-        if options.contains(.quietCrashes) {
-            for signo in crashSignals { signal(signo, quietCrashHandler) }
-        }
+        if options.contains(.quietCrashes) { Platform.installQuietCrashHandler() }
     }
 
     /// Whether the process may still write a core file or be attached to (Linux: the
     /// `PR_GET_DUMPABLE` flag; elsewhere, whether the core-file limit is above 0).
     public static var isDumpable: Bool {
-        #if os(Linux)
-        if coffer_get_dumpable() == 0 { return false }
-        #endif
-        var limit = rlimit()
-        guard getrlimit(resourceCore, &limit) == 0 else { return true }
-        return limit.rlim_cur > 0
+        guard Platform.isDumpableFlagSet else { return false }
+        guard let limit = Platform.coreFileLimit else { return true }
+        return limit > 0
     }
-
-    #if os(Linux)
-    private static let resourceCore = __rlimit_resource_t(RLIMIT_CORE.rawValue)
-    #else
-    private static let resourceCore = RLIMIT_CORE
-    #endif
-}
-
-/// Async-signal-safe: one fixed `write`, then the default action of the same signal.
-private func quietCrashHandler(_ signo: Int32) {
-    let message: StaticString = "crashed; no memory contents are shown (ProcessHardening.quietCrashes)\n"
-    _ = write(STDERR_FILENO, message.utf8Start, message.utf8CodeUnitCount)
-    signal(signo, SIG_DFL)
-    raise(signo)
 }

@@ -1,9 +1,4 @@
 internal import CSodium
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A growable byte buffer for plaintext on its way into or out of ``SecureBytes``: a
 /// line typed at a prompt, a JSON document being written, an import being unescaped.

@@ -1,9 +1,4 @@
 import CofferCrypto
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Writes a new version of one file so that, at every instant and after any crash,
 /// the file is either entirely the old version or entirely the new one.
@@ -99,9 +94,9 @@ struct AtomicWriter: Sendable {
 
         // 1. The directory descriptor, for the final fsync; opened first so that a
         //    directory we cannot open fails before anything changes.
-        let openedDirectory = io.retryingInterrupts { io.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0) }
+        let openedDirectory = io.retryingInterrupts { io.open(directory, OpenFlags.readOnly | OpenFlags.directory | OpenFlags.closeOnExec, 0) }
         if openedDirectory.failed {
-            if openedDirectory.errno == ENOENT || openedDirectory.errno == ENOTDIR { throw .fileNotFound(directory) }
+            if openedDirectory.errno == Errno.noSuchFileOrDirectory || openedDirectory.errno == Errno.notDirectory { throw .fileNotFound(directory) }
             throw .system(.openDirectory, path: directory, errno: openedDirectory.errno)
         }
         let directoryFD = Int32(truncatingIfNeeded: openedDirectory.value)
@@ -154,11 +149,11 @@ struct AtomicWriter: Sendable {
     }
 
     static func directorySyncUnsupported(_ code: Int32) -> Bool {
-        code == EINVAL || code == ENOTSUP || code == EOPNOTSUPP
+        code == Errno.invalidArgument || code == Errno.notSupported || code == Errno.notSupportedOnSocket
     }
 
     static func linksUnsupported(_ code: Int32) -> Bool {
-        code == EPERM || code == ENOTSUP || code == EOPNOTSUPP || code == EMLINK
+        code == Errno.notPermitted || code == Errno.notSupported || code == Errno.notSupportedOnSocket || code == Errno.tooManyLinks
     }
 
     // MARK: - Steps
@@ -178,9 +173,7 @@ struct AtomicWriter: Sendable {
         return joined(temporaryPrefix + String(repeating: "0", count: 16 - random.count) + random)
     }
 
-    func joined(_ name: String) -> String {
-        directory == "/" ? "/" + name : directory + "/" + name
-    }
+    func joined(_ name: String) -> String { PathName.joined(directory, name) }
 
     /// Creates a new, empty temporary file (0600, `O_EXCL`); returns its path and descriptor.
     func createTemporary() throws(StoreError) -> (path: String, fd: Int32) {
@@ -188,13 +181,13 @@ struct AtomicWriter: Sendable {
         while true {
             let candidate = temporaryPath()
             let opened = io.retryingInterrupts {
-                io.open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+                io.open(candidate, OpenFlags.writeOnly | OpenFlags.create | OpenFlags.exclusive | OpenFlags.closeOnExec, 0o600)
             }
             if !opened.failed { return (candidate, Int32(truncatingIfNeeded: opened.value)) }
             attempts += 1
             // A name collision (64 random bits) is retried; anything else is final.
-            if opened.errno != EEXIST || attempts >= 8 {
-                if opened.errno == ENOENT || opened.errno == ENOTDIR { throw .fileNotFound(directory) }
+            if opened.errno != Errno.fileExists || attempts >= 8 {
+                if opened.errno == Errno.noSuchFileOrDirectory || opened.errno == Errno.notDirectory { throw .fileNotFound(directory) }
                 throw .system(.createTemporary, path: candidate, errno: opened.errno)
             }
         }
@@ -234,7 +227,7 @@ struct AtomicWriter: Sendable {
             let candidate = temporaryPath()
             let linked = io.retryingInterrupts { io.link(source, candidate) }
             if !linked.failed { return candidate }
-            if linked.errno == ENOENT { return nil }
+            if linked.errno == Errno.noSuchFileOrDirectory { return nil }
             if Self.linksUnsupported(linked.errno) {
                 let snapshot: FileSnapshot
                 do throws(StoreError) {
@@ -245,7 +238,7 @@ struct AtomicWriter: Sendable {
                 return try writeTemporary(snapshot.bytes).path
             }
             attempts += 1
-            if linked.errno != EEXIST || attempts >= 8 {
+            if linked.errno != Errno.fileExists || attempts >= 8 {
                 throw .system(operation, path: source, errno: linked.errno)
             }
         }
@@ -287,7 +280,7 @@ struct AtomicWriter: Sendable {
     func commitExclusively(_ temporary: String) throws(StoreError) {
         let linked = io.retryingInterrupts { io.link(temporary, path) }
         if linked.failed {
-            if linked.errno == EEXIST { throw .fileExists(path) }
+            if linked.errno == Errno.fileExists { throw .fileExists(path) }
             guard Self.linksUnsupported(linked.errno) else {
                 throw .system(.linkNew, path: path, errno: linked.errno)
             }

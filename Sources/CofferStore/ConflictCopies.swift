@@ -1,9 +1,4 @@
 import CofferCrypto
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The sync service whose naming a conflict copy follows.
 package enum ConflictCopyOrigin: String, Sendable, CaseIterable {
@@ -226,7 +221,7 @@ extension VaultFileStore {
         let writer = try target.makeWriter()
         let (listed, code) = io.listDirectory(target.directory)
         guard let names = listed else {
-            if code == ENOENT || code == ENOTDIR { throw .fileNotFound(target.directory) }
+            if code == Errno.noSuchFileOrDirectory || code == Errno.notDirectory { throw .fileNotFound(target.directory) }
             throw .system(.listDirectory, path: target.directory, errno: code)
         }
         var copies: [(name: String, copy: ConflictCopy)] = []
@@ -237,7 +232,7 @@ extension VaultFileStore {
             let path = writer.joined(name)
             let (status, failure) = io.lstat(path)
             guard let status else {
-                if failure == ENOENT { continue }
+                if failure == Errno.noSuchFileOrDirectory { continue }
                 throw .system(.stat, path: path, errno: failure)
             }
             if status.isRegularFile { copies.append((name, ConflictCopy(path: path, origin: origin))) }

@@ -1,9 +1,4 @@
 import CofferCrypto
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The outcome of one system call: its C return value and, when it failed, `errno`.
 ///
@@ -19,7 +14,7 @@ package struct SyscallResult: Sendable, Equatable {
 }
 
 /// What `stat`/`fstat` report, reduced to the fields the store uses; the same on Linux and macOS.
-struct FileStatus: Sendable, Equatable {
+package struct FileStatus: Sendable, Equatable {
     var device: UInt64
     var inode: UInt64
     var size: Int64
@@ -31,18 +26,19 @@ struct FileStatus: Sendable, Equatable {
     static let regularType: UInt32 = 0o100000
     static let directoryType: UInt32 = 0o040000
 
-    var isRegularFile: Bool { mode & Self.typeMask == Self.regularType }
-    var isDirectory: Bool { mode & Self.typeMask == Self.directoryType }
+    package var isRegularFile: Bool { mode & Self.typeMask == Self.regularType }
+    package var isDirectory: Bool { mode & Self.typeMask == Self.directoryType }
     /// The permission bits, e.g. `0o600`.
     var permissions: UInt32 { mode & 0o7777 }
-    var identity: FileIdentity {
+    package var identity: FileIdentity {
         FileIdentity(device: device, inode: inode, size: size, modifiedNanoseconds: modifiedNanoseconds)
     }
 }
 
 /// The single narrow seam every system call of the store goes through.
 ///
-/// Production uses ``live``, a thin wrapper over Glibc/Darwin. Tests build a `FileIO`
+/// Production uses ``live``, a thin wrapper over Glibc/Darwin (SystemCalls.swift, the one
+/// file of the store that imports the C library). Tests build a `FileIO`
 /// that forwards to `live` and fails one chosen call, to check that every failure
 /// leaves the vault file and its backup as they were.
 ///
@@ -82,144 +78,8 @@ package struct FileIO: Sendable {
     var flock: @Sendable (_ fd: Int32, _ operation: Int32) -> SyscallResult
     /// `readlink(path)`: the target of a symbolic link (`EINVAL` when `path` is not one).
     var readLink: @Sendable (_ path: String) -> (target: String?, errno: Int32)
-
-    /// The real system calls.
-    static let live = FileIO(
-        open: liveOpen,
-        close: liveClose,
-        read: liveRead,
-        write: liveWrite,
-        fsync: liveFsync,
-        fchmod: liveFchmod,
-        fstat: liveFstat,
-        stat: liveStat,
-        lstat: liveLstat,
-        rename: liveRename,
-        link: liveLink,
-        unlink: liveUnlink,
-        makeDirectory: liveMakeDirectory,
-        listDirectory: liveListDirectory,
-        flock: liveFlock,
-        readLink: liveReadLink
-    )
-}
-
-// MARK: - Live implementations
-// Defined at file scope so that `open`, `read`, … name the C functions, not the
-// closure properties above.
-
-private func result(_ value: Int) -> SyscallResult {
-    value < 0 ? .failure(errno) : .success(value)
-}
-
-private func result(_ value: Int32) -> SyscallResult { result(Int(value)) }
-
-private func liveOpen(_ path: String, _ flags: Int32, _ mode: UInt32) -> SyscallResult {
-    result(open(path, flags, mode_t(truncatingIfNeeded: mode)))
-}
-
-private func liveClose(_ fd: Int32) -> SyscallResult { result(close(fd)) }
-
-private func liveRead(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer) -> SyscallResult {
-    guard let base = buffer.baseAddress, buffer.count > 0 else { return .success(0) }
-    return result(read(fd, base, buffer.count))
-}
-
-private func liveWrite(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) -> SyscallResult {
-    guard let base = buffer.baseAddress, buffer.count > 0 else { return .success(0) }
-    return result(write(fd, base, buffer.count))
-}
-
-private func liveFsync(_ fd: Int32) -> SyscallResult {
-    #if canImport(Darwin)
-    // On macOS fsync does not flush the drive's cache; F_FULLFSYNC does. Some file
-    // systems (network, FAT) do not support it: fall back to plain fsync there.
-    if fcntl(fd, F_FULLFSYNC) == 0 { return .success() }
-    #endif
-    return result(fsync(fd))
-}
-
-private func liveFchmod(_ fd: Int32, _ mode: UInt32) -> SyscallResult {
-    result(fchmod(fd, mode_t(truncatingIfNeeded: mode)))
-}
-
-private func status(of raw: stat) -> FileStatus {
-    #if canImport(Darwin)
-    let seconds = Int64(raw.st_mtimespec.tv_sec)
-    let nanoseconds = Int64(raw.st_mtimespec.tv_nsec)
-    #else
-    let seconds = Int64(raw.st_mtim.tv_sec)
-    let nanoseconds = Int64(raw.st_mtim.tv_nsec)
-    #endif
-    return FileStatus(
-        device: UInt64(truncatingIfNeeded: raw.st_dev),
-        inode: UInt64(truncatingIfNeeded: raw.st_ino),
-        size: Int64(raw.st_size),
-        // Wrapping: a file stamped centuries away must not trap.
-        modifiedNanoseconds: seconds &* 1_000_000_000 &+ nanoseconds,
-        mode: UInt32(truncatingIfNeeded: raw.st_mode)
-    )
-}
-
-private func liveFstat(_ fd: Int32) -> (status: FileStatus?, errno: Int32) {
-    var raw = stat()
-    guard fstat(fd, &raw) == 0 else { return (nil, errno) }
-    return (status(of: raw), 0)
-}
-
-private func liveStat(_ path: String) -> (status: FileStatus?, errno: Int32) {
-    var raw = stat()
-    guard stat(path, &raw) == 0 else { return (nil, errno) }
-    return (status(of: raw), 0)
-}
-
-private func liveLstat(_ path: String) -> (status: FileStatus?, errno: Int32) {
-    var raw = stat()
-    guard lstat(path, &raw) == 0 else { return (nil, errno) }
-    return (status(of: raw), 0)
-}
-
-private func liveRename(_ from: String, _ to: String) -> SyscallResult { result(rename(from, to)) }
-
-private func liveLink(_ existing: String, _ new: String) -> SyscallResult { result(link(existing, new)) }
-
-private func liveUnlink(_ path: String) -> SyscallResult { result(unlink(path)) }
-
-private func liveMakeDirectory(_ path: String, _ mode: UInt32) -> SyscallResult {
-    result(mkdir(path, mode_t(truncatingIfNeeded: mode)))
-}
-
-private func liveListDirectory(_ path: String) -> (names: [String]?, errno: Int32) {
-    guard let directory = opendir(path) else { return (nil, errno) }
-    defer { closedir(directory) }
-    var names: [String] = []
-    while true {
-        errno = 0
-        guard let entry = readdir(directory) else {
-            // NULL with errno 0 is the end of the directory.
-            let code = errno
-            return code == 0 ? (names, 0) : (nil, code)
-        }
-        let name = withUnsafePointer(to: &entry.pointee.d_name) { tuple in
-            tuple.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: tuple.pointee)) {
-                String(cString: $0)
-            }
-        }
-        if name != "." && name != ".." { names.append(name) }
-    }
-}
-
-private func liveFlock(_ fd: Int32, _ operation: Int32) -> SyscallResult { result(flock(fd, operation)) }
-
-private func liveReadLink(_ path: String) -> (target: String?, errno: Int32) {
-    // PATH_MAX bytes; a longer target cannot be opened anyway.
-    var buffer = [CChar](repeating: 0, count: 4096)
-    let count = buffer.withUnsafeMutableBufferPointer { slots -> Int in
-        guard let base = slots.baseAddress else { return -1 }
-        return readlink(path, base, slots.count)
-    }
-    guard count >= 0 else { return (nil, errno) }
-    guard count < buffer.count else { return (nil, ENAMETOOLONG) }
-    let bytes = buffer[..<count].map { UInt8(bitPattern: $0) }
-    return (String(decoding: bytes, as: UTF8.self), 0)
+    /// `access(path, R_OK)`: whether this process may read the file (following links).
+    var checkReadable: @Sendable (_ path: String) -> SyscallResult
+    /// `getcwd()`: the absolute path of the working directory.
+    var currentDirectory: @Sendable () -> (path: String?, errno: Int32)
 }

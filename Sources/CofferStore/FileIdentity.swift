@@ -9,13 +9,18 @@ package struct FileIdentity: Equatable, Hashable, Sendable {
     let device: UInt64
     let inode: UInt64
     package let size: Int64
-    let modifiedNanoseconds: Int64
+    package let modifiedNanoseconds: Int64
 
     package init(device: UInt64, inode: UInt64, size: Int64, modifiedNanoseconds: Int64) {
         self.device = device
         self.inode = inode
         self.size = size
         self.modifiedNanoseconds = modifiedNanoseconds
+    }
+
+    /// Whether `other` is the same file (device and inode), changed since or not.
+    package func isSameFile(as other: FileIdentity) -> Bool {
+        device == other.device && inode == other.inode
     }
 }
 

@@ -1,9 +1,4 @@
 import CofferCrypto
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// An exclusive advisory lock on a sidecar file (`<vault>.lock`).
 ///
@@ -54,19 +49,19 @@ struct FileLock: Sendable {
         let deadline = clock.now.advanced(by: timeout)
 
         let opened = io.retryingInterrupts {
-            io.open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            io.open(lockPath, OpenFlags.readWrite | OpenFlags.create | OpenFlags.closeOnExec | OpenFlags.noFollow, 0o600)
         }
         if opened.failed {
-            if opened.errno == ENOENT || opened.errno == ENOTDIR { throw .fileNotFound(directory) }
+            if opened.errno == Errno.noSuchFileOrDirectory || opened.errno == Errno.notDirectory { throw .fileNotFound(directory) }
             throw .system(.openLock, path: lockPath, errno: opened.errno)
         }
         let fd = Int32(truncatingIfNeeded: opened.value)
 
         while true {
-            let locked = io.flock(fd, LOCK_EX | LOCK_NB)
+            let locked = io.flock(fd, LockOperation.exclusive | LockOperation.nonBlocking)
             if !locked.failed { break }
-            if locked.errno == EINTR { continue }
-            guard locked.errno == EWOULDBLOCK || locked.errno == EAGAIN else {
+            if locked.errno == Errno.interrupted { continue }
+            guard locked.errno == Errno.wouldBlock || locked.errno == Errno.resourceTemporarilyUnavailable else {
                 io.closeQuietly(fd)
                 throw .system(.lock, path: lockPath, errno: locked.errno)
             }
@@ -82,12 +77,6 @@ struct FileLock: Sendable {
 
     /// Sleeps the calling thread (not a file operation, so not part of the seam).
     static func pause(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        guard seconds > 0 || attoseconds > 0 else { return }
-        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
-        var remaining = timespec()
-        while nanosleep(&request, &remaining) != 0 && errno == EINTR {
-            request = remaining
-        }
+        sleepThread(for: duration)
     }
 }

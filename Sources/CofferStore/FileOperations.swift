@@ -1,9 +1,4 @@
 import CofferCrypto
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The system call that failed, in ``StoreError/system(_:path:errno:)``.
 ///
@@ -12,7 +7,7 @@ import Darwin
 package enum StoreOperation: Sendable, Hashable, CustomStringConvertible {
     case openDirectory, createTemporary, setPermissions, write, syncFile, stat, close
     case linkBackup, renameBackup, commit, linkNew, syncDirectory, open, read, openLock, lock, unlink, readLink
-    case listDirectory, makeDirectory
+    case listDirectory, makeDirectory, link, create
     /// A step on a ``SecretFile``; `kind` names the file ("key file").
     case secretFile(SecretFileStep, kind: String)
 
@@ -43,6 +38,8 @@ package enum StoreOperation: Sendable, Hashable, CustomStringConvertible {
         case .readLink: return "readlink"
         case .listDirectory: return "list directory"
         case .makeDirectory: return "mkdir"
+        case .link: return "link"
+        case .create: return "create"
         case .secretFile(let step, let kind): return "\(step.rawValue) \(kind)"
         }
     }
@@ -55,7 +52,7 @@ extension FileIO {
     package func retryingInterrupts(_ call: () -> SyscallResult) -> SyscallResult {
         while true {
             let outcome = call()
-            if !(outcome.failed && outcome.errno == EINTR) { return outcome }
+            if !(outcome.failed && outcome.errno == Errno.interrupted) { return outcome }
         }
     }
 
@@ -71,7 +68,7 @@ extension FileIO {
                 let rest = UnsafeRawBufferPointer(rebasing: buffer[offset...])
                 let outcome = retryingInterrupts { write(fd, rest) }
                 if outcome.failed { throw .system(.write, path: path, errno: outcome.errno) }
-                if outcome.value == 0 { throw .system(.write, path: path, errno: ENOSPC) }
+                if outcome.value == 0 { throw .system(.write, path: path, errno: Errno.noSpace) }
                 // A misbehaving call claiming more than asked must not push us past the end.
                 offset += min(outcome.value, rest.count)
             }
@@ -89,11 +86,29 @@ extension FileIO {
         _ = retryingInterrupts { unlink(path) }
     }
 
+    /// What is at `path` now (`stat`, or `lstat` without `followingLinks`), or nil when
+    /// nothing is there or it cannot be examined: the checks an app makes before it asks
+    /// for a password.
+    package func status(of path: String, followingLinks: Bool) -> FileStatus? {
+        (followingLinks ? stat(path) : lstat(path)).status
+    }
+
+    /// Whether this process may read the file at `path` (`access(R_OK)`, links followed).
+    package func isReadable(_ path: String) -> Bool {
+        !retryingInterrupts { checkReadable(path) }.failed
+    }
+
+    /// Removes the file at `path`; false when it could not (or nothing was there).
+    @discardableResult
+    package func removeFile(_ path: String) -> Bool {
+        !retryingInterrupts { unlink(path) }.failed
+    }
+
     /// `stat` that treats `ENOENT` and `ENOTDIR` as "does not exist".
     func statIfExists(_ path: String) throws(StoreError) -> FileStatus? {
         let (status, code) = stat(path)
         if let status { return status }
-        if code == ENOENT || code == ENOTDIR { return nil }
+        if code == Errno.noSuchFileOrDirectory || code == Errno.notDirectory { return nil }
         throw .system(.stat, path: path, errno: code)
     }
 
@@ -105,9 +120,9 @@ extension FileIO {
     func readWholeFile(_ path: String, limit: Int = .max) throws(StoreError) -> FileSnapshot {
         // O_NONBLOCK: opening a FIFO planted at the path must not hang; it has no
         // effect on regular files.
-        let opened = retryingInterrupts { open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0) }
+        let opened = retryingInterrupts { open(path, OpenFlags.readOnly | OpenFlags.closeOnExec | OpenFlags.nonBlocking, 0) }
         if opened.failed {
-            if opened.errno == ENOENT || opened.errno == ENOTDIR { throw .fileNotFound(path) }
+            if opened.errno == Errno.noSuchFileOrDirectory || opened.errno == Errno.notDirectory { throw .fileNotFound(path) }
             throw .system(.open, path: path, errno: opened.errno)
         }
         let fd = Int32(truncatingIfNeeded: opened.value)
@@ -115,8 +130,8 @@ extension FileIO {
 
         let (found, code) = fstat(fd)
         guard let status = found else { throw .system(.stat, path: path, errno: code) }
-        if status.isDirectory { throw .system(.read, path: path, errno: EISDIR) }
-        if !status.isRegularFile { throw .system(.read, path: path, errno: EINVAL) }
+        if status.isDirectory { throw .system(.read, path: path, errno: Errno.isDirectory) }
+        if !status.isRegularFile { throw .system(.read, path: path, errno: Errno.invalidArgument) }
         if status.size > Int64(VaultFileStore.maximumFileSize) { throw .vaultTooLarge(path) }
 
         // Read until end of file; the file may differ from what fstat said only if

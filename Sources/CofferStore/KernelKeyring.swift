@@ -1,11 +1,5 @@
 import CofferCrypto
 import CofferFormat
-import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Cached unlocks in the Linux kernel keyring: one `user` key per vault in the session
 /// keyring, readable only by its possessors, removed by the kernel when it expires
@@ -181,9 +175,9 @@ public struct KernelKeyring: UnlockCache {
 
     static func unavailable(_ call: String, _ code: Int32) -> CofferError {
         let why = switch code {
-        case ENOSYS: "this kernel has no keyring"
-        case EPERM, EACCES: "the kernel keyring refused access, as containers and sandboxes may"
-        case EDQUOT: "the kernel keyring's quota is full"
+        case Errno.noFunction: "this kernel has no keyring"
+        case Errno.notPermitted, Errno.permissionDenied: "the kernel keyring refused access, as containers and sandboxes may"
+        case Errno.diskQuotaExceeded: "the kernel keyring's quota is full"
         default: "\(call) failed"
         }
         return .unlockCacheUnavailable(why, errno: code)

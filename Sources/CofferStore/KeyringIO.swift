@@ -1,9 +1,3 @@
-import CCofferSystem
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The seam every kernel-keyring call of ``KernelKeyring`` goes through: `add_key` and
 /// `keyctl`, as raw system calls (keyrings(7)), so no libkeyutils is needed.
@@ -22,17 +16,6 @@ package struct KeyringIO: Sendable {
         self.addKey = addKey
         self.keyctl = keyctl
     }
-
-    /// The system's calls.
-    package static let live = KeyringIO(
-        addKey: { description, payload, keyring in
-            let result = coffer_add_key("user", description, payload.baseAddress, UInt(payload.count), keyring)
-            return result < 0 ? .failure(errno) : .success(Int(result))
-        },
-        keyctl: { operation, a2, a3, a4, a5 in
-            let result = coffer_keyctl(operation.rawValue, a2, a3, a4, a5)
-            return result < 0 ? .failure(errno) : .success(Int(result))
-        })
 }
 
 /// The `keyctl` operations ``KernelKeyring`` uses (linux/keyctl.h).

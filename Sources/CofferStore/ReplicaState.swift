@@ -1,10 +1,5 @@
 import CofferCrypto
 import CofferFormat
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// What this device remembers about vaults, kept in a state folder of its own (not next
 /// to the vaults, which sync services copy to other devices):
@@ -72,10 +67,10 @@ package struct ReplicaStateStore: Sendable {
     /// ```
     package static func defaultDirectory(environment: [String: String]) -> String? {
         if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
-            return joined(state, "coffer")
+            return PathName.joined(state, "coffer")
         }
         if let home = environment["HOME"], home.hasPrefix("/") {
-            return joined(home, ".local/state/coffer")
+            return PathName.joined(home, ".local/state/coffer")
         }
         return nil
     }
@@ -162,8 +157,8 @@ package struct ReplicaStateStore: Sendable {
 
     // MARK: - Paths
 
-    var replicasDirectory: String { Self.joined(directory, "replicas") }
-    var clocksDirectory: String { Self.joined(directory, "clocks") }
+    var replicasDirectory: String { PathName.joined(directory, "replicas") }
+    var clocksDirectory: String { PathName.joined(directory, "clocks") }
 
     /// The replica file's name is a hash, so that any path (long, with any bytes) makes
     /// a short, safe name; the file repeats the path to rule out collisions.
@@ -174,20 +169,14 @@ package struct ReplicaStateStore: Sendable {
         } catch {
             throw .crypto(error)
         }
-        return Self.joined(replicasDirectory, Self.hex(digest))
+        return PathName.joined(replicasDirectory, Self.hex(digest))
     }
 
     func clockFile(vaultID: [UInt8]) throws(StoreError) -> String {
         guard vaultID.count == FormatV1.vaultIDLength else {
             throw .invalidArgument("a vault id is \(FormatV1.vaultIDLength) bytes, not \(vaultID.count)")
         }
-        return Self.joined(clocksDirectory, Self.hex(vaultID))
-    }
-
-    static func joined(_ folder: String, _ name: String) -> String {
-        var folder = Substring(folder)
-        while folder.count > 1 && folder.hasSuffix("/") { folder = folder.dropLast() }
-        return folder == "/" ? "/" + name : folder + "/" + name
+        return PathName.joined(clocksDirectory, Self.hex(vaultID))
     }
 
     // MARK: - Reading
@@ -224,11 +213,11 @@ package struct ReplicaStateStore: Sendable {
     /// merely could not read.
     func readStateFile(_ path: String) throws(StoreError) -> StateFile {
         // O_NONBLOCK: a FIFO planted at the path must not block the open.
-        let opened = io.retryingInterrupts { io.open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW, 0) }
+        let opened = io.retryingInterrupts { io.open(path, OpenFlags.readOnly | OpenFlags.closeOnExec | OpenFlags.nonBlocking | OpenFlags.noFollow, 0) }
         if opened.failed {
             switch opened.errno {
-            case ENOENT, ENOTDIR: return .missing
-            case ELOOP, ENXIO: return .damaged   // a symbolic link; a socket
+            case Errno.noSuchFileOrDirectory, Errno.notDirectory: return .missing
+            case Errno.tooManySymbolicLinkLevels, Errno.noSuchAddressOrDevice: return .damaged   // a symbolic link; a socket
             default: throw .system(.open, path: path, errno: opened.errno)
             }
         }
@@ -281,7 +270,7 @@ package struct ReplicaStateStore: Sendable {
         if exclusive {
             let linked = io.retryingInterrupts { io.link(temporary, path) }
             if !linked.failed { return true }
-            if linked.errno == EEXIST { return false }
+            if linked.errno == Errno.fileExists { return false }
             guard AtomicWriter.linksUnsupported(linked.errno) else {
                 throw .system(.linkNew, path: path, errno: linked.errno)
             }
@@ -298,20 +287,18 @@ package struct ReplicaStateStore: Sendable {
     /// created exclusively (0600, never through a symbolic link).
     func createTemporary(for path: String) throws(StoreError) -> (path: String, fd: Int32) {
         var generator = SystemRandomNumberGenerator()
-        let slash = path.lastIndex(of: "/")
-        let folder = slash.map { String(path[..<$0]) } ?? "."
-        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        let (folder, name) = PathName.split(path)
         var attempts = 0
         while true {
-            let candidate = Self.joined(folder, "." + name + ".tmp-" + Self.hex(generator.next() as UInt64))
+            let candidate = PathName.joined(folder, "." + name + ".tmp-" + Self.hex(generator.next() as UInt64))
             let opened = io.retryingInterrupts {
-                io.open(candidate, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+                io.open(candidate, OpenFlags.writeOnly | OpenFlags.create | OpenFlags.exclusive | OpenFlags.closeOnExec | OpenFlags.noFollow, 0o600)
             }
             if !opened.failed { return (candidate, Int32(truncatingIfNeeded: opened.value)) }
             attempts += 1
             // A name collision (64 random bits) is retried; anything else is final.
-            if opened.errno != EEXIST || attempts >= 8 {
-                if opened.errno == ENOENT || opened.errno == ENOTDIR { throw .fileNotFound(folder) }
+            if opened.errno != Errno.fileExists || attempts >= 8 {
+                if opened.errno == Errno.noSuchFileOrDirectory || opened.errno == Errno.notDirectory { throw .fileNotFound(folder) }
                 throw .system(.createTemporary, path: candidate, errno: opened.errno)
             }
         }
@@ -329,14 +316,14 @@ package struct ReplicaStateStore: Sendable {
                 continue
             }
             switch made.errno {
-            case EEXIST:
+            case Errno.fileExists:
                 guard let status = try io.statIfExists(current), status.isDirectory else {
-                    throw .system(.makeDirectory, path: current, errno: ENOTDIR)
+                    throw .system(.makeDirectory, path: current, errno: Errno.notDirectory)
                 }
                 pending.removeLast()
-            case ENOENT, ENOTDIR:
+            case Errno.noSuchFileOrDirectory, Errno.notDirectory:
                 // A folder above is missing, or is not a folder: go up to find which.
-                let parent = Self.parent(of: current)
+                let parent = PathName.parent(of: current)
                 // A path has fewer than 4096 bytes, so fewer than 2048 folders.
                 guard parent != current, pending.count < 2048 else { throw .fileNotFound(current) }
                 pending.append(parent)
@@ -344,14 +331,6 @@ package struct ReplicaStateStore: Sendable {
                 throw .system(.makeDirectory, path: current, errno: made.errno)
             }
         }
-    }
-
-    static func parent(of path: String) -> String {
-        var trimmed = Substring(path)
-        while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
-        guard let slash = trimmed.lastIndex(of: "/") else { return "." }
-        let head = trimmed[..<slash]
-        return head.isEmpty ? "/" : String(head)
     }
 
     /// A random id that is neither 0 nor `avoiding`.

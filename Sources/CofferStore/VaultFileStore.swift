@@ -1,9 +1,4 @@
 import CofferCrypto
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// One vault file at a path: reading it, creating it, replacing it atomically (with
 /// an optional `.bak` of the previous version), and the writers' lock.
@@ -36,14 +31,7 @@ package struct VaultFileStore: Sendable {
     package init(path: String, io: FileIO = .live) {
         self.path = path
         self.io = io
-        if let slash = path.lastIndex(of: "/") {
-            let head = path[..<slash]
-            directory = head.isEmpty ? "/" : String(head)
-            baseName = String(path[path.index(after: slash)...])
-        } else {
-            directory = "."
-            baseName = path
-        }
+        (directory, baseName) = PathName.split(path)
     }
 
     /// `<path>.bak`: the previous version, kept by `replace(with:keepBackup: true)`.
@@ -72,9 +60,8 @@ package struct VaultFileStore: Sendable {
     package static func absolutePath(_ path: String) -> String? {
         guard let resolved = try? VaultFileStore(path: path).resolved().path else { return nil }
         if resolved.hasPrefix("/") { return resolved }
-        guard let cwd = getcwd(nil, 0) else { return nil }
-        defer { free(cwd) }
-        return String(cString: cwd) + "/" + resolved
+        guard let cwd = FileIO.live.currentDirectory().path else { return nil }
+        return PathName.joined(cwd, resolved)
     }
 
     /// Largest number of symbolic links followed from `path` (Linux's own limit).
@@ -90,14 +77,14 @@ package struct VaultFileStore: Sendable {
             let (target, code) = io.readLink(current.path)
             guard let target else {
                 // EINVAL: not a link; ENOENT, ENOTDIR: nothing there (yet): this is the file.
-                if code == EINVAL || code == ENOENT || code == ENOTDIR { return current }
+                if code == Errno.invalidArgument || code == Errno.noSuchFileOrDirectory || code == Errno.notDirectory { return current }
                 throw .system(.readLink, path: current.path, errno: code)
             }
-            guard !target.isEmpty else { throw .system(.readLink, path: current.path, errno: ENOENT) }
-            let next = target.hasPrefix("/") ? target : (current.directory == "/" ? "/" : current.directory + "/") + target
+            guard !target.isEmpty else { throw .system(.readLink, path: current.path, errno: Errno.noSuchFileOrDirectory) }
+            let next = target.hasPrefix("/") ? target : PathName.joined(current.directory, target)
             current = VaultFileStore(path: next, io: io)
         }
-        throw .system(.readLink, path: path, errno: ELOOP)
+        throw .system(.readLink, path: path, errno: Errno.tooManySymbolicLinkLevels)
     }
 
     /// Creates the file with `bytes` atomically, mode 0600. Never overwrites: an
@@ -152,7 +139,7 @@ package struct VaultFileStore: Sendable {
         let links = target.path == path ? [] : [path]
         for victim in [target.path, target.backupPath] + links {
             let removed = io.retryingInterrupts { io.unlink(victim) }
-            if removed.failed && removed.errno != ENOENT {
+            if removed.failed && removed.errno != Errno.noSuchFileOrDirectory {
                 throw .system(.unlink, path: victim, errno: removed.errno)
             }
         }

@@ -1,9 +1,4 @@
 import Coffer
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Reads secrets from standard input or the terminal, straight into guarded memory.
 ///
@@ -27,21 +22,21 @@ import Darwin
 /// reads of standard input loses the lines stdio has buffered.
 public enum SecretInput {
     /// True when standard input is a terminal (then secrets are prompted for).
-    public static var isInteractive: Bool { isatty(STDIN_FILENO) == 1 }
+    public static var isInteractive: Bool { TerminalIO.isTerminal(TerminalIO.standardInput) }
 
     /// The longest line ``readLine(fd:)``, ``readTextLine(fd:)`` and ``prompt(_:promptFD:)``
     /// accept: 64 KiB. A longer line (or endless input without a newline, such as
     /// `/dev/zero`) is ``TerminalError/Kind/lineTooLong`` after reading at most this much.
     public static let maxLineLength = 64 * 1024
 
-    /// Reads one line from `fd` (up to, not including, "\n"; one trailing "\r" is
-    /// dropped). Returns nil at end of input before any byte. A line over
+    /// Reads one line from `fd`, standard input (0) by default: up to, not including, "\n";
+    /// one trailing "\r" is dropped. Returns nil at end of input before any byte. A line over
     /// ``maxLineLength`` bytes is ``TerminalError/Kind/lineTooLong``.
     ///
     /// Input is read in blocks, yet no more of `fd` is consumed than the line: on a file
     /// the bytes after the newline are given back (`lseek`); on a pipe or terminal they are
     /// kept, in memory that is wiped, for the next call of these functions on `fd`.
-    public static func readLine(fd: Int32 = STDIN_FILENO) throws(TerminalError) -> SecureBytes? {
+    public static func readLine(fd: Int32 = 0) throws(TerminalError) -> SecureBytes? {
         let buffer = WipingBuffer(capacity: 256)
         defer { buffer.removeAll() }
         guard try readLine(fd: fd, into: buffer) else { return nil }
@@ -50,17 +45,17 @@ public enum SecretInput {
 
     /// Reads one line of non-secret text (a menu choice, a user name); nil at end of input.
     /// Invalid UTF-8 is repaired with U+FFFD.
-    public static func readTextLine(fd: Int32 = STDIN_FILENO) throws(TerminalError) -> String? {
+    public static func readTextLine(fd: Int32 = 0) throws(TerminalError) -> String? {
         let buffer = WipingBuffer(capacity: 256)
         defer { buffer.removeAll() }
         guard try readLine(fd: fd, into: buffer) else { return nil }
         return String(decoding: buffer.bytes, as: UTF8.self)
     }
 
-    /// Reads `fd` to its end (a secure note's text, a secret piped in whole). One trailing
+    /// Reads `fd` (standard input, 0, by default) to its end (a secure note's text, a secret piped in whole). One trailing
     /// newline ("\n" or "\r\n") is dropped. More than `limit` bytes is
     /// ``TerminalError/Kind/inputTooLarge``.
-    public static func readAll(fd: Int32 = STDIN_FILENO, limit: Int) throws(TerminalError) -> SecureBytes {
+    public static func readAll(fd: Int32 = 0, limit: Int) throws(TerminalError) -> SecureBytes {
         let buffer = WipingBuffer(capacity: 4096)
         defer { buffer.removeAll() }
         let chunk = WipingBuffer(capacity: 4096)
@@ -72,11 +67,7 @@ public enum SecretInput {
             guard buffer.count <= limit else { throw TerminalError(.inputTooLarge, limit: limit) }
         }
         while true {
-            let n = read(fd, chunk.pointer, chunk.capacity)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw TerminalError(.readFailed, errno: errno)
-            }
+            let n = try TerminalIO.read(fd, into: chunk.pointer, count: chunk.capacity).get()
             if n == 0 { break }
             buffer.append(UnsafeRawBufferPointer(start: chunk.pointer, count: n))
             guard buffer.count <= limit else { throw TerminalError(.inputTooLarge, limit: limit) }
@@ -94,17 +85,17 @@ public enum SecretInput {
     /// input itself. Returns nil at end of input (Ctrl-D) before any byte.
     ///
     /// Call it when ``isInteractive`` is true; on a pipe, use ``readLine(fd:)``.
-    public static func prompt(_ text: String, promptFD: Int32 = STDERR_FILENO) throws(TerminalError) -> SecureBytes? {
+    public static func prompt(_ text: String, promptFD: Int32 = 2) throws(TerminalError) -> SecureBytes? {
         let (fd, owned) = TerminalEcho.openTerminal()
         defer {
             if owned {
                 // Nothing read ahead on this descriptor may reach a later file with its number.
                 Pending.take(fd)?.removeAll()
-                close(fd)
+                TerminalIO.close(fd)
             }
         }
         // Anything the caller printed through stdio goes out before the prompt.
-        fflush(nil)
+        TerminalIO.flushStandardStreams()
         // Echo goes off before the prompt shows, so nothing typed after it is echoed.
         let line = try TerminalEcho.withEchoOff(fd: fd) { () throws(TerminalError) -> SecureBytes? in
             emit(text, to: promptFD)
@@ -129,11 +120,7 @@ public enum SecretInput {
             let block = WipingBuffer(capacity: blockSize)
             defer { block.removeAll() }
             while true {
-                let n = read(fd, block.pointer, block.capacity)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw TerminalError(.readFailed, errno: errno)
-                }
+                let n = try TerminalIO.read(fd, into: block.pointer, count: block.capacity).get()
                 if n == 0 { break }
                 sawAny = true
                 if try appendLine(UnsafeRawBufferPointer(start: block.pointer, count: n), fd: fd, into: buffer, seekable: true) { break }
@@ -158,7 +145,7 @@ public enum SecretInput {
         buffer.append(lineBytes)
         guard let newline else { return false }
         let rest = UnsafeRawBufferPointer(rebasing: bytes[(newline + 1)...])
-        if !rest.isEmpty && !(seekable && lseek(fd, -off_t(rest.count), SEEK_CUR) >= 0) {
+        if !rest.isEmpty && !(seekable && TerminalIO.unread(rest.count, on: fd)) {
             Pending.keep(rest, for: fd)
         }
         return true
@@ -199,15 +186,7 @@ public enum SecretInput {
 
     private static func emit(_ text: String, to fd: Int32) {
         var copy = text
-        copy.withUTF8 { buffer in
-            var offset = 0
-            while offset < buffer.count, let base = buffer.baseAddress {
-                let n = write(fd, base + offset, buffer.count - offset)
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { return }
-                offset += n
-            }
-        }
+        copy.withUTF8 { TerminalIO.writeAll(fd, UnsafeRawBufferPointer($0)) }
     }
 }
 
@@ -241,7 +220,7 @@ public struct TerminalError: Error, Sendable, Hashable, CustomStringConvertible 
     }
 
     public var description: String {
-        let reason = String(cString: strerror(errno))
+        let reason = TerminalIO.errorText(errno)
         switch kind {
         case .readFailed: return "cannot read standard input: \(reason)"
         case .terminalSettingsUnavailable: return "cannot read the terminal settings: \(reason)"

@@ -54,6 +54,18 @@ struct Changeset: Sendable {
     }
 }
 
+extension Changeset.Change {
+    /// The change that puts `sealed` in place: its tombstone when it is deleted, else the
+    /// item with its attributes (decoded from its checked overview).
+    init(_ sealed: SealedItem) throws(CofferError) {
+        if try VaultSnapshot.isTombstone(sealed.overview) {
+            self = .tombstone(sealed)
+        } else {
+            self = .put(sealed, try formatCall { () throws(FormatError) in try EntryCodec.decodeOverview(sealed.overview) })
+        }
+    }
+}
+
 /// A sealed record and its overview list (as checked and kept by the snapshot).
 struct SealedItem: Sendable {
     let record: EntryRecord

@@ -2,11 +2,6 @@ import CofferCrypto
 import CofferFormat
 import CofferStore
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The order of listed items: by label (else service, else server), then account,
 /// then id. Texts compare by Unicode code points after canonical composition (NFC), so

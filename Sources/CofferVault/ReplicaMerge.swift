@@ -11,10 +11,9 @@ enum ReplicaMerge {
         var report: MergeReport
     }
 
-    /// `ours` joined with `theirs` (both verified, same vault). The result keeps `ours`'s
-    /// file identity; its generation is the larger of the two.
-    static func merge(_ ours: VaultSnapshot, _ theirs: VaultSnapshot, vaultID: [UInt8], keys: VaultKeys,
-                      entropy: EntropySource) throws(CofferError) -> Outcome {
+    /// `ours` joined with `theirs` (both verified, same vault) item by item, by `sealer`.
+    /// The result keeps `ours`'s file identity; its generation is the larger of the two.
+    static func merge(_ ours: VaultSnapshot, _ theirs: VaultSnapshot, sealer: ItemSealer) throws(CofferError) -> Outcome {
         var result = ours
         var report = MergeReport()
         result.header = try mergedHeader(ours.header, theirs.header, report: &report)
@@ -30,20 +29,19 @@ enum ReplicaMerge {
         }
         // In id order: a merge that seals draws nonces, and the same inputs give the same file.
         for (id, mine, entry) in both.sorted(by: { $0.0 < $1.0 }) {
-            let merged = try ItemMerge.merge(try ItemVersion(record: mine.record, overview: mine.overview),
-                                             try ItemVersion(record: entry.record, overview: entry.overview),
-                                             vaultID: vaultID, keys: keys, entropy: entropy)
+            let merged = try sealer.merge(try ItemVersion(record: mine.record, overview: mine.overview),
+                                          try ItemVersion(record: entry.record, overview: entry.overview))
             if merged.record.digest != mine.record.digest { changed.append((id, merged)) }
         }
         for (id, sealed) in changed {
             let wasLive = result.entries[id] != nil
             let existed = wasLive || result.tombstones[id] != nil
-            if try VaultSnapshot.isTombstone(sealed.overview) {
-                result.applyChecked(id, .tombstone(sealed))
+            let change = try Changeset.Change(sealed)
+            result.applyChecked(id, change)
+            switch change {
+            case .tombstone:
                 if wasLive { report.deleted += 1 } else if !existed { report.tombstones += 1 }
-            } else {
-                let attributes = try formatCall { () throws(FormatError) in try EntryCodec.decodeOverview(sealed.overview) }
-                result.applyChecked(id, .put(sealed, attributes))
+            case .put:
                 if !existed { report.added += 1 } else if !wasLive { report.restored += 1 } else { report.updated += 1 }
             }
             if ItemClockCodec.hasSiblings(sealed.overview) { report.conflicted.append(id) }

@@ -63,18 +63,22 @@ extension Vault {
     /// The vault file itself need not exist; a missing folder throws
     /// ``CofferError/Kind/fileNotFound``, and a folder that cannot be listed ``CofferError/Kind/io``.
     ///
-    /// Merge each copy, then move it out of the way, so it is not merged again:
+    /// Merge each copy, then put it away (``putAwayMergedCopy(at:unchangedSince:_:)``), so
+    /// it is not merged again:
     ///
     /// ```swift
     /// let vault = try Vault.open(at: path, credential: .keyFile(try KeyFile(contentsOf: keyPath)))
     /// for copy in try Vault.conflictCopies(of: path) {
+    ///     guard let noted = FileVersion(of: copy.path) else { continue }
     ///     do {
     ///         let report = try vault.merge(contentsOf: copy.path)   // saved atomically
     ///         print("\(copy.service): \(report.added) added, \(report.updated) updated")
-    ///         try FileManager.default.removeItem(atPath: copy.path)
-    ///     } catch CofferError.differentVault {
+    ///     } catch {
+    ///         guard error.kind == .differentVault else { throw error }
     ///         print("\(copy.path) holds another vault; left alone")
+    ///         continue
     ///     }
+    ///     _ = try Vault.putAwayMergedCopy(at: copy.path, unchangedSince: noted, .delete)
     /// }
     /// ```
     public static func conflictCopies(of vaultPath: String) throws(CofferError) -> [ConflictCopy] {

@@ -35,10 +35,8 @@ extension Vault {
     }
 
     private func merge(bytes: [UInt8], name: String) throws(CofferError) -> MergeReport {
-        try withLock { () throws(CofferError) -> MergeReport in
-            let keys = try requireKeys()
-            let other = try replicaSnapshot(bytes, name: name, keys: keys)
-            return try saveMerged(with: other, keys: keys)
+        try saving { (engine, keys) throws(CofferError) -> MergeReport in
+            try engine.saveMerged(with: try engine.replicaSnapshot(bytes, name: name, keys: keys), keys: keys)
         }
     }
 

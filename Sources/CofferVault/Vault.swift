@@ -34,15 +34,13 @@ public final class Vault: @unchecked Sendable {
     /// The key slot that opened the vault and its key-encryption key, for
     /// ``cacheUnlock(in:for:)``; wiped with the keys.
     private var slotKey: SlotKey?
-    private var snapshot: VaultSnapshot
+    /// The file as this vault knows it, and every save (run under `stateLock`).
+    private var engine: SaveEngine
     /// The snapshot as it is now (tests and the merge look at records and tombstones).
-    var currentSnapshot: VaultSnapshot { snapshot }
-    /// The highest generation this vault has read or written: a save writes one above it.
-    private var highestGeneration: UInt64
-    /// This device's replica id for the vault and the newest version it has seen (SPEC.md §17.7).
-    private var memory: ReplicaMemory
-    /// The replica id that stamps this vault's edits (SPEC.md §17.1).
-    var replica: UInt64 { memory.replica }
+    var currentSnapshot: VaultSnapshot { engine.snapshot }
+    /// The replica id that stamps this vault's edits (SPEC.md §17.1): the device memory's,
+    /// kept here too so that a stamp drawn during a save does not read the engine.
+    let replica: UInt64
     /// The last time given to a stamp, so stamps of one replica only grow.
     private var lastStampTime: UInt64 = 0
     /// The wall clock, in milliseconds since 1970: edits' dates and stamps. The test vectors
@@ -60,9 +58,8 @@ public final class Vault: @unchecked Sendable {
         self.store = store
         self.entropy = entropy
         self.keys = keys
-        self.snapshot = snapshot
-        self.highestGeneration = snapshot.generation
-        self.memory = memory
+        self.replica = memory.replica
+        engine = SaveEngine(path: path, store: store, options: options, entropy: entropy, snapshot: snapshot, memory: memory)
     }
 
     /// Set when the file opened is older than a version of this vault already seen on
@@ -75,12 +72,12 @@ public final class Vault: @unchecked Sendable {
     ///     if userConfirms(warning.description) { vault.acceptRollback() }
     /// }
     /// ```
-    public var rollback: RollbackWarning? { withLock { memory.rollback } }
+    public var rollback: RollbackWarning? { withLock { engine.memory.rollback } }
 
     /// Accepts the rolled-back file as the vault's current version: saves work again, and
     /// this device stops warning about it (it remembers this version as the newest seen).
     /// The edits it lacks come back if a replica that holds them is merged later.
-    public func acceptRollback() { withLock { memory.acceptRollback(snapshot.header.clock) } }
+    public func acceptRollback() { withLock { engine.acceptRollback() } }
 
     /// A fresh stamp for this replica's next edits, above every time in `clock` and every
     /// stamp given before (SPEC.md §17.1).
@@ -141,13 +138,7 @@ public final class Vault: @unchecked Sendable {
         var header = VaultHeader(vaultID: vaultID, slots: slots, extensions: [])
         var memory = try ReplicaMemory(location: options.replicaState, path: path, header: header, generation: 1, entropy: entropy)
         header.clock = VersionVector([memory.replica: HybridTime.next(after: 0, nowMilliseconds: nowMilliseconds)])
-        let bytes = try formatCall { () throws(FormatError) in try VaultFile.encode(header: header, generation: 1, records: [], keys: keys) }
-        // Under the write lock, so this never races another writer's temp-file cleanup.
-        let identity = try store.withExclusiveLock(timeout: options.lockTimeout) { () throws(CofferError) in
-            try storeCall { () throws(StoreError) in try store.create(bytes) }
-        }
-        let codec = try formatCall { () throws(FormatError) in try VaultFile.parse(bytes) }
-        let snapshot = try VaultSnapshot(codec: codec, keys: keys, identity: identity)
+        let snapshot = try SaveEngine.createFile(store, header: header, keys: keys, lockTimeout: options.lockTimeout)
         memory.remember(header.clock)
         return Vault(path: path, options: options, store: store, entropy: entropy, keys: keys, slotKey: firstSlotKey,
                      snapshot: snapshot, memory: memory)
@@ -177,50 +168,9 @@ public final class Vault: @unchecked Sendable {
     static func open(at path: String, credential: VaultCredential, options: VaultOptions,
                      entropy: EntropySource, store: VaultFileStore? = nil) throws(CofferError) -> Vault {
         let store = store ?? VaultFileStore(path: path)
-        let opened = try readAndUnlock(store, with: credential, kdfLimit: options.kdfLimit)
+        let opened = try VaultFileReader.readAndUnlock(store, with: credential, kdfLimit: options.kdfLimit)
         return try Vault(opened: opened.codec, identity: opened.file.identity, keys: opened.keys, slotKey: opened.slotKey,
                          path: path, options: options, store: store, entropy: entropy)
-    }
-
-    /// Reads the file and opens it with `credential` (header and manifest authenticated).
-    ///
-    /// The key slot is opened from the start of the file (header and manifest count)
-    /// before the rest is read: the KDF's memory (64 MiB and more, freed when it returns)
-    /// and the file's buffer are then never held at once, which keeps a large vault's peak
-    /// memory down by the KDF's share. Should the file be replaced between the two reads
-    /// with other key slots, the slot is opened again from the file as read.
-    static func readAndUnlock(_ store: VaultFileStore, with credential: VaultCredential, kdfLimit: KDFLimit)
-        throws(CofferError) -> (file: FileSnapshot, codec: VaultFile, keys: VaultKeys, slotKey: SlotKey) {
-        let start = try storeCall { () throws(StoreError) in try store.readPrefix(VaultFile.summaryPrefixLength) }
-        guard let header = try? VaultFile.parseSummary(start.bytes).header else {
-            // A damaged start: the whole file is parsed, so that its error is the one
-            // SPEC.md §10's order gives (the start alone may stop at a later check).
-            let file = try storeCall { () throws(StoreError) in try store.read() }
-            let codec = try formatCall { () throws(FormatError) in try VaultFile.parse(file.bytes) }
-            return try unlockRead(file, codec, with: credential, kdfLimit: kdfLimit)
-        }
-        try kdfLimit.check(header.slots, kind: credential.slotKind)
-        // A failure (a wrong password) is reported after the file's structure is checked:
-        // SPEC.md §10 checks that first, whatever the key.
-        let early = Result { () throws(FormatError) in try VaultFile.unlock(header, with: credential) }
-        let file = try storeCall { () throws(StoreError) in try store.read() }
-        let codec = try formatCall { () throws(FormatError) in try VaultFile.parse(file.bytes) }
-        if codec.header != header {
-            return try unlockRead(file, codec, with: credential, kdfLimit: kdfLimit)
-        }
-        let opened = try formatCall { () throws(FormatError) in try early.get() }
-        try formatCall { () throws(FormatError) in try codec.authenticate(keys: opened.keys) }
-        return (file, codec, opened.keys, opened.slotKey)
-    }
-
-    /// The file as read, opened with `credential` from its own header: its start did not
-    /// parse alone, or it changed after the first read (the file was replaced in between).
-    private static func unlockRead(_ file: FileSnapshot, _ codec: VaultFile, with credential: VaultCredential, kdfLimit: KDFLimit)
-        throws(CofferError) -> (file: FileSnapshot, codec: VaultFile, keys: VaultKeys, slotKey: SlotKey) {
-        try kdfLimit.check(codec.header.slots, kind: credential.slotKind)
-        let opened = try formatCall { () throws(FormatError) in try codec.unlock(with: credential) }
-        try formatCall { () throws(FormatError) in try codec.authenticate(keys: opened.keys) }
-        return (file, codec, opened.keys, opened.slotKey)
     }
 
     /// A vault for a file just read and verified with `keys`.
@@ -246,31 +196,7 @@ public final class Vault: @unchecked Sendable {
     /// print(info.entryCount)
     /// ```
     public static func info(at path: String, scope: VaultInfo.Scope = .header) throws(CofferError) -> VaultInfo {
-        if scope == .wholeFile { return try structureInfo(at: path) }
-        let file = try storeCall { () throws(StoreError) in try VaultFileStore(path: path).readPrefix(VaultFile.summaryPrefixLength) }
-        let summary = try formatCall { () throws(FormatError) in try VaultFile.parseSummary(file.bytes) }
-        return VaultInfo(
-            formatVersion: Int(FormatV1.version),
-            vaultID: ItemID(validated: summary.header.vaultID).hex,
-            generation: summary.generation,
-            slots: summary.header.slots.map { VaultInfo.KeySlotInfo(kind: $0.kind, kdf: $0.kdf) },
-            entryCount: summary.entryCount,
-            fileSize: Int(file.identity.size))
-    }
-
-    /// ``info(at:scope:)-(String,_)`` over the whole file: SPEC.md §10 steps 1–9, exactly the checks
-    /// an open runs before it needs a key, so whatever this refuses, an open refuses the
-    /// same way.
-    private static func structureInfo(at path: String) throws(CofferError) -> VaultInfo {
-        let file = try storeCall { () throws(StoreError) in try VaultFileStore(path: path).read() }
-        let codec = try formatCall { () throws(FormatError) in try VaultFile.parse(file.bytes) }
-        return VaultInfo(
-            formatVersion: Int(FormatV1.version),
-            vaultID: ItemID(validated: codec.header.vaultID).hex,
-            generation: codec.manifest.generation,
-            slots: codec.header.slots.map { VaultInfo.KeySlotInfo(kind: $0.kind, kdf: $0.kdf) },
-            entryCount: codec.manifest.entryCount,
-            fileSize: file.bytes.count)
+        try VaultFileReader.info(at: path, scope: scope)
     }
 
     /// Puts the previous version (`<path>.bak`) back in place of the vault file; the version
@@ -302,18 +228,7 @@ public final class Vault: @unchecked Sendable {
     /// try vault.restoreBackup()     // "Undo last save"
     /// ```
     public func restoreBackup() throws(CofferError) {
-        try withLock { () throws(CofferError) in
-            let keys = try requireKeys()
-            try store.withExclusiveLock(timeout: options.lockTimeout) { () throws(CofferError) in
-                let backup = try storeCall { () throws(StoreError) in try store.readBackup() }
-                var restored = try replicaSnapshot(backup.bytes, name: "the backup \(path).bak", keys: keys)
-                try restored.checkDigests()
-                restored.identity = try storeCall { () throws(StoreError) in try store.restoreBackup() }
-                snapshot = restored
-                highestGeneration = max(highestGeneration, restored.generation)
-                memory.adopt(restored.header.clock)
-            }
-        }
+        try saving { (engine, keys) throws(CofferError) in try engine.restoreBackup(keys: keys) }
     }
 
     /// What ``restoreBackup()`` would change, read from the backup (`<path>.bak`) with this
@@ -329,16 +244,15 @@ public final class Vault: @unchecked Sendable {
     public func backupChanges() throws(CofferError) -> BackupChanges {
         try withLock { () throws(CofferError) -> BackupChanges in
             let keys = try requireKeys()
-            let backup = try storeCall { () throws(StoreError) in try store.readBackup() }
             // Listing its items checks the digest of every record it returns (and only its
             // items are read here), so nothing unverified is shown.
-            let backupSnapshot = try replicaSnapshot(backup.bytes, name: "the backup \(path).bak", keys: keys)
+            let backupSnapshot = try engine.readBackup(keys: keys)
             func items(_ base: VaultSnapshot) throws(CofferError) -> [Item] {
                 let tx = VaultTransaction(vault: self, keys: keys, base: base)
                 defer { tx.close() }
                 return try tx.items()
             }
-            let inBackup = try items(backupSnapshot), inVault = try items(snapshot)
+            let inBackup = try items(backupSnapshot), inVault = try items(engine.snapshot)
             let current = Dictionary(inVault.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
             let kept = Set(inBackup.map(\.id))
             return BackupChanges(restored: inBackup.filter { current[$0.id] == nil },
@@ -371,13 +285,13 @@ public final class Vault: @unchecked Sendable {
         withLock {
             keys = nil
             slotKey = nil
-            snapshot.releaseAttributes()
+            engine.snapshot.releaseAttributes()
         }
     }
 
     deinit {
         keys = nil
-        snapshot.releaseAttributes()
+        engine.snapshot.releaseAttributes()
     }
 
     /// True after ``lock()``.
@@ -388,25 +302,23 @@ public final class Vault: @unchecked Sendable {
     var openingSlotKey: SlotKey? {
         withLock {
             guard keys != nil, let slotKey,
-                  snapshot.header.slots.contains(where: { $0.identity == slotKey.slotIdentity }) else { return nil }
+                  engine.snapshot.header.slots.contains(where: { $0.identity == slotKey.slotIdentity }) else { return nil }
             return slotKey
         }
     }
 
     /// The vault's id, 32 lowercase hex digits: the same in every copy and replica of it
     /// (``VaultInfo/vaultID``).
-    public var vaultID: String { withLock { ItemID(validated: snapshot.vaultID).hex } }
+    public var vaultID: String { withLock { ItemID(validated: engine.snapshot.vaultID).hex } }
 
     /// Unlocks a locked vault again, re-reading the file.
     public func unlock(with credential: VaultCredential) throws(CofferError) {
         try withLock { () throws(CofferError) in
-            let opened = try Self.readAndUnlock(store, with: credential, kdfLimit: options.kdfLimit)
-            snapshot = try VaultSnapshot(codec: opened.codec, keys: opened.keys, identity: opened.file.identity)
+            let opened = try VaultFileReader.readAndUnlock(store, with: credential, kdfLimit: options.kdfLimit)
+            // Unlocking accepts the file as it is now, like opening it.
+            engine.adopt(try VaultSnapshot(codec: opened.codec, keys: opened.keys, identity: opened.file.identity))
             keys = opened.keys
             slotKey = opened.slotKey
-            // Unlocking accepts the file as it is now, like opening it; numbering continues
-            // above every generation seen, so none repeats.
-            highestGeneration = max(highestGeneration, snapshot.generation)
         }
     }
 
@@ -418,39 +330,19 @@ public final class Vault: @unchecked Sendable {
     /// (SPEC.md §17) and the merge is saved, so nothing either held is lost.
     @discardableResult
     public func refresh() throws(CofferError) -> Bool {
-        try withLock { () throws(CofferError) -> Bool in
-            let keys = try requireKeys()
-            guard try storeCall({ () throws(StoreError) in try store.currentIdentity() }) != snapshot.identity else { return false }
-            let fresh = try readVerified(keys: keys)
-            if fresh.header.clock.dominates(snapshot.header.clock), fresh.generation >= snapshot.generation {
-                snapshot = fresh
-                highestGeneration = max(highestGeneration, snapshot.generation)
-                return true
-            }
-            try saveMerged(with: fresh, keys: keys)
-            return true
-        }
+        try saving { (engine, keys) throws(CofferError) in try engine.refresh(keys: keys) }
     }
 
     /// Incremented by every save; an app can remember it to notice a rolled-back file.
-    public var generation: UInt64 { withLock { snapshot.generation } }
+    public var generation: UInt64 { withLock { engine.snapshot.generation } }
 
     /// The key slots, in header order.
-    public var slots: [KeySlotKind] { withLock { snapshot.header.slots.map(\.kind) } }
+    public var slots: [KeySlotKind] { withLock { engine.snapshot.header.slots.map(\.kind) } }
 
     /// Decrypts and checks every entry, overview and secret part, after the manifest
     /// and MACs checked on open. Throws the first failure.
     public func verifyAll() throws(CofferError) {
-        try withLock { () throws(CofferError) in
-            let keys = try requireKeys()
-            let fresh = try readVerified(keys: keys)
-            for record in fresh.allRecords.sorted(by: { $0.id < $1.id }) {
-                try formatCall { () throws(FormatError) in 
-                    _ = try record.openOverview(vaultID: fresh.vaultID, keys: keys)
-                    _ = try record.openSecrets(vaultID: fresh.vaultID, keys: keys)
-                }
-            }
-        }
+        try saving { (engine, keys) throws(CofferError) in try engine.verifyAll(keys: keys) }
     }
 
     // MARK: Transactions
@@ -480,11 +372,15 @@ public final class Vault: @unchecked Sendable {
         try withLock { () throws(E) -> R in
             let keys: VaultKeys
             do throws(CofferError) { keys = try requireKeys() } catch { throw lift(error) }
-            let tx = VaultTransaction(vault: self, keys: keys, base: snapshot)
+            let tx = VaultTransaction(vault: self, keys: keys, base: engine.snapshot)
             defer { tx.close() }
             let result = try body(tx)
             let changes = tx.finish()   // lets go of its copy of the snapshot, which commit changes in place
-            do throws(CofferError) { try commit(changes, keys: keys) } catch { throw lift(error) }
+            do throws(CofferError) {
+                try engine.commit(changes, keys: keys) { clock in issueStamp(after: clock) }
+            } catch {
+                throw lift(error)
+            }
             return result
         }
     }
@@ -492,207 +388,18 @@ public final class Vault: @unchecked Sendable {
     /// A read-only view of the current state.
     package func read<R>(_ body: (VaultTransaction) throws(CofferError) -> R) throws(CofferError) -> R {
         try withLock { () throws(CofferError) -> R in
-            let tx = VaultTransaction(vault: self, keys: try requireKeys(), base: snapshot)
+            let tx = VaultTransaction(vault: self, keys: try requireKeys(), base: engine.snapshot)
             defer { tx.close() }
             return try body(tx)
         }
     }
 
-    // MARK: Saving
-
-    private func commit(_ changes: Changeset, keys: VaultKeys) throws(CofferError) {
-        guard !changes.isEmpty else { return }
-        try store.withExclusiveLock(timeout: options.lockTimeout) { () throws(CofferError) in
-            let onDisk = try storeCall({ () throws(StoreError) in try store.currentIdentity() })
-            if onDisk == snapshot.identity, changes.basedOn == snapshot.identity {
-                // The transaction was made on this very snapshot, which is the file: encode the
-                // file from both, and change the snapshot (in place: no copy of a large vault)
-                // only once the file is saved.
-                let generation = max(snapshot.generation, highestGeneration) + 1
-                let header = stamped(changes.header ?? snapshot.header, removing: Self.removedSlots(snapshot.header, changes.header),
-                                     stamp: changes.stamp ?? issueStamp(after: snapshot.header.clock))
-                // Nothing unchecked is carried into the new file: the records it keeps are
-                // checked first (once per snapshot), those the transaction sealed are new.
-                try snapshot.checkDigests()
-                let records = snapshot.records(applying: changes)
-                let bytes = try formatCall { () throws(FormatError) in
-                    try VaultFile.encodeInPieces(header: header, generation: generation, records: records, keys: keys)
-                }
-                try save(bytes, clock: header.clock, slotsChanged: header.slots != snapshot.header.slots) { identity in
-                    changes.applyChecked(to: &snapshot)
-                    snapshot.header = header
-                    snapshot.generation = generation
-                    snapshot.identity = identity
-                    highestGeneration = generation
-                }
-                return
-            }
-            // Another process saved since we read, or a write inside the transaction's body
-            // did: join that version with ours, then make the transaction's changes again on it.
-            var next = snapshot
-            if onDisk != snapshot.identity {
-                next = try ReplicaMerge.merge(snapshot, try readVerified(keys: keys), vaultID: snapshot.vaultID, keys: keys,
-                                              entropy: entropy).snapshot
-                next.identity = snapshot.identity
-            }
-            let stamp = issueStamp(after: next.header.clock.merged(with: VersionVector(changes.stamp.map { [$0.replica: $0.time] } ?? [:])))
-            try replay(changes, onto: &next, stamp: stamp, keys: keys)
-            next.generation = max(next.generation, highestGeneration) + 1
-            let slotsChanged = next.header.slots != snapshot.header.slots
-            next.digestsChecked = false   // it holds the other version's records too
-            try next.checkDigests()
-            let bytes = try formatCall { () throws(FormatError) in
-                try VaultFile.encodeInPieces(header: next.header, generation: next.generation, records: next.allRecords, keys: keys)
-            }
-            try save(bytes, clock: next.header.clock, slotsChanged: slotsChanged) { identity in
-                next.identity = identity
-                snapshot = next
-                highestGeneration = next.generation
-            }
+    /// Runs `body` on the save engine with the keys, under the vault's lock.
+    func saving<R>(_ body: (inout SaveEngine, VaultKeys) throws(CofferError) -> R) throws(CofferError) -> R {
+        try withLock { () throws(CofferError) -> R in
+            let keys = try requireKeys()
+            return try body(&engine, keys)
         }
-    }
-
-    /// The header to save after a transaction on `base`: `header` with the transaction's
-    /// stamp in the vault clock and the slots it removed remembered as removed (SPEC.md §17.4).
-    private func stamped(_ header: VaultHeader, removing removed: [[UInt8]], stamp: Stamp) -> VaultHeader {
-        var out = header
-        var clock = out.clock
-        clock.include(stamp)
-        out.clock = clock
-        if !removed.isEmpty {
-            out.removedSlots = out.removedSlots + removed.map { VaultHeader.RemovedSlot(identity: $0, time: stamp.time) }
-        }
-        return out
-    }
-
-    /// The identities of the slots of `base` that `changed` no longer has.
-    private static func removedSlots(_ base: VaultHeader, _ changed: VaultHeader?) -> [[UInt8]] {
-        guard let changed else { return [] }
-        let kept = Set(changed.slots.map(\.identity))
-        return base.slots.map(\.identity).filter { !kept.contains($0) }
-    }
-
-    /// Makes a transaction's changes again on `next`, a newer version than the one it was
-    /// made on: edits keep what another writer changed meanwhile (its values of the same
-    /// fields become conflicts), a deletion of an item changed meanwhile is dropped (the
-    /// edit wins), key slots added and removed are added and removed.
-    private func replay(_ changes: Changeset, onto next: inout VaultSnapshot, stamp: Stamp, keys: VaultKeys) throws(CofferError) {
-        let base = changes.baseHeader ?? snapshot.header
-        if let header = changes.header {
-            var merged = next.header
-            let before = Set(base.slots.map(\.identity))
-            let removed = before.subtracting(header.slots.map(\.identity))
-            let existing = Set(merged.slots.map(\.identity))
-            merged.slots.removeAll { removed.contains($0.identity) }
-            // Only the slots the transaction added: a slot of its base that the new version
-            // lacks was removed by the other writer (a changed password), and stays removed.
-            merged.slots += header.slots.filter { !before.contains($0.identity) && !existing.contains($0.identity) }
-            guard !merged.slots.isEmpty, merged.slots.count <= FormatV1.maxSlots else {
-                throw .conflict("key slots were changed by another writer meanwhile; the change cannot be made on the new version")
-            }
-            next.header = merged
-        }
-        next.header = stamped(next.header, removing: Self.removedSlots(base, changes.header), stamp: stamp)
-        for id in changes.order {
-            guard let change = changes.entries[id] else { continue }
-            let current = try next.version(id)
-            guard let baseVersion = changes.bases[id] ?? nil else {
-                // Added by the transaction: a new id, its record stands as sealed.
-                try next.apply(id, change)
-                continue
-            }
-            guard let current else { continue }   // compacted away meanwhile: nothing to edit
-            switch change {
-            case .put(let sealed, _):
-                let staged = try ItemVersion(record: sealed.record, overview: sealed.overview)
-                let (new, _) = try staged.parts(vaultID: next.vaultID, keys: keys)
-                let edited = try ItemMerge.edit(current: current, base: baseVersion, new: new, stamp: stamp,
-                                                resolvingConflicts: changes.resolved.contains(id),
-                                                vaultID: next.vaultID, keys: keys, entropy: entropy)
-                if try VaultSnapshot.isTombstone(edited.overview) {
-                    next.applyChecked(id, .tombstone(edited))
-                } else {
-                    // The unique key is checked (and indexed) as the item ends: fields another
-                    // writer changed meanwhile keep their values, the key's among them.
-                    let attributes = try formatCall { () throws(FormatError) in try EntryCodec.decodeOverview(edited.overview) }
-                    try next.apply(id, .put(edited, attributes))
-                }
-            case .tombstone:
-                if let tombstone = try ItemMerge.delete(current: current, base: baseVersion, stamp: stamp,
-                                                        vaultID: next.vaultID, keys: keys, entropy: entropy) {
-                    next.applyChecked(id, .tombstone(tombstone))
-                }
-            }
-        }
-    }
-
-    /// Joins `other` (verified, same vault) with what this vault holds and saves the result,
-    /// under the write lock. Returns what the merge changed.
-    @discardableResult
-    func saveMerged(with other: VaultSnapshot, keys: VaultKeys) throws(CofferError) -> MergeReport {
-        try store.withExclusiveLock(timeout: options.lockTimeout) { () throws(CofferError) -> MergeReport in
-            var base = snapshot
-            if try storeCall({ () throws(StoreError) in try store.currentIdentity() }) != snapshot.identity {
-                // The file changed since we read it: it takes part too.
-                base = try ReplicaMerge.merge(snapshot, try readVerified(keys: keys), vaultID: snapshot.vaultID, keys: keys,
-                                              entropy: entropy).snapshot
-            }
-            let outcome = try ReplicaMerge.merge(base, other, vaultID: snapshot.vaultID, keys: keys, entropy: entropy)
-            var next = outcome.snapshot
-            next.generation = max(next.generation, highestGeneration) + 1
-            next.digestsChecked = false   // it holds the other version's records too
-            try next.checkDigests()
-            let bytes = try formatCall { () throws(FormatError) in
-                try VaultFile.encodeInPieces(header: next.header, generation: next.generation, records: next.allRecords, keys: keys)
-            }
-            try save(bytes, clock: next.header.clock, slotsChanged: next.header.slots != snapshot.header.slots) { identity in
-                next.identity = identity
-                snapshot = next
-                highestGeneration = next.generation
-            }
-            return outcome.report
-        }
-    }
-
-    /// Replaces the file with `bytes`, then hands `saved` the new file's identity.
-    /// With `slotsChanged`, no backup under the old key slots is left (see `VaultFileStore.replace`):
-    /// a `.bak` that still opened with a replaced password would unwrap the vault key,
-    /// which decrypts everything saved later too.
-    private func save(_ bytes: EncodedVaultFile, clock: VersionVector, slotsChanged: Bool, saved: (FileIdentity) -> Void) throws(CofferError) {
-        if memory.stillRolledBack(clock), let warning = memory.rollback {
-            throw .rolledBack("\(path): \(warning.description); nothing was saved (accept the rollback to save anyway)")
-        }
-        let identity: FileIdentity
-        do throws(StoreError) {
-            identity = try store.replace(with: bytes, keepBackup: options.keepsBackup, slotsChanged: slotsChanged)
-        } catch {
-            if case .system(.syncDirectory, _, _) = error {
-                // The new file is in place (only its durability is unknown): remember it, so
-                // the next save does not mistake our own write for another writer's.
-                if let identity = try storeCall({ () throws(StoreError) in try store.currentIdentity() }) { saved(identity) }
-            }
-            throw CofferError(error)
-        }
-        saved(identity)
-        memory.remember(clock)
-    }
-
-    /// Reads, parses and verifies the file with the keys we hold.
-    private func readVerified(keys: VaultKeys) throws(CofferError) -> VaultSnapshot {
-        let file = try storeCall { () throws(StoreError) in try store.read() }
-        return try replicaSnapshot(file.bytes, name: "the file at \(path) now", keys: keys, identity: file.identity)
-    }
-
-    /// Parses and verifies a replica of this vault with the keys we hold; overviews of
-    /// records we hold already are not decrypted again.
-    func replicaSnapshot(_ bytes: [UInt8], name: String, keys: VaultKeys,
-                         identity: FileIdentity? = nil) throws(CofferError) -> VaultSnapshot {
-        let codec = try formatCall { () throws(FormatError) in try VaultFile.parse(bytes) }
-        guard codec.header.vaultID == snapshot.vaultID else {
-            throw .differentVault("\(name) holds a different vault")
-        }
-        try formatCall { () throws(FormatError) in try codec.authenticate(keys: keys) }
-        return try VaultSnapshot(codec: codec, keys: keys, identity: identity ?? snapshot.identity, reusing: snapshot)
     }
 
     func requireKeys() throws(CofferError) -> VaultKeys {

@@ -18,6 +18,8 @@ import Foundation
 public final class VaultTransaction {
     private unowned let vault: Vault
     private let keys: VaultKeys
+    /// Opens the items this transaction reads and seals those it writes.
+    private let sealer: ItemSealer
     /// The vault when the transaction began. Never changed: reads see `changes` over
     /// it, so a write does not copy a large vault's dictionaries.
     private var base: VaultSnapshot
@@ -30,6 +32,7 @@ public final class VaultTransaction {
         self.vault = vault
         self.keys = keys
         self.base = base
+        sealer = ItemSealer(vaultID: base.vaultID, keys: keys, entropy: vault.entropy)
         changes.basedOn = base.identity
     }
 
@@ -46,7 +49,6 @@ public final class VaultTransaction {
     // MARK: The base with this transaction's changes
 
     var header: VaultHeader { changes.header ?? base.header }
-    private var vaultID: [UInt8] { base.vaultID }
 
     private func currentRecord(_ id: ItemID) -> EntryRecord? {
         switch changes.entries[id] {
@@ -199,7 +201,7 @@ public final class VaultTransaction {
     public func secrets(for id: ItemID) throws(CofferError) -> ItemSecrets {
         try ensureOpen()
         guard let version = try currentVersion(id) else { throw .itemNotFound }
-        return try ItemMerge.secretsView(of: version, vaultID: vaultID, keys: keys)
+        return try sealer.secrets(of: version)
     }
 
     /// The values of item `id` that lost a concurrent edit on another replica (SPEC.md
@@ -208,9 +210,7 @@ public final class VaultTransaction {
     public func conflicts(for id: ItemID) throws(CofferError) -> [ItemConflict] {
         try ensureOpen()
         guard let version = try currentVersion(id) else { throw .itemNotFound }
-        guard ItemClockCodec.hasSiblings(version.overview) else { return [] }
-        let (parts, _) = try version.parts(vaultID: vaultID, keys: keys)
-        return try parts.conflicts.sorted { $0.stamp < $1.stamp }.map { (conflict) throws(CofferError) in
+        return try sealer.conflicts(of: version).sorted { $0.stamp < $1.stamp }.map { (conflict) throws(CofferError) in
             try ItemConflict(conflict)
         }
     }
@@ -230,9 +230,8 @@ public final class VaultTransaction {
     public func resolveConflicts(for id: ItemID) throws(CofferError) {
         try ensureOpen()
         guard let version = try currentVersion(id), let attributes = try currentAttributes(id) else { throw .itemNotFound }
-        let secrets = try ItemMerge.secretsView(of: version, vaultID: vaultID, keys: keys)
-        let sealed = try ItemMerge.edit(current: version, base: version, attributes: attributes, secrets: secrets, stamp: stamp(),
-                                        resolvingConflicts: true, vaultID: vaultID, keys: keys, entropy: vault.entropy)
+        let secrets = try sealer.secrets(of: version)
+        let sealed = try sealer.edit(version, to: attributes, secrets: secrets, stamp: stamp(), resolvingConflicts: true)
         changes.resolved.insert(id)
         try change(id, .put(sealed, attributes))
     }
@@ -249,8 +248,7 @@ public final class VaultTransaction {
         while currentRecord(id) != nil || base.tombstones[id] != nil {
             id = try ItemID(validated: vault.entropy.bytes(FormatV1.entryIDLength))
         }
-        let sealed = try ItemMerge.add(id: id, attributes: attributes, secrets: secrets, stamp: stamp(), vaultID: vaultID,
-                                       keys: keys, entropy: vault.entropy)
+        let sealed = try sealer.add(id: id, attributes: attributes, secrets: secrets, stamp: stamp())
         try change(id, .put(sealed, attributes))
         return Item(id: id, revision: 1, attributes: attributes)
     }
@@ -297,7 +295,7 @@ public final class VaultTransaction {
         newAttributes.created = old.created
         newAttributes.modified = vault.now()
         if attributes != nil, newAttributes.preservedFields.isEmpty { newAttributes.preservedFields = old.preservedFields }
-        let oldSecrets = try ItemMerge.secretsView(of: version, vaultID: vaultID, keys: keys)
+        let oldSecrets = try sealer.secrets(of: version)
         var newSecrets = secrets.map { replacing ? $0 : oldSecrets.merging($0) } ?? oldSecrets
         if secrets != nil {
             if newSecrets.preservedFields.isEmpty { newSecrets.preservedFields = oldSecrets.preservedFields }
@@ -319,7 +317,7 @@ public final class VaultTransaction {
         try ensureOpen()
         guard let old = try currentAttributes(id), let version = try currentVersion(id) else { throw CofferError.itemNotFound }
         var attributes = old
-        let oldSecrets = try ItemMerge.secretsView(of: version, vaultID: vaultID, keys: keys)
+        let oldSecrets = try sealer.secrets(of: version)
         var secrets = oldSecrets
         try body(&attributes, &secrets)
         try attributes.validate()
@@ -336,8 +334,7 @@ public final class VaultTransaction {
     public func delete(_ id: ItemID) throws(CofferError) {
         try ensureOpen()
         guard let version = try currentVersion(id) else { throw .itemNotFound }
-        guard let sealed = try ItemMerge.delete(current: version, base: version, stamp: stamp(), vaultID: vaultID,
-                                                keys: keys, entropy: vault.entropy) else { throw .itemNotFound }
+        guard let sealed = try sealer.delete(version, askedOn: version, stamp: stamp()) else { throw .itemNotFound }
         try change(id, .tombstone(sealed))
     }
 
@@ -351,8 +348,7 @@ public final class VaultTransaction {
         if unchanged == old.attributes, secrets == old.secrets {
             return Item(id: version.record.id, revision: version.record.revision, attributes: old.attributes)
         }
-        let sealed = try ItemMerge.edit(current: version, base: version, attributes: attributes, secrets: secrets, stamp: stamp(),
-                                        vaultID: vaultID, keys: keys, entropy: vault.entropy)
+        let sealed = try sealer.edit(version, to: attributes, secrets: secrets, stamp: stamp())
         try change(version.record.id, .put(sealed, attributes))
         return Item(id: version.record.id, revision: sealed.record.revision, attributes: attributes)
     }

@@ -1,11 +1,5 @@
 import Foundation
 import Testing
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Issue 15, finding 5: `coffer get --clip` under a real X server (Xvfb) with the real xclip
 /// and xsel, which leave a daemon behind to serve the selection. `make test` installs them
 /// (Debian's xvfb, xclip, xsel). wl-copy needs a Wayland compositor and is not run here.

@@ -1,12 +1,6 @@
 import Foundation
 import Testing
 import CofferTestSupport
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Each documented exit code, triggered for real.
 @Suite("coffer exit codes")
 struct CLIExitCodeTests {

@@ -1,12 +1,6 @@
 import Foundation
 import Testing
 import CofferTestSupport
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// posix_openpt and friends: Swift's Glibc module hides them behind _XOPEN_SOURCE,
 /// so on Linux they are looked up at run time.
 private enum PTY {

@@ -1,10 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// How a process run by ``runProcess(_:_:input:in:environment:timeout:)`` ended.
 package struct ProcessResult: Sendable {
     /// The exit status, or the signal number when ``killed``.

@@ -23,6 +23,8 @@
 // The vault password is the first line of stdin (not for memscan or secure-memory). KDF parameters come from
 // the vault. Exit codes: 0 ok, 3 conflict, 4 other Coffer error, 64 usage.
 import Coffer
+// This target's one file, and a process of its own: it needs the C library directly
+// (exit codes, raw writes to descriptors) and imports nothing else that brings it.
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -190,7 +190,7 @@ struct DocCArticleTests {
         }
     }
 
-    @Test("Several devices: a sync conflict copy is merged and removed; another vault's copy is left")
+    @Test("Several devices: a sync conflict copy is merged and moved into .coffer-merged; another vault's copy is left")
     func conflictCopiesRun() throws {
         try withTemporaryDirectory { dir in
             let keyFile = try KeyFile.generate(at: dir.path + "/vault.key")
@@ -206,6 +206,7 @@ struct DocCArticleTests {
 
             #expect(try mergeConflictCopies(vaultPath: path, keyFilePath: dir.path + "/vault.key") == 1)
             #expect(!FileManager.default.fileExists(atPath: syncthing))
+            #expect(FileManager.default.fileExists(atPath: dir.path + "/.coffer-merged/vault.sync-conflict-20260301-101500-ABCDEF2.coffer"))
             #expect(FileManager.default.fileExists(atPath: dropbox), "another vault's copy is left alone")
             let merged = try Vault.open(at: path, credential: .keyFile(keyFile), options: options)
             #expect(try merged.items().compactMap(\.service).sorted() == ["chat", "mail"])

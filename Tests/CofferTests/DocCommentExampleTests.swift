@@ -53,10 +53,6 @@ func secureBytesExample() throws -> SecureBytes {
     return key
 }
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 func secureBytesFillExample(fd: Int32) throws -> SecureBytes {
     // DOC-EXAMPLE-BEGIN Sources/CofferCrypto/SecureBytes.swift
     let key = try SecureBytes(count: 32) { (buffer) throws(CofferError) in   // the closure's throws is typed
@@ -64,6 +60,38 @@ func secureBytesFillExample(fd: Int32) throws -> SecureBytes {
     }
     // DOC-EXAMPLE-END
     return key
+}
+
+func putAwayMergedCopyExample(vault: Vault, vaultPath: String, copyPath: String) throws {
+    // DOC-EXAMPLE-BEGIN Sources/CofferVault/Vault+MergedCopies.swift
+    guard let noted = FileVersion(of: copyPath) else { return }    // before the merge reads it
+    try vault.merge(contentsOf: copyPath)                            // saved atomically
+    let folder = try Vault.mergedCopiesFolder(forVaultAt: vaultPath)  // .coffer-merged, mode 0700
+    switch try Vault.putAwayMergedCopy(at: copyPath, unchangedSince: noted, .move(into: folder)) {
+    case .moved(let moved): print("merged; the copy is now \(moved)")
+    case .deleted: break
+    case .changed: print("rewritten since it was merged: merge it again")
+    }
+    // DOC-EXAMPLE-END
+}
+
+func fileChecksExample(path: String, askForNewPassword: () throws -> SecureBytes) throws -> Vault {
+    // DOC-EXAMPLE-BEGIN Sources/CofferVault/FileChecks.swift
+    if FileChecks.exists(path) { throw CofferError.fileExists(path) }
+    let folder = FileChecks.folder(of: path)
+    if !FileChecks.isDirectory(folder) { throw CofferError.fileNotFound(folder) }
+    let password = try askForNewPassword()            // only now
+    let vault = try Vault.create(at: path, password: password)
+    // DOC-EXAMPLE-END
+    return vault
+}
+
+func fileVersionExample(vault: Vault, copyPath: String) throws {
+    // DOC-EXAMPLE-BEGIN Sources/CofferVault/FileVersion.swift
+    guard let before = FileVersion(of: copyPath) else { return }   // nothing there
+    try vault.merge(contentsOf: copyPath)
+    print(FileVersion(of: copyPath) == before)   // false if it changed meanwhile
+    // DOC-EXAMPLE-END
 }
 
 @Suite("Doc-comment examples")
@@ -111,6 +139,6 @@ struct DocCommentExampleTests {
             #expect(shown, "\(file) has no doc-comment example with the lines compiled in DocCommentExampleTests.swift:\n\(body.joined(separator: "\n"))")
             checked += 1
         }
-        #expect(checked == 5)
+        #expect(checked == 8)
     }
 }

@@ -2,12 +2,6 @@ import Foundation
 import Testing
 import Coffer
 import CofferTestSupport
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Issue 15, findings 14 and 15: no core dumps or crash output with memory contents, and
 /// guarded memory that could not be locked into RAM is reported, or refused on request.
 /// The processes run for real: `coffer` and `CofferTestWriter`, under `setpriv`/`prlimit`

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 import Testing
 import Coffer
@@ -60,6 +55,8 @@ enum StoreInjection: Sendable {
     case fail(Int32)
     /// `write` only: write at most this many bytes (0: write nothing, return 0).
     case shortWrite(Int)
+    /// `read` only: read at most this many bytes (0: read nothing, return 0 as at the end).
+    case shortRead(Int)
 }
 
 /// A fault rule: when `matches` a call, apply `injection`, at most `times` times.
@@ -121,8 +118,13 @@ final class StoreFaultInjector: @unchecked Sendable {
             return outcome
         }
         io.read = { fd, buffer in
-            if case .fail(let code) = self.decide(.read(path: self.pathOf(fd))) { return .failure(code) }
-            return live.read(fd, buffer)
+            switch self.decide(.read(path: self.pathOf(fd))) {
+            case .fail(let code): return .failure(code)
+            case .shortRead(let limit):
+                if limit == 0 { return .success(0) }
+                return live.read(fd, UnsafeMutableRawBufferPointer(rebasing: buffer.prefix(limit)))
+            case .shortWrite, nil: return live.read(fd, buffer)
+            }
         }
         io.write = { fd, buffer in
             switch self.decide(.write(path: self.pathOf(fd), count: buffer.count)) {
@@ -130,7 +132,7 @@ final class StoreFaultInjector: @unchecked Sendable {
             case .shortWrite(let limit):
                 if limit == 0 { return .success(0) }
                 return live.write(fd, UnsafeRawBufferPointer(rebasing: buffer.prefix(limit)))
-            case nil: return live.write(fd, buffer)
+            case .shortRead, nil: return live.write(fd, buffer)
             }
         }
         io.fsync = { fd in

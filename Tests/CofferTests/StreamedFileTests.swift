@@ -8,7 +8,7 @@ import Coffer
 import CofferTestSupport
 
 /// Saves stream the file in pieces (``EncodedVaultFile``) and opening runs the KDF before the
-/// whole file is read (``Vault/readAndUnlock(_:with:kdfLimit:)``): issue 18's memory levers.
+/// whole file is read (``VaultFileReader/readAndUnlock(_:with:kdfLimit:)``): issue 18's memory levers.
 @Suite("Streamed saves and opening from the file's start")
 struct StreamedFileTests {
     /// An attachment larger than a piece (1 MiB) among small items: the pieces a save writes

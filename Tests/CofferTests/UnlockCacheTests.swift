@@ -6,10 +6,6 @@ import Coffer
 @testable import CofferStore
 @testable import CofferVault
 import CofferTestSupport
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// An app-provided store, as the protocol's documentation describes one: it keeps the
 /// encoded payloads and decodes them on the way out (here in memory).
 final class MemoryUnlockCache: UnlockCache, @unchecked Sendable {

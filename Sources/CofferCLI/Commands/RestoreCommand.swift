@@ -85,7 +85,7 @@ struct RestoreCommand: ParsableCommand {
 
     /// The file's modification time, or "?".
     static func saved(_ path: String) -> String {
-        guard let date = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date else { return "?" }
+        guard let date = FileVersion(of: path, followingLinks: false)?.modificationDate else { return "?" }
         return date.ISO8601Format()
     }
 }

@@ -74,35 +74,54 @@ struct SyncCommand: ParsableCommand {
             return
         }
         let unlocked = try vault.unlock(saving: rollback)
-        let backupFolder = CopyDisposal.backupFolder(forVault: vault.vault)
+        // Where merged copies go: known now, created when the first one needs it.
+        var backupFolder = ".coffer-merged"
         var folderProblem: CLIFailure?
         var folderReady = false
+        do {
+            backupFolder = try Vault.mergedCopiesFolder(forVaultAt: vault.vault, creating: false)
+        } catch {
+            folderProblem = CLIFailure(.ioError, "cannot find the folder of \(vault.vault): \(Self.reason(error)); merged copies were left in place")
+        }
         let outcomes = ReplicaMerging.merge(files, into: unlocked.vault, vaultPath: vault.vault) { outcome in
             // The vault is saved with this copy merged in: now the copy may go.
             let path = outcome.file.path
-            if let before = outcome.fingerprint, FileFingerprint(of: path) != before {
-                outcome.note = "\(path) changed while it was merged; left in place for the next sync"
+            let changed = "\(path) changed while it was merged; left in place for the next sync"
+            guard let noted = outcome.version else {
+                outcome.note = changed
                 return
             }
             do {
+                let disposal: MergedCopyDisposal
                 if deleteCopies {
-                    try CopyDisposal.delete(path)
-                    outcome.removed = true
-                    return
-                }
-                if let folderProblem { throw folderProblem }
-                if !folderReady {
-                    do {
-                        try CopyDisposal.prepare(backupFolder)
-                        folderReady = true
-                    } catch let failure as CLIFailure {
-                        folderProblem = failure
-                        throw failure
+                    disposal = .delete
+                } else {
+                    if let folderProblem { throw folderProblem }
+                    if !folderReady {
+                        do throws(CofferError) {
+                            _ = try Vault.mergedCopiesFolder(forVaultAt: vault.vault)
+                            folderReady = true
+                        } catch {
+                            let problem = error.kind == .fileExists
+                                ? CLIFailure(.ioError, "\(backupFolder) exists and is not a folder; merged copies were left in place")
+                                : CLIFailure(.ioError, "cannot create \(backupFolder): \(Self.reason(error))")
+                            folderProblem = problem
+                            throw problem
+                        }
                     }
+                    disposal = .move(into: backupFolder)
                 }
-                outcome.movedTo = try CopyDisposal.move(path, into: backupFolder)
+                switch try Vault.putAwayMergedCopy(at: path, unchangedSince: noted, disposal) {
+                case .moved(let to): outcome.movedTo = to
+                case .deleted: outcome.removed = true
+                case .changed: outcome.note = changed
+                }
             } catch let failure as CLIFailure {
                 outcome.disposalFailure = failure
+            } catch let error as CofferError {
+                outcome.disposalFailure = deleteCopies
+                    ? CLIFailure(.ioError, "cannot delete \(path): \(Self.reason(error)); it was left in place")
+                    : CLIFailure(.ioError, "cannot move \(path) to \(backupFolder): \(Self.reason(error)); it was left in place")
             } catch {
                 outcome.disposalFailure = CLIFailure(.ioError, "cannot put \(path) away: \(error)")
             }
@@ -118,5 +137,10 @@ struct SyncCommand: ParsableCommand {
             if stuck > 0 { parts.append(stuck == 1 ? "1 merged copy not put away" : "\(stuck) merged copies not put away") }
             throw CLIFailure(status, parts.joined(separator: ", ") + " (see above)")
         }
+    }
+
+    /// Why putting a copy away failed, as the system says it ("Permission denied").
+    private static func reason(_ error: CofferError) -> String {
+        error.errno.map(ProcessIO.errorText) ?? error.description
     }
 }

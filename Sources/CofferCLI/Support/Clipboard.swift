@@ -1,11 +1,6 @@
 import ArgumentParser
 import Coffer
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A clipboard tool found on PATH: wl-copy (Wayland), xclip or xsel (X11), pbcopy (macOS).
 struct Clipboard {
@@ -40,7 +35,7 @@ struct Clipboard {
         ]
         let path = (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map(String.init)
         func locate(_ tool: String) -> String? {
-            path.lazy.filter { !$0.isEmpty }.map { $0 + "/" + tool }.first { access($0, X_OK) == 0 }
+            path.lazy.filter { !$0.isEmpty }.map { $0 + "/" + tool }.first(where: ProcessIO.isExecutable)
         }
         for (name, copy, paste, clear, usable) in candidates where usable && (wanted == nil || wanted == name) {
             if let executable = locate(name), let pasteExecutable = locate(paste.0) {
@@ -114,9 +109,9 @@ struct ClipboardClearCommand: ParsableCommand {
 
     func run() throws {
         let secret = try ChildProcess.readAll(fd: 0, limit: Clipboard.pasteLimit)
-        close(0)
+        ProcessIO.closeStandardInput()
         let clipboard = try Clipboard.find(named: tool)
-        sleep(UInt32(max(0, min(after, 86_400))))
+        ProcessIO.sleep(seconds: min(after, 86_400))
         guard let current = try clipboard.contents(), current == secret else { return }
         try clipboard.clear()
     }

@@ -1,9 +1,4 @@
 import Coffer
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Writes to stdout and stderr with plain `write(2)`, so secrets never pass through
 /// a `String` or a stdio buffer.
@@ -54,7 +49,7 @@ enum Output {
         try writeAll(fd: fd, bytes)
     }
 
-    static var stderrIsTerminal: Bool { isatty(2) == 1 }
+    static var stderrIsTerminal: Bool { ProcessIO.isTerminal(ProcessIO.standardError) }
 
     private static func emit(fd: Int32, _ text: String) {
         var copy = text
@@ -66,16 +61,8 @@ enum Output {
     }
 
     private static func writeAll(fd: Int32, _ bytes: UnsafeRawBufferPointer) throws {
-        guard let base = bytes.baseAddress else { return }
-        var offset = 0
-        while offset < bytes.count {
-            let n = write(fd, base + offset, bytes.count - offset)
-            if n < 0 {
-                if errno == EINTR { continue }
-                let code = errno
-                throw CLIFailure(.ioError, "cannot write to \(fd == 1 ? "standard output" : "standard error"): \(String(cString: strerror(code)))")
-            }
-            offset += n
+        if let code = ProcessIO.writeAll(fd, bytes) {
+            throw CLIFailure(.ioError, "cannot write to \(fd == 1 ? "standard output" : "standard error"): \(ProcessIO.errorText(code))")
         }
     }
 }

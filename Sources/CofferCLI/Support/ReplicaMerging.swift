@@ -1,9 +1,4 @@
 import Coffer
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A file to merge into a vault: a conflict copy found beside it, or a path given.
 struct ReplicaFile {
@@ -29,7 +24,7 @@ struct ReplicaOutcome {
     /// `sync`: why a merged copy was left in place without it being a problem.
     var note: String?
     /// The file as it was just before the merge read it, to notice a change before it is moved.
-    var fingerprint: FileFingerprint?
+    var version: FileVersion?
 
     var merged: Bool { report != nil }
 }
@@ -56,7 +51,7 @@ enum ReplicaMerging {
                 continue
             }
             do {
-                outcome.fingerprint = FileFingerprint(of: file.path)
+                outcome.version = FileVersion(of: file.path)
                 outcome.report = try vault.merge(contentsOf: file.path)
                 merged(&outcome)
             } catch {
@@ -78,18 +73,19 @@ enum ReplicaMerging {
     /// Refuses (exit 64) a file to merge that is the vault file itself, and drops the
     /// second mention of a file named twice (the same file under two paths counts once).
     static func distinct(_ files: [ReplicaFile], vault: String) throws -> [ReplicaFile] {
-        let vaultIdentity = FileIdentityCheck.identity(of: vault)
-        var seen = Set<FileIdentityCheck.Identity>()
+        let vaultVersion = FileVersion(of: vault)
+        var seen: [FileVersion] = []
         var seenPaths = Set<String>()
         var result: [ReplicaFile] = []
         for file in files {
             guard !file.path.isEmpty else { throw CLIFailure(.usage, "a path to merge is empty") }
-            let identity = FileIdentityCheck.identity(of: file.path)
-            if let identity, identity == vaultIdentity {
+            let version = FileVersion(of: file.path)
+            if let version, let vaultVersion, version.isSameFile(as: vaultVersion) {
                 throw CLIFailure(.usage, "\(file.path) is the vault file itself; name another copy to merge")
             }
-            if let identity {
-                guard seen.insert(identity).inserted else { continue }
+            if let version {
+                guard !seen.contains(where: version.isSameFile(as:)) else { continue }
+                seen.append(version)
             } else {
                 guard seenPaths.insert(file.path).inserted else { continue }
             }
@@ -203,45 +199,5 @@ enum ReplicaMerging {
 
     static func plural(_ count: Int, _ noun: String) -> String {
         "\(count) \(noun)\(count == 1 ? "" : "s")"
-    }
-}
-
-/// A file's device, inode, size and modification time: when any differs, it changed.
-struct FileFingerprint: Equatable {
-    let device: UInt64
-    let inode: UInt64
-    let size: Int64
-    let seconds: Int
-    let nanoseconds: Int
-
-    /// The fingerprint of the file `path` names (links followed), or nil when there is none.
-    init?(of path: String) {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        device = UInt64(info.st_dev)
-        inode = UInt64(info.st_ino)
-        size = Int64(info.st_size)
-        #if canImport(Darwin)
-        seconds = info.st_mtimespec.tv_sec
-        nanoseconds = info.st_mtimespec.tv_nsec
-        #else
-        seconds = info.st_mtim.tv_sec
-        nanoseconds = info.st_mtim.tv_nsec
-        #endif
-    }
-}
-
-/// Which file a path names, to tell when two paths name one file.
-enum FileIdentityCheck {
-    struct Identity: Hashable {
-        let device: UInt64
-        let inode: UInt64
-    }
-
-    /// The device and inode of the file `path` names (links followed), or nil when there is none.
-    static func identity(of path: String) -> Identity? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        return Identity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
     }
 }

@@ -11,6 +11,12 @@ package struct SecretFragment: Sendable {
         self.range = range
     }
 
+    /// A fragment of its own guarded buffer holding a copy of `bytes` (none: an empty value).
+    package init(copying bytes: [UInt8]) throws(FormatError) {
+        source = try crypto { () throws(CofferError) in try SecureBytes(count: bytes.count) { $0.copyBytes(from: bytes) } }
+        range = 0..<bytes.count
+    }
+
     /// The fragment's bytes, copied into their own guarded buffer.
     package func copy() throws(FormatError) -> SecureBytes {
         try crypto { () throws(CofferError) in try source.slice(range) }

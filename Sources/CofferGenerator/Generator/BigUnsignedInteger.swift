@@ -1,4 +1,5 @@
 import CofferCrypto
+import Foundation
 /// A minimal arbitrary-precision unsigned integer, for counting passwords exactly
 /// (up to 94^1024, about 2^6712). It has only what the entropy formula needs.
 struct BigUnsignedInteger: Sendable, Hashable, CustomStringConvertible {
@@ -134,10 +135,5 @@ extension BigUnsignedInteger: Comparable {
     }
 }
 
-#if canImport(Glibc)
-import Glibc
-private func _log2(_ value: Double) -> Double { Glibc.log2(value) }
-#elseif canImport(Darwin)
-import Darwin
-private func _log2(_ value: Double) -> Double { Darwin.log2(value) }
-#endif
+/// The C library's log2 (through Foundation), out of reach of the `log2` property above.
+private func _log2(_ value: Double) -> Double { Foundation.log2(value) }

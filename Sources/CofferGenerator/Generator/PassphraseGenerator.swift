@@ -1,4 +1,5 @@
 import CofferCrypto
+import Foundation
 /// Generates passphrases: words chosen uniformly and independently from a ``Wordlist``.
 ///
 /// Each word is an unbiased pick (rejection sampling over 32-bit draws from the
@@ -231,9 +232,3 @@ public struct PassphraseGenerator: Sendable {
         }
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif

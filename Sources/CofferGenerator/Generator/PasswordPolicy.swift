@@ -1,4 +1,5 @@
 import CofferCrypto
+import Foundation
 /// What a generated password may contain.
 ///
 /// The default is 20 characters drawn from all four classes (lowercase, uppercase,
@@ -222,9 +223,3 @@ struct PasswordAlphabet: Sendable, Hashable {
         return passwordCount().log2
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif

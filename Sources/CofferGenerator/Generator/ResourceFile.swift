@@ -1,48 +1,10 @@
 import CofferCrypto
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
-/// Reads whole files: the package's bundled word lists and user-supplied ones.
+/// Reads whole files: user-supplied word lists (the bundled ones are compiled in: BundledWordList).
 enum ResourceFile {
     /// Files larger than this are refused, so a wrong path cannot exhaust memory.
     static let maximumSize = 64 * 1024 * 1024
-
-    /// The bytes of a file shipped in the package's resource bundle.
-    static func bundled(_ name: String, extension fileExtension: String) throws(CofferError) -> [UInt8] {
-        guard let bundle = resourceBundle, let path = bundle.path(forResource: name, ofType: fileExtension) else {
-            throw .fileNotFound("\(name).\(fileExtension) (the Coffer_CofferGenerator resource bundle is not beside the program)")
-        }
-        return try read(path)
-    }
-
-    /// SwiftPM's generated `Bundle.module` calls `fatalError` when the bundle is missing
-    /// (e.g. a `coffer` binary copied without it); this lookup returns nil instead.
-    /// `COFFER_RESOURCES` may name the bundle folder explicitly.
-    static let resourceBundle: Bundle? = {
-        let names = ["Coffer_CofferGenerator.resources", "Coffer_CofferGenerator.bundle"]
-        var folders: [URL] = []
-        if let explicit = ProcessInfo.processInfo.environment["COFFER_RESOURCES"] {
-            folders.append(URL(fileURLWithPath: explicit).deletingLastPathComponent())
-            if let bundle = Bundle(path: explicit) { return bundle }
-        }
-        folders.append(Bundle.main.bundleURL)
-        if let resources = Bundle.main.resourceURL { folders.append(resources) }
-        #if os(Linux)
-        folders.append(URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent())
-        #endif
-        // Test runners and plug-ins load Coffer from a bundle of their own.
-        folders += Bundle.allBundles.map { $0.bundleURL.deletingLastPathComponent() }
-        for folder in folders {
-            for name in names {
-                if let bundle = Bundle(path: folder.appendingPathComponent(name).path) { return bundle }
-            }
-        }
-        return nil
-    }()
 
     /// The bytes of the file at `path`.
     static func read(_ path: String) throws(CofferError) -> [UInt8] {

@@ -1,4 +1,5 @@
 import CofferCrypto
+import Foundation
 /// A list of distinct words for passphrases.
 ///
 /// ``effLarge`` is the EFF large wordlist (7,776 words, 12.92 bits each), shipped with
@@ -50,8 +51,10 @@ public struct Wordlist: Sendable, Hashable {
     }
 
     /// The EFF large wordlist: 7,776 words chosen for memorability by the Electronic
-    /// Frontier Foundation (CC BY 3.0 US; see NOTICE). Loaded from the package's
-    /// resources once, on first use, thread-safely.
+    /// Frontier Foundation (CC BY 3.0 US; see NOTICE). It is compiled into the library, so a
+    /// copied or installed program has it; it is parsed once, on first use, thread-safely,
+    /// and would throw ``CofferError/Kind/invalidWordList`` only if the compiled-in copy
+    /// were damaged (the tests check its SHA-256).
     ///
     /// ```swift
     /// let words = try Wordlist.effLarge.words   // ["abacus", "abdomen", ...]
@@ -65,10 +68,10 @@ public struct Wordlist: Sendable, Hashable {
 
     // A static let is initialised once, thread-safely (swift_once).
     private static let loadedEFFLarge: Result<Wordlist, CofferError> = Result { () throws(CofferError) -> Wordlist in
-        let bytes = try ResourceFile.bundled("eff_large_wordlist", extension: "txt")
-        let list = try Wordlist(parsing: bytes, source: "eff_large_wordlist.txt")
+        let eff = BundledWordList.effLarge
+        let list = try Wordlist(parsing: eff.bytes, source: eff.name)
         guard list.count == effLargeCount else {
-            throw .invalidWordList("eff_large_wordlist.txt has \(list.count) words, not \(effLargeCount)")
+            throw .invalidWordList("\(eff.name) has \(list.count) words, not \(effLargeCount)")
         }
         return list
     }
@@ -114,9 +117,3 @@ public struct Wordlist: Sendable, Hashable {
         words = entries.map(\.word)
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif

@@ -1,4 +1,5 @@
 import CofferCrypto
+import Foundation
 /// Finds dates (`13/2/1987`, `1987-02-13`, `130287`, `2/13/87`...) and recent years,
 /// with zxcvbn's rules for splitting digits into day, month and year.
 enum DateMatcher {
@@ -146,9 +147,3 @@ enum DateMatcher {
         return value
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif

@@ -1,4 +1,5 @@
 import CofferCrypto
+import Foundation
 /// How many guesses each kind of match costs an attacker, following zxcvbn's scoring.
 /// Results are log10 of the guesses, so that very long passwords cannot overflow.
 enum GuessEstimates {
@@ -142,9 +143,3 @@ enum GuessEstimates {
         return Unicode.Scalar(scalar)?.properties.isLowercase ?? false
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif

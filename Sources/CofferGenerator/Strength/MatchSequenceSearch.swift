@@ -1,4 +1,5 @@
 import CofferCrypto
+import Foundation
 /// Finds the sequence of non-overlapping matches covering the password that needs the
 /// fewest guesses, with zxcvbn's dynamic program:
 ///
@@ -97,9 +98,3 @@ enum MatchSequenceSearch {
         return high + log10(1 + pow(10, low - high))
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif

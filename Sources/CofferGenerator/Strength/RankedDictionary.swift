@@ -119,24 +119,14 @@ struct RollingHash {
 }
 
 extension RankedDictionary {
-    /// The dictionaries shipped in the package, loaded once on first use (swift_once).
-    /// A resource that cannot be read leaves its dictionary out rather than failing
-    /// every estimate; the tests check that all three load.
-    static let bundled: [RankedDictionary] = {
-        var dictionaries: [RankedDictionary] = []
-        if let passwords = try? loadRanked("common_passwords", name: .commonPasswords) {
-            dictionaries.append(passwords)
-        }
-        if let english = try? loadTiered("english_words", name: .englishWords) {
-            dictionaries.append(english)
-        }
-        if let eff = try? Wordlist.effLarge {
-            // Passphrase words are picked uniformly: each costs the list size to guess.
-            let words = eff.words.map { (word: lowercaseScalars($0), rank: eff.count) }
-            dictionaries.append(RankedDictionary(name: .effWordlist, words: words))
-        }
-        return dictionaries
-    }()
+    /// The dictionaries compiled into the library (``BundledWordList``), built once on first
+    /// use (swift_once). Building them cannot fail, so no estimate runs with one left out.
+    static let bundled: [RankedDictionary] = [
+        ranked(BundledWordList.commonPasswords, name: .commonPasswords),
+        tiered(BundledWordList.englishWords, name: .englishWords),
+        // Passphrase words are picked uniformly: each costs the list size to guess.
+        ranked(BundledWordList.effLarge, name: .effWordlist, everyRank: Wordlist.effLargeCount),
+    ]
 
     /// A dictionary of the caller's words (user name, site name...), ranked in order given.
     static func userInputs(_ inputs: [String]) -> RankedDictionary? {
@@ -145,11 +135,15 @@ extension RankedDictionary {
         return words.isEmpty ? nil : RankedDictionary(name: .userInputs, words: words)
     }
 
-    /// One word per line, most common first; `#` lines are comments.
-    private static func loadRanked(_ resource: String, name: StrengthEstimate.Pattern.Dictionary) throws(CofferError) -> RankedDictionary {
+    /// One word per line, most common first (or, with `everyRank`, all equally likely);
+    /// `#` lines are comments. A `dice<TAB>word` line (the EFF list) counts its word.
+    static func ranked(_ list: BundledWordList, name: StrengthEstimate.Pattern.Dictionary,
+                       everyRank: Int? = nil) -> RankedDictionary {
+        let tab = UInt32(UInt8(ascii: "\t"))
         var words: [(word: [UInt32], rank: Int)] = []
-        for line in try asciiLines(resource) where !line.isEmpty && line[0] != UInt32(UInt8(ascii: "#")) {
-            words.append((line, words.count + 1))
+        for line in list.lowercasedLines() where !line.isEmpty && line[0] != UInt32(UInt8(ascii: "#")) {
+            let word = line.lastIndex(of: tab).map { Array(line[(line.index(after: $0))...]) } ?? line
+            words.append((word, everyRank ?? words.count + 1))
         }
         return RankedDictionary(name: name, words: words)
     }
@@ -157,10 +151,10 @@ extension RankedDictionary {
     /// Words in frequency tiers, each started by a `## ...` line and alphabetical inside.
     /// The order within a tier says nothing about frequency, so every word of a tier gets
     /// the tier's middle rank: the words before the tier plus half the tier.
-    private static func loadTiered(_ resource: String, name: StrengthEstimate.Pattern.Dictionary) throws(CofferError) -> RankedDictionary {
+    static func tiered(_ list: BundledWordList, name: StrengthEstimate.Pattern.Dictionary) -> RankedDictionary {
         let hash = UInt32(UInt8(ascii: "#"))
         var tiers: [[[UInt32]]] = []
-        for line in try asciiLines(resource) where !line.isEmpty {
+        for line in list.lowercasedLines() where !line.isEmpty {
             if line.count >= 2 && line[0] == hash && line[1] == hash {
                 tiers.append([])
             } else if line[0] != hash {
@@ -176,32 +170,6 @@ extension RankedDictionary {
             before += tier.count
         }
         return RankedDictionary(name: name, words: words)
-    }
-
-    /// The lines of a bundled ASCII word list, lowercased, as scalar values. Working on
-    /// bytes rather than Strings keeps loading fast (it happens once per process).
-    private static func asciiLines(_ resource: String) throws(CofferError) -> [[UInt32]] {
-        let bytes = try ResourceFile.bundled(resource, extension: "txt")
-        guard !bytes.contains(where: { $0 >= 0x80 }) else {
-            throw .invalidWordList("\(resource).txt must be ASCII")
-        }
-        var lines: [[UInt32]] = []
-        var line: [UInt32] = []
-        for byte in bytes {
-            switch byte {
-            case UInt8(ascii: "\n"):
-                lines.append(line)
-                line.removeAll(keepingCapacity: true)
-            case UInt8(ascii: "\r"):
-                continue
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"):
-                line.append(UInt32(byte) + 0x20)
-            default:
-                line.append(UInt32(byte))
-            }
-        }
-        if !line.isEmpty { lines.append(line) }
-        return lines
     }
 }
 

@@ -1,4 +1,5 @@
 import CofferCrypto
+import Foundation
 internal import CSodium
 
 /// Estimates how many guesses a password would take, in the manner of Dropbox's zxcvbn.
@@ -185,9 +186,3 @@ public enum StrengthEstimator {
         return scalars
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif

@@ -1,3 +1,11 @@
+// The English-words list of the strength estimator: SCOWL words in frequency tiers, each
+// started by a `## size N` line, alphabetical within a tier (permissive licence; see NOTICE, section 3).
+//
+// The list is the text between the delimiters, line for line: this file is its only copy, so
+// edit it here. It is compiled into the library, so a copied or installed program has it
+// (no resource bundle to lose); BundledWordList reads it.
+extension BundledWordList {
+    static let englishWordsText: StaticString = #"""
 # English words from SCOWL 2020.12.07 (Debian package scowl), sizes 10 to 50,
 # English and American spellings, lowercase a-z only. Copyright 2000-2018 Kevin Atkinson
 # and others; permissive licence, see NOTICE. Each "## size N" line starts a tier;
@@ -61472,3 +61480,5 @@ zonked
 zwieback
 zygote
 zygotes
+"""#
+}

@@ -1,10 +1,69 @@
 import CCofferSystem
 import Coffer
+// The one file of the CLI that imports the C library: the process itself (its standard
+// descriptors, SIGPIPE, exit) and the helper programs it starts (the clipboard tools:
+// finding them on PATH, posix_spawn through CCofferSystem, their pipes, waitpid). Files
+// the user names (vaults, copies, key files, imports, exports) are the library's: every
+// call on them goes through the store's I/O seam (Coffer's FileChecks, FileVersion, Vault).
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+
+/// The process's own descriptors and signals, in C terms, for the rest of the CLI.
+enum ProcessIO {
+    static let standardInput: Int32 = 0
+    static let standardOutput: Int32 = 1
+    static let standardError: Int32 = 2
+
+    /// Writes all of `bytes` to `fd` with plain `write(2)` (no stdio buffer holds a secret),
+    /// retrying after signals; nil when written, else the `errno` of the failed write.
+    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32? {
+        guard let base = bytes.baseAddress else { return nil }
+        var offset = 0
+        while offset < bytes.count {
+            let n = write(fd, base + offset, bytes.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                return errno
+            }
+            // A descriptor that takes nothing would loop forever.
+            guard n > 0 else { return EIO }
+            offset += n
+        }
+        return nil
+    }
+
+    /// Whether `fd` is a terminal.
+    static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }
+
+    /// The C library's text for `code`, e.g. "Permission denied".
+    static func errorText(_ code: Int32) -> String {
+        guard let text = strerror(code) else { return "errno \(code)" }
+        return String(cString: text)
+    }
+
+    /// A closed pipe becomes a write error (EPIPE) instead of killing the process.
+    static func ignoreBrokenPipes() { signal(SIGPIPE, SIG_IGN) }
+
+    /// Ends the process with `status`.
+    static func exit(_ status: Int32) -> Never { cExit(status) }
+
+    /// Whether `path` is a program this process may run (`access(X_OK)`): finding a
+    /// clipboard tool on PATH, as posix_spawnp would.
+    static func isExecutable(_ path: String) -> Bool { access(path, X_OK) == 0 }
+
+    /// Closes standard input (the clipboard clearer, once it has read the secret).
+    static func closeStandardInput() { close(standardInput) }
+
+    /// Sleeps for `seconds`.
+    static func sleep(seconds: Int) { _ = cSleep(UInt32(clamping: max(0, seconds))) }
+}
+
+// The C functions under names the members above do not shadow.
+private func cExit(_ status: Int32) -> Never { exit(status) }
+private func cSleep(_ seconds: UInt32) -> UInt32 { sleep(seconds) }
 
 /// A helper program (a clipboard tool) started with `posix_spawn`, not Foundation's `Process`.
 ///
@@ -51,16 +110,7 @@ struct ChildProcess {
     func send(_ secret: SecureBytes) -> Bool {
         guard let input else { return false }
         defer { close(input) }
-        return secret.withUnsafeBytes { bytes -> Bool in
-            var offset = 0
-            while offset < bytes.count, let base = bytes.baseAddress {
-                let n = write(input, base + offset, bytes.count - offset)
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { return false }
-                offset += n
-            }
-            return true
-        }
+        return secret.withUnsafeBytes { bytes in ProcessIO.writeAll(input, bytes) == nil }
     }
 
     /// Everything the child writes to stdout, up to `limit` bytes, straight into guarded memory.
@@ -113,6 +163,6 @@ struct ChildProcess {
     private static func closeAll(_ fds: [Int32]) { for fd in fds where fd >= 0 { close(fd) } }
 
     private static func failure(_ what: String, _ code: Int32) -> CLIFailure {
-        CLIFailure(.ioError, "cannot \(what): \(String(cString: strerror(code)))")
+        CLIFailure(.ioError, "cannot \(what): \(ProcessIO.errorText(code))")
     }
 }

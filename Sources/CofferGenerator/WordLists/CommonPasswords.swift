@@ -1,3 +1,11 @@
+// The common-passwords list of the strength estimator: the 30,000 most common passwords, most
+// common first (zxcvbn, MIT licence; see NOTICE, section 2).
+//
+// The list is the text between the delimiters, line for line: this file is its only copy, so
+// edit it here. It is compiled into the library, so a copied or installed program has it
+// (no resource bundle to lose); BundledWordList reads it.
+extension BundledWordList {
+    static let commonPasswordsText: StaticString = #"""
 # The 30,000 most common passwords, most common first, from zxcvbn 4.4.28
 # (MIT licence; (c) 2012-2013 Dropbox, Inc., 2016 Daniel Wolf; see NOTICE).
 123456
@@ -30000,3 +30008,5 @@ travka
 11234567
 rebon
 geekboy
+"""#
+}

@@ -1,8 +1,63 @@
+// The one file of CofferTerminal that imports the C library: the terminal device (echo,
+// the signals that must restore it, /dev/tty) and the standard descriptors a prompt reads
+// and writes. It handles no file a user names: those go through Coffer's store.
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+
+/// Reads and writes on descriptors, in C terms, for ``SecretInput``.
+enum TerminalIO {
+    static let standardInput: Int32 = STDIN_FILENO
+    static let standardError: Int32 = STDERR_FILENO
+
+    /// Whether `fd` is a terminal.
+    static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }
+
+    /// One `read(2)` into `buffer`, retried after signals: the byte count (0 at the end),
+    /// or the `errno` of a failed read.
+    static func read(_ fd: Int32, into buffer: UnsafeMutablePointer<UInt8>, count: Int) -> Result<Int, TerminalError> {
+        while true {
+            let n = cRead(fd, buffer, count)
+            if n >= 0 { return .success(n) }
+            if errno != EINTR { return .failure(TerminalError(.readFailed, errno: errno)) }
+        }
+    }
+
+    /// Writes all of `bytes` to `fd`, retried after signals; stops quietly at an error
+    /// (a prompt that cannot be shown is no reason to fail).
+    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) {
+        var offset = 0
+        while offset < bytes.count, let base = bytes.baseAddress {
+            let n = write(fd, base + offset, bytes.count - offset)
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return }
+            offset += n
+        }
+    }
+
+    /// Moves `fd`'s offset `count` bytes back, so that what was read ahead is read again by
+    /// whoever reads next; false where it cannot seek (a pipe, a terminal).
+    static func unread(_ count: Int, on fd: Int32) -> Bool {
+        lseek(fd, -off_t(count), SEEK_CUR) >= 0
+    }
+
+    static func close(_ fd: Int32) { _ = cClose(fd) }
+
+    /// Flushes every stdio stream, so that what a caller printed comes before the prompt.
+    static func flushStandardStreams() { fflush(nil) }
+
+    /// The C library's text for `code`, e.g. "Input/output error".
+    static func errorText(_ code: Int32) -> String {
+        guard let text = strerror(code) else { return "errno \(code)" }
+        return String(cString: text)
+    }
+}
+
+// The C functions under names the members above do not shadow.
+private func cRead(_ fd: Int32, _ buffer: UnsafeMutablePointer<UInt8>, _ count: Int) -> Int { read(fd, buffer, count) }
+private func cClose(_ fd: Int32) -> Int32 { close(fd) }
 
 // State the signal handler reads. Signal handlers cannot capture context, so it is
 // global; it is written only by the thread that reads a password, before the

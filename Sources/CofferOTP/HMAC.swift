@@ -1,3 +1,4 @@
+import CofferCrypto
 internal import COpenSSLCrypto
 
 /// HMAC through OpenSSL's libcrypto, for TOTP only.
@@ -5,12 +6,14 @@ internal import COpenSSLCrypto
 /// Why libcrypto: libsodium has HMAC-SHA-256/512 but no HMAC-SHA-1, which RFC 6238's
 /// default (and nearly every real `otpauth://` URI) needs, and Coffer never implements
 /// a hash or MAC itself. One library for all three algorithms keeps one code path.
-package enum HMAC {
+/// Why here and not in CofferCrypto: only TOTP needs it, so only an app that uses
+/// one-time passwords links libcrypto; the vault links none.
+enum HMAC {
     /// The hash functions HMAC is computed with.
-    package enum Hash: Sendable, CustomStringConvertible {
+    enum Hash: Sendable, CustomStringConvertible {
         case sha1, sha256, sha512
 
-        package var description: String {
+        var description: String {
             switch self {
             case .sha1: return "SHA1"
             case .sha256: return "SHA256"
@@ -22,7 +25,7 @@ package enum HMAC {
     /// HMAC of `message` under `key`. The key is read in place from guarded memory;
     /// OpenSSL copies it into its own context and cleanses that before returning.
     /// The caller owns (and wipes) the returned MAC.
-    package static func authenticate(_ algorithm: Hash, key: SecureBytes, message: [UInt8]) throws(CofferError) -> [UInt8] {
+    static func authenticate(_ algorithm: Hash, key: SecureBytes, message: [UInt8]) throws(CofferError) -> [UInt8] {
         guard let digest = algorithm.evpDigest else { throw .cryptoFailure("\(algorithm) is not available in libcrypto") }
         guard key.count <= Int(Int32.max) else { throw .invalidArgument("the HMAC key is too long") }
         var mac = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
@@ -54,7 +57,7 @@ extension HMAC.Hash {
     }
 
     /// The MAC length in bytes.
-    package var macLength: Int {
+    var macLength: Int {
         switch self {
         case .sha1: return 20
         case .sha256: return 32

@@ -1,3 +1,11 @@
+// The EFF large wordlist for passphrases, unmodified: `dice<TAB>word`, 7,776 lines (CC BY 3.0 US;
+// see NOTICE, section 1, which gives its SHA-256; WordListTests checks it).
+//
+// The list is the text between the delimiters, line for line: this file is its only copy, so
+// edit it here. It is compiled into the library, so a copied or installed program has it
+// (no resource bundle to lose); BundledWordList reads it.
+extension BundledWordList {
+    static let effLargeText: StaticString = #"""
 11111	abacus
 11112	abdomen
 11113	abdominal
@@ -7774,3 +7782,5 @@
 66664	zoologist
 66665	zoology
 66666	zoom
+"""#
+}
