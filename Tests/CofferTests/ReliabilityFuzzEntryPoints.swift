@@ -221,7 +221,10 @@ enum FuzzEntryPoints {
             report.reach(.verified)
             var openedAll = true
             do {
-                _ = try VaultSnapshot(codec: codec, keys: keys, identity: FileIdentity(device: 0, inode: 0, size: 0, modifiedNanoseconds: 0))
+                // What a vault holds of a format-1 file: its parts converted to format 2 (SPEC.md §11.1).
+                let converted = try formatCall { () throws(FormatError) in try VaultFileV2.converting(codec, keys: keys, entropy: .system) }
+                let epoch = try formatCall { () throws(FormatError) in try EpochKeys(epochKey: keys.vaultKey) }
+                _ = try VaultSnapshot(codec: converted, keys: epoch, identity: FileIdentity(device: 0, inode: 0, size: 0, modifiedNanoseconds: 0))
             } catch {
                 report.errors.append(error)
                 openedAll = false

@@ -1081,11 +1081,11 @@ final class SimulationRun {
 
     /// A file's key slots, removed slots, vault clock and records (id and digest), undecrypted.
     static func records(_ path: String) throws -> [String] {
-        let file = try VaultFile.parse(try VaultFileStore(path: path).read().bytes)
+        let file = try VaultFileV2.parse(try VaultFileStore(path: path).read().bytes)
         return ["slots \(file.header.slots.map { Self.hex($0.identity) }.sorted())",
                 "removed \(Set(file.header.removedSlots.map { Self.hex($0.identity) }).sorted())",
                 "clock \(describe(file.header.clock))"]
-            + file.records.map { "\($0.id.hex) \(Self.hex($0.digest.bytes))" }.sorted()
+            + file.records.map { "\($0.id.hex) \(Self.hex($0.identity.bytes))" }.sorted()
     }
 
     static func hex(_ bytes: some Sequence<UInt8>) -> String {
@@ -1097,9 +1097,9 @@ final class SimulationRun {
 
     static func snapshot(_ path: String, credential: VaultCredential) throws -> VaultSnapshot {
         let file = try VaultFileStore(path: path).read()
-        let codec = try VaultFile.parse(file.bytes)
+        let codec = try VaultFileV2.parse(file.bytes)
         let keys = try codec.unlock(with: credential).keys
-        try codec.verify(keys: keys)
+        try codec.authenticate(keys: keys)
         return try VaultSnapshot(codec: codec, keys: keys, identity: file.identity)
     }
 

@@ -92,11 +92,12 @@ enum CompactOverview {
             if tag == 2 || tag == 3 || tag == 5 { fields[tag] = Array(compact[value]) }
             if tag > EntryCodec.OverviewTag.server { break }
         }
-        guard let kind else { throw .malformed("overview: no kind for its lookup tag") }
-        switch kind {
-        case .genericPassword: return (kind, fields[EntryCodec.OverviewTag.service] ?? [])
-        case .internetPassword: return (kind, fields[EntryCodec.OverviewTag.server] ?? [])
-        case .secureNote: return (kind, fields[EntryCodec.OverviewTag.label] ?? [])
+        // A checked list without a kind: its kind was erased, read as a generic password.
+        let found = kind ?? .genericPassword
+        switch found {
+        case .genericPassword: return (found, fields[EntryCodec.OverviewTag.service] ?? [])
+        case .internetPassword: return (found, fields[EntryCodec.OverviewTag.server] ?? [])
+        case .secureNote: return (found, fields[EntryCodec.OverviewTag.label] ?? [])
         }
     }
 

@@ -198,6 +198,9 @@ package enum EntryCodec {
         }
         guard wholeList else { return nil }
         try ItemClockCodec.validate(buffer, clock)
+        // A live item whose kind a deletion erased (every kind value erased or replaced,
+        // SPEC.md §17.5) reads as a generic password; any other missing kind is malformed.
+        if kind == nil, try ItemClockCodec.winnerErased(.kind, buffer, clock) { kind = .genericPassword }
         guard let kind else { throw .malformed("overview: missing kind") }
         guard let created, let modified else { throw .malformed("overview: missing dates") }
         guard build else { return nil }

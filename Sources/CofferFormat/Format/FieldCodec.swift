@@ -108,6 +108,9 @@ package struct FieldList {
 
     private(set) var pieces: [Piece] = []
 
+    /// An empty list.
+    package init() {}
+
     var count: Int { pieces.reduce(0) { $0 + $1.count } }
 
     mutating func field(_ tag: UInt16, _ value: [UInt8]) {

@@ -186,12 +186,13 @@ package enum ItemClockCodec {
             for entry in deleted.sorted { try writer.stamp(Stamp(replica: entry.replica, time: entry.time), into: &w) }
             out.field(Tag.deleted, w.bytes)
         }
-        let confirmations = clock.confirmations.filter { $0.value != clock.versions }
+        let standard = clock.defaultConfirmation
+        let confirmations = clock.confirmations.filter { $0.value != standard && !clock.erased.contains($0.key) }
         if !confirmations.isEmpty {
             var w = ByteWriter()
             for (value, vector) in confirmations.sorted(by: { $0.key < $1.key }) {
-                guard clock.versions.dominates(vector), vector.covers(value.stamp) else {
-                    throw .invalidItem("a confirmation outside the item's clock")
+                guard !vector.isEmpty, clock.versions.dominates(vector), vector.above(clock.deleted) == vector else {
+                    throw .invalidItem("a confirmation outside the item's clock, or not reduced by its deletion")
                 }
                 try writer.register(value.register, into: &w)
                 try writer.stamp(value.stamp, into: &w)
@@ -216,6 +217,13 @@ package enum ItemClockCodec {
     /// building anything when it can: opening a vault checks every overview this way.
     static func validate(_ raw: UnsafeRawBufferPointer, _ ranges: Ranges) throws(FormatError) {
         _ = try read(raw, ranges, build: false)
+    }
+
+    /// Whether the clock of an overview (`raw`, with its clock fields at `ranges`) lists
+    /// `register`'s winner as erased.
+    static func winnerErased(_ register: Register, _ raw: UnsafeRawBufferPointer, _ ranges: Ranges) throws(FormatError) -> Bool {
+        guard ranges.erased != nil, let clock = try read(raw, ranges, build: true), let winner = clock.stamps[register] else { return false }
+        return clock.erased.contains(ValueID(register: register, stamp: winner))
     }
 
     /// The clock of an overview list, or nil for an entry written before clocks.
@@ -407,8 +415,11 @@ package enum ItemClockCodec {
                 guard isValue(built, reg, s) else {
                     throw .malformed("overview: confirmation of register \(reg.code) for a value it does not have")
                 }
-                guard vector.covers(s), vector != built.versions else {
-                    throw .malformed("overview: a confirmation vector must cover its value's stamp and differ from the item's")
+                guard !built.erased.contains(ValueID(register: reg, stamp: s)) else {
+                    throw .malformed("overview: an erased value with a confirmation")
+                }
+                guard built.versions.dominates(vector), vector.above(built.deleted) == vector, vector != built.defaultConfirmation else {
+                    throw .malformed("overview: a confirmation vector must be dominated by the item's, above its deletion's in every entry, and differ from the default")
                 }
                 built.confirmations[ValueID(register: reg, stamp: s)] = vector
                 clock = built

@@ -226,8 +226,18 @@ package struct ItemParts: Sendable {
         }
         var expected = Set<ValueID>()
         for (register, stamps) in clock.siblings {
-            for stamp in stamps where !clock.erased.contains(ValueID(register: register, stamp: stamp)) {
-                expected.insert(ValueID(register: register, stamp: stamp))
+            // The winner is the value of largest stamp not erased, or, every value erased,
+            // of largest stamp (SPEC.md §17.5).
+            let winner = resolved.stamps[register]
+            let winnerErased = clock.isDeleted || winner.map { clock.erased.contains(ValueID(register: register, stamp: $0)) } ?? true
+            for stamp in stamps {
+                let value = ValueID(register: register, stamp: stamp)
+                let erased = clock.isDeleted || clock.erased.contains(value)
+                let beatsWinner = winner.map { stamp > $0 } ?? true
+                if erased ? (winnerErased && beatsWinner) : (winnerErased || beatsWinner) {
+                    throw .malformed("entry: register \(register.code)'s winner is not its newest value that is not erased")
+                }
+                if !erased { expected.insert(value) }
             }
         }
         var found = Set<ValueID>()
@@ -238,8 +248,9 @@ package struct ItemParts: Sendable {
             }
         }
         guard found == expected else { throw .malformed("entry: a sibling without its conflict field") }
-        for vector in historyConfirmations.values where !clock.versions.dominates(vector) || vector == clock.versions {
-            throw .malformed("entry: a history confirmation outside the item's version vector, or equal to it")
+        for vector in historyConfirmations.values
+        where !clock.versions.dominates(vector) || vector.above(clock.deleted) != vector || vector == clock.defaultConfirmation {
+            throw .malformed("entry: a history confirmation outside the item's version vector, not above its deletion vector, or the default")
         }
     }
 
@@ -248,11 +259,27 @@ package struct ItemParts: Sendable {
         Array(overview.keys) + secrets.keys.filter { !(secrets[$0]?.range.isEmpty ?? true) }
     }
 
-    /// The overview list: registers in tag order, the dates, then the clock's fields.
+    /// The overview list: registers in tag order, the dates, then the clock's fields; for a
+    /// deleted item, its tombstone's (``tombstoneList(clock:)``).
     package func overviewList(clock: ItemClock) throws(FormatError) -> [UInt8] {
+        if clock.isDeleted { return try tombstoneList(clock: clock) }
         let list = assembledOverview(then: try ItemClockCodec.encode(clock, present: Set(valuedRegisters)))
         try EntryCodec.validateOverview(list)
         return list
+    }
+
+    /// A tombstone's overview list (SPEC.md §7.6): the dates and the clock, every value of
+    /// which a deletion erased; nothing else.
+    package func tombstoneList(clock: ItemClock) throws(FormatError) -> [UInt8] {
+        var stamped = clock.resolved(present: valuedRegisters)
+        stamped.deleted = stamped.versions
+        stamped.erased = []
+        stamped.confirmations = [:]   // every value is erased: none has a confirmation
+        var out = FieldList()
+        out.field(EntryCodec.OverviewTag.created, i64: created)
+        out.field(EntryCodec.OverviewTag.modified, i64: modified)
+        out.raw(try ItemClockCodec.encode(stamped, present: [], style: .version2))
+        return out.publicBytes
     }
 
     /// The overview registers in tag order with the dates in their place (tags 13 and 14), then `tail`.

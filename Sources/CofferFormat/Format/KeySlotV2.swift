@@ -329,6 +329,30 @@ package struct KeySlotV2: Sendable, Equatable {
         return (slot, Seeds(type: type, seeds: [seed]))
     }
 
+    /// The new-style slot that replaces a legacy slot opened with `kek` (its format-1
+    /// key-encryption key) or `credential` (SPEC.md §11.1). Types 1 and 3 keep the legacy
+    /// slot's parameters and salt, and its KEK is the seed: no KDF runs. Types 2 and 4 need
+    /// the credential (one Argon2id for type 2) and get fresh salts. Nil when what is needed
+    /// is not at hand, or the slot is not legacy.
+    package static func converting(_ legacy: KeySlotV2, kek: SecureBytes?, credential: VaultCredential?, vaultID: [UInt8],
+                                   epoch: EpochKeys, entropy: EntropySource) throws(FormatError) -> (slot: KeySlotV2, seeds: Seeds)? {
+        guard legacy.isLegacy, let record = legacy.legacyRecord else { return nil }
+        switch legacy.type {
+        case 1, 3:
+            guard let kek, legacy.kdf != nil else { return nil }
+            var publicPart = ByteWriter(capacity: 61)
+            publicPart.bytes(record.body[0..<kdfLength])
+            publicPart.bytes(record.salt)
+            publicPart.bytes(try publicKey(kek))
+            let type = legacy.type == 1 ? passwordType : keyFileType
+            return (try assemble(type: type, publicPart: publicPart.bytes, vaultID: vaultID, epoch: epoch, entropy: entropy),
+                    Seeds(type: type, seeds: [kek]))
+        default:
+            guard let credential, credential.slotKind == legacy.kind else { return nil }
+            return try make(for: credential, kdf: legacy.kdf ?? Argon2idParameters.default, vaultID: vaultID, epoch: epoch, entropy: entropy)
+        }
+    }
+
     private static func assemble(type: UInt8, publicPart: [UInt8], vaultID: [UInt8], epoch: EpochKeys,
                                  entropy: EntropySource) throws(FormatError) -> KeySlotV2 {
         let identity = identity(type: type, publicPart: publicPart)

@@ -117,12 +117,23 @@ package struct RecordV2: Sendable {
     /// `revision`. A tombstone has an overview of its dates and clock and no secrets.
     package static func seal(id: ItemID, revision: UInt64, overview: [UInt8], secrets: FieldList, tombstone: Bool = false,
                              vaultID: [UInt8], keys: EpochKeys, entropy: EntropySource) throws(FormatError) -> RecordV2 {
+        try sealReturningOverview(id: id, revision: revision, overview: overview, secrets: secrets, tombstone: tombstone,
+                                  vaultID: vaultID, keys: keys, entropy: entropy).record
+    }
+
+    /// ``seal(id:revision:overview:secrets:tombstone:vaultID:keys:entropy:)``, and the
+    /// overview list as a reader of the record gets it back (its clock in format 2's one
+    /// encoding), which is what a vault keeps of the record it wrote.
+    package static func sealReturningOverview(id: ItemID, revision: UInt64, overview: [UInt8], secrets: FieldList, tombstone: Bool = false,
+                                              vaultID: [UInt8], keys: EpochKeys, entropy: EntropySource) throws(FormatError) -> (record: RecordV2, overview: [UInt8]) {
         guard revision >= 1, revision <= FormatV2.maxRevision else { throw .invalidItem("revision \(revision) out of range") }
         let secretList = try secrets.secureBytes()
         guard !tombstone || secretList.count == 0 else { throw .invalidItem("a tombstone keeps no secrets") }
         let present = try ItemParts.registers(ofOverview: overview).union(
             secretList.withUnsafeBytes { (raw) throws(FormatError) in try ItemParts.registers(ofSecretList: raw) })
-        let compactOverview = Padme.pad(try CompactOverview.compact(from: overview, tombstone: tombstone, present: present))
+        let compactList = try CompactOverview.compact(from: overview, tombstone: tombstone, present: present)
+        let readBack = try CompactOverview.working(from: compactList, tombstone: tombstone)
+        let compactOverview = Padme.pad(compactList)
         guard compactOverview.count <= FormatV2.maxOverviewPlaintext else { throw .invalidItem("item attributes exceed 1 MiB") }
         let tag = tombstone ? LookupTag.tombstone : try LookupTag.tag(ofOverview: overview, keys: keys)
         let secretPlain: SecureBytes? = tombstone ? nil
@@ -143,8 +154,8 @@ package struct RecordV2: Sendable {
                                            associatedData: associatedData(vaultID: vaultID, id: id, part: .secret))
             }
         }
-        return RecordV2(id: id, revision: revision, nonce: nonce, lookupTag: tag, isTombstone: tombstone,
-                        body: body[...], overviewLength: overviewLength)
+        return (RecordV2(id: id, revision: revision, nonce: nonce, lookupTag: tag, isTombstone: tombstone,
+                         body: body[...], overviewLength: overviewLength), readBack)
     }
 
     // MARK: Opening
@@ -272,6 +283,12 @@ package struct RecordV2: Sendable {
     /// What names a record across copies: its nonce. Two records with one nonce are the
     /// same record (a writer draws a new nonce for every seal).
     package var identity: Nonce { nonce }
+
+    /// The item's secrets (its secret part opened, checked with `overview`, decoded).
+    package func openSecrets(vaultID: [UInt8], keys: EpochKeys, overview: [UInt8]) throws(FormatError) -> ItemSecrets {
+        let list = try openSecretList(vaultID: vaultID, keys: keys, overview: overview)
+        return try list.withUnsafeBytes { (raw) throws(FormatError) in try EntryCodec.decodeSecrets(raw) }
+    }
 
     /// `"coffer.v2.entry" 0x00 || vault id || entry id || part` (SPEC.md §6).
     static func associatedData(vaultID: [UInt8], id: ItemID, part: Part) -> [UInt8] {

@@ -20,6 +20,10 @@ package struct VaultFileV2: Sendable {
     let manifestEnd: Int
     let manifestMAC: [UInt8]
 
+    /// The version of the file these parts were read from: 2, or 1 for a version-1 file
+    /// converted in memory (``converting(_:keys:entropy:)``), which has no bytes of its own.
+    package let sourceVersion: UInt16
+
     /// The manifest's fixed part: generation and entry count.
     static let manifestFixedLength = 12
     /// The largest manifest: 10,000,000 rows of the longest kind.
@@ -92,8 +96,26 @@ package struct VaultFileV2: Sendable {
             }
             return VaultFileV2(header: head.header, generation: generation, records: records, bytes: bytes,
                                headerEnd: head.headerEnd, headerMAC: head.headerMAC, manifestEnd: manifestRange.upperBound,
-                               manifestMAC: manifestMAC)
+                               manifestMAC: manifestMAC, sourceVersion: FormatV2.version)
         }
+    }
+
+    /// A version-1 file, authenticated with `keys`, as version-2 parts under the same key
+    /// (SPEC.md §11.1: ``FormatUpgrade``): what a reader of both versions holds in memory, so
+    /// that everything above reads one version. Every record's digest is checked on the way.
+    /// The epoch start is a placeholder until the upgrading save stamps it.
+    package static func converting(_ file: VaultFile, keys: VaultKeys, entropy: EntropySource) throws(FormatError) -> VaultFileV2 {
+        try file.verify(keys: keys)
+        let epoch = try EpochKeys(epochKey: keys.vaultKey)
+        let start = Stamp(replica: 1, time: max(1, file.header.clock.maxTime))
+        let header = try FormatUpgrade.header(file.header, epoch: epoch, start: start)
+        var records: [RecordV2] = []
+        records.reserveCapacity(file.records.count)
+        for record in file.records {
+            records.append(try FormatUpgrade.record(record, vaultID: file.header.vaultID, from: keys, to: epoch, entropy: entropy))
+        }
+        return VaultFileV2(header: header, generation: file.manifest.generation, records: records, bytes: [], headerEnd: 0,
+                           headerMAC: [], manifestEnd: 0, manifestMAC: [], sourceVersion: FormatV1.version)
     }
 
     // MARK: Unlocking (SPEC.md §4.10, §10 step 10)
@@ -147,6 +169,8 @@ package struct VaultFileV2: Sendable {
     /// Returns the earlier epochs' keys.
     @discardableResult
     package func authenticate(keys: EpochKeys) throws(FormatError) -> [(epoch: KeyHistory.Epoch, keys: EpochKeys)] {
+        // A converted version-1 file was authenticated as version 1.
+        guard sourceVersion == FormatV2.version else { return [] }
         let headerOK = try bytes.withBytes { (raw) throws(FormatError) in
             ConstantTime.equals(try crypto { () throws(CofferError) in try BLAKE2b.mac(raw[0..<headerEnd], key: keys.headerKey) }, headerMAC)
         }

@@ -137,11 +137,16 @@ package struct ItemClock: Equatable, Sendable {
     package var defaultedCodes: Set<UInt8> = []
     /// What the deletion(s) of this item had seen; the item is deleted while this covers `versions`.
     package var deleted: VersionVector?
-    /// For a value (winner, sibling or erased) that some state had as current when its
-    /// ``versions`` were smaller than this item's: that state's vector (SPEC.md §17.3,
-    /// format 2). A value absent here was current in the state whose vector is ``versions``.
-    /// A deletion erases a value exactly when it has seen its confirmations.
+    /// For a value (winner or sibling, not erased) that was last current in a state that had
+    /// seen less than this item: that state's vector, reduced by ``deleted`` (its entries
+    /// above the deletion's; SPEC.md §17.3, format 2). A value absent here has the default,
+    /// ``defaultConfirmation``; an erased value has none (reduced, it is empty). A deletion
+    /// erases a value exactly when it has seen its confirmation.
     package var confirmations: [ValueID: VersionVector] = [:]
+
+    /// The confirmation of a value current in this state: the version vector reduced by the
+    /// deletion vector.
+    package var defaultConfirmation: VersionVector { versions.above(deleted) }
     /// Values whose contents a deletion erased while the item stayed live (format 2): their
     /// stamps stay, so that a copy which still holds one can bring it back when an edit the
     /// deletion had not seen confirmed it.
