@@ -376,6 +376,19 @@ enum ItemMerge {
             out.passwordHistory.append(PasswordHistoryEntry(password: password, replaced: Date(millisecondsSince1970: conflict.stamp.milliseconds)))
         }
         out.passwordHistory.sort { $0.replaced > $1.replaced }
+        out.passwordHistory = visibleHistory(out.passwordHistory)
+        return out
+    }
+
+    /// A history as applications see it (SPEC.md §17.5): each password once, at the latest
+    /// date it was replaced. The record keeps every entry merges brought (a union, so that
+    /// merging in any order gives the same record); the next edit writes this view back.
+    static func visibleHistory(_ entries: [PasswordHistoryEntry]) -> [PasswordHistoryEntry] {
+        guard entries.count > 1 else { return entries }
+        var out: [PasswordHistoryEntry] = []
+        for entry in entries.sorted(by: { $0.replaced > $1.replaced }) where !out.contains(where: { $0.password == entry.password }) {
+            out.append(entry)
+        }
         return out
     }
 

@@ -136,8 +136,11 @@ struct ItemSealer {
     /// An item's secrets as the API shows them (``ItemMerge/secretsView(_:losing:)``).
     func secrets(of version: ItemVersion) throws(CofferError) -> ItemSecrets {
         try formatCall { () throws(FormatError) in
-            let secrets = try version.record.openSecrets(vaultID: vaultID, keys: keys, overview: version.overview)
-            guard ItemClockCodec.hasSiblings(version.overview) else { return secrets }
+            var secrets = try version.record.openSecrets(vaultID: vaultID, keys: keys, overview: version.overview)
+            guard ItemClockCodec.hasSiblings(version.overview) else {
+                secrets.passwordHistory = ItemMerge.visibleHistory(secrets.passwordHistory)
+                return secrets
+            }
             return try ItemMerge.secretsView(secrets, losing: try open(version).parts.conflicts)
         }
     }

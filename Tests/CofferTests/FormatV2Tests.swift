@@ -162,20 +162,24 @@ struct FormatV2Tests {
             stamps[.kind] = anyStamp()
             stamps[Register.keyed(0x83, name: Array("pin".utf8), occurrence: 0)] = anyStamp()
             var clock = ItemClock(versions: versions, stamps: stamps)
+            if Bool.random(using: &random) { clock.deleted = VersionVector([entries[0].replica: entries[0].time]) }
             if let winner = stamps[.kind] {
                 let loser = anyStamp()
-                if loser != winner {
+                // The newest value not erased wins (SPEC.md §17.5): an erased sibling may be newer.
+                if loser < winner || (loser > winner && clock.deleted != nil) {
                     clock.siblings[.kind] = [loser]
-                    if Bool.random(using: &random) { clock.erased = [ValueID(register: .kind, stamp: loser)] }
+                    let erased = loser > winner || Bool.random(using: &random)
+                    if erased { clock.erased = [ValueID(register: .kind, stamp: loser)] }
                     let full = versions.sorted
                     var confirmation = VersionVector([loser.replica: loser.time])
                     if full.count > 1 { confirmation.include(Stamp(replica: full[0].replica, time: 1)) }
-                    if confirmation != versions, versions.dominates(confirmation) {
+                    // Kept reduced by the deletion vector; an erased value has none.
+                    confirmation = confirmation.above(clock.deleted)
+                    if !erased, !confirmation.isEmpty, confirmation != clock.defaultConfirmation, versions.dominates(confirmation) {
                         clock.confirmations = [ValueID(register: .kind, stamp: loser): confirmation]
                     }
                 }
             }
-            if Bool.random(using: &random) { clock.deleted = VersionVector([entries[0].replica: entries[0].time]) }
             for style in [ItemClockCodec.StampStyle.version1, .version2] where style == .version2 || (n <= 255 && clock.erased.isEmpty && clock.confirmations.isEmpty) {
                 let encoded = try ItemClockCodec.encode(clock, present: Set(stamps.keys), style: style)
                 let decoded = try #require(try ItemClockCodec.decode(overview: encoded))

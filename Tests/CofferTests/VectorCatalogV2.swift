@@ -342,7 +342,7 @@ enum VectorCatalogV2 {
         let clock = ItemClock(versions: versions, stamps: stamps,
                               siblings: [.label: [lostLabel, erasedLabel], .password: [lostPassword]],
                               deleted: VersionVector([r1: t + 2]),
-                              confirmations: [ValueID(register: .label, stamp: lostLabel): VersionVector([r3: t + 3, r1: t])],
+                              confirmations: [ValueID(register: .label, stamp: lostLabel): VersionVector([r3: t + 3])],
                               erased: [ValueID(register: .label, stamp: erasedLabel)])
         let overview = overviewList + (try ItemClockCodec.encode(clock, present: [.label], style: .version2))
         var secretList = EntryCodec.encodeSecrets(secrets)
@@ -356,7 +356,7 @@ enum VectorCatalogV2 {
         let lostSecretBytes = try lostSecret.secureBytes()
         secretList.append(try ItemClockCodec.encodeConflict(ItemParts.Conflict(
             register: .password, stamp: lostPassword, value: SecretFragment(source: lostSecretBytes, range: 0..<lostSecretBytes.count))))
-        secretList.append(ItemClockCodec.encodeHistoryConfirmations([0: VersionVector([r1: t + 2, r2: t + 6])]))
+        secretList.append(ItemClockCodec.encodeHistoryConfirmations([0: VersionVector([r2: t + 6])]))
         let id = try b.newID()
         try b.insert(id: id, revision: 7, overview: overview, secrets: secretList)
         b.expect(id, VectorEntry(id: id, revision: 7, attributes: attributes, secrets: secrets))

@@ -478,7 +478,10 @@ enum VectorCatalog {
         try add("not-coffer-7-bit", .notACofferFile, patched(itemsBytes, at: 0, [0x09]), password: password,
                 "success-items after a 7-bit transfer cleared the magic's high bit")
         try add("not-coffer-text", .notACofferFile, Array("# not a vault\n".utf8), password: password, "a text file")
+        // The version-1 merge vectors were written by the vault before it wrote version 2:
+        // they stay as they are (a version-2 vault merges them), read back from the directory.
         #if DEBUG
+        out += try VectorFile.loadAll().filter { MergeVectors.versionOneNames.contains($0.name) }
         out += try MergeVectors.build()
         #endif
         out += try VectorCatalogV2.build()

@@ -532,9 +532,13 @@ extension VectorCatalogV2 {
         try overview("malformed-overview-confirmation-equals-versions", .malformed,
                      base2 + field(V.confirmations, [1] + stamp(1) + varint(2) + stamp(0) + stamp(1)),
                      "an overview whose confirmation vector is the item's version vector")
-        try overview("malformed-overview-confirmation-not-covering", .malformed,
-                     base2 + field(V.confirmations, [1] + stamp(1) + varint(1) + stamp(0)),
-                     "an overview whose confirmation vector does not cover its value's own stamp")
+        try overview("malformed-overview-confirmation-not-reduced", .malformed,
+                     base2 + field(V.deleted, stamp(0)) + field(V.confirmations, [1] + stamp(1) + varint(1) + stamp(0)),
+                     "an overview whose confirmation vector has an entry its deletion vector covers (not reduced)")
+        try overview("malformed-overview-confirmation-of-erased", .malformed,
+                     labelled + field(V.siblings, [2] + stamp(0)) + field(V.confirmations, [2] + stamp(0) + varint(1) + stamp(0))
+                        + field(V.erased, [2] + stamp(0)),
+                     "an overview with a confirmation for an erased value (its confirmation is empty)", secrets: [])
         try overview("malformed-overview-erased-not-a-value", .malformed, base2 + field(V.erased, [2] + stamp(0)),
                      "an overview erasing a label value the item does not have")
 

@@ -261,8 +261,9 @@ package struct ItemParts: Sendable {
 
     /// The overview list: registers in tag order, the dates, then the clock's fields; for a
     /// deleted item, its tombstone's (``tombstoneList(clock:)``).
-    package func overviewList(clock: ItemClock) throws(FormatError) -> [UInt8] {
-        if clock.isDeleted { return try tombstoneList(clock: clock) }
+    /// `keepingDeletedContents`: a deleted item's whole list, as format 1 kept it.
+    package func overviewList(clock: ItemClock, keepingDeletedContents: Bool = false) throws(FormatError) -> [UInt8] {
+        if clock.isDeleted && !keepingDeletedContents { return try tombstoneList(clock: clock) }
         let list = assembledOverview(then: try ItemClockCodec.encode(clock, present: Set(valuedRegisters)))
         try EntryCodec.validateOverview(list)
         return list
