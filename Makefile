@@ -89,7 +89,7 @@ clean:
 bench: deps
 	./Benchmarks/bench.sh $(ARGS)
 
-# The replica simulation at length (Tests/CofferTests/ReplicaSimulationTests.swift; `make test`
+# The replica simulation at length (Tests/CofferVaultTests/VaultReplicaSimulationTests.swift; `make test`
 # runs 1,000 schedules): SCHEDULES seeded schedules of devices editing one vault offline and
 # syncing in random orders, each checked for convergence and lost edits. SEED=<n> replays one
 # schedule and prints it. A quick run: make simulate SCHEDULES=5000
@@ -99,7 +99,7 @@ simulate: deps
 	$(SWIFT) build --build-tests $(BUILD_FLAGS)
 	@state=$$(mktemp -d); trap 'rm -rf "$$state"' EXIT; \
 	  XDG_STATE_HOME=$$state COFFER_SIMULATION_SCHEDULES=$(SCHEDULES) $(if $(SEED),COFFER_SIMULATION_SEED=$(SEED)) \
-	  $(SWIFT) test --skip-build --filter ReplicaSimulationTests
+	  $(SWIFT) test --skip-build --filter VaultReplicaSimulationTests
 
 # libFuzzer + AddressSanitizer on the vault decoder and the other parsers of outside input,
 # SECONDS per target (both run at once), seeded from Tests/Vectors; see RELIABILITY.md.

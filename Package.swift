@@ -28,8 +28,13 @@ import PackageDescription
 //             CofferDemo                                              <- Coffer
 //   Tests, benchmarks (may use `package` API; the product has no hooks for them, except that
 //   debug builds let an EntropySource draw from a test's seeded stream):
-//             CofferTestSupport <- Coffer and the layers;  CofferTests <- it and every layer;
-//             CofferCLITests <- CofferTestSupport, CofferCLI (its exit-code table);
+//             one test target per layer, Coffer<Layer>Tests (Crypto, Format, Store, Vault, OTP,
+//             Generator, Transfer), with CofferDocsTests (README, DocC and doc-comment code, on
+//             `import Coffer`) and CofferCLITests (the built `coffer`; CofferCLI for its exit-code
+//             table). A test file lives in the target of the lowest layer it tests, is named
+//             <Layer><Concept>Tests (CLI<Concept>Tests, Docs<Concept>Tests), and imports what it
+//             uses: @testable only where it reads internals;
+//             CofferTestSupport <- the layers (helpers the test targets share);
 //             CofferTestWriter <- Coffer;  CofferBench <- Coffer, Crypto, Format, Vault
 //
 // Library products, one per feature (an app depends on the ones it uses; each module
@@ -42,6 +47,11 @@ import PackageDescription
 // `make product-check` (part of `make test`) builds an app on CofferVault alone and checks what it links.
 // `make` builds with --explicit-target-dependency-import-check error, so an import of a target
 // that is not a declared dependency (an upward one above all) is a build error, also incrementally.
+// The test targets and their helpers: a file sees the members (extensions, error kinds…) of
+// the modules it imports, not of whatever another import happens to load, so each file's
+// imports say what it uses.
+let testSettings: [SwiftSetting] = [.enableUpcomingFeature("MemberImportVisibility")]
+
 let package = Package(
     name: "Coffer",
     platforms: [.macOS(.v13)],
@@ -119,19 +129,73 @@ let package = Package(
         ),
         // A second process for multi-process tests; uses only the public API.
         .executableTarget(name: "CofferTestWriter", dependencies: ["Coffer"], path: "Tests/CofferTestWriter"),
-        // Helpers both test targets share (seeded randomness, temporary folders, vaults, processes).
+        // Helpers the test targets share (seeded randomness, temporary folders, processes, hex,
+        // test vaults, the store's fault injector, the vector files of Tests/Vectors).
         .target(
             name: "CofferTestSupport",
-            dependencies: ["Coffer", "CofferCrypto", "CofferFormat", "CofferStore", "CofferVault", "CofferGenerator", "CSodium"],
-            path: "Tests/CofferTestSupport"
+            dependencies: ["CofferCrypto", "CofferFormat", "CofferStore", "CofferVault", "CofferGenerator", "CofferTransfer", "CSodium"],
+            path: "Tests/CofferTestSupport",
+            swiftSettings: testSettings
+        ),
+        // One test target per layer (the Package header says where a test file goes). A target
+        // depends on its layer and on what its files go through: the format vectors open through
+        // the vault API, the fuzz entry points reach every parser, the error kinds come from every layer.
+        .testTarget(
+            name: "CofferCryptoTests",
+            dependencies: ["CofferCrypto", "CofferFormat", "CofferOTP", "CofferGenerator", "CofferTransfer", "CofferTestSupport"],
+            path: "Tests/CofferCryptoTests",
+            swiftSettings: testSettings
         ),
         .testTarget(
-            name: "CofferTests",
-            dependencies: ["Coffer", "CofferCrypto", "CofferFormat", "CofferStore", "CofferVault", "CofferOTP", "CofferGenerator", "CofferTransfer", "CSodium", "CofferTestSupport"],
-            path: "Tests/CofferTests"
+            name: "CofferFormatTests",
+            dependencies: ["CofferCrypto", "CofferFormat", "CofferStore", "CofferVault", "CofferOTP", "CofferGenerator", "CofferTransfer", "CofferTestSupport"],
+            path: "Tests/CofferFormatTests",
+            swiftSettings: testSettings
+        ),
+        .testTarget(
+            name: "CofferStoreTests",
+            dependencies: ["CofferCrypto", "CofferStore", "CofferVault", "CofferTestSupport"],
+            path: "Tests/CofferStoreTests",
+            swiftSettings: testSettings
+        ),
+        .testTarget(
+            name: "CofferVaultTests",
+            dependencies: ["CofferFormat", "CofferVault", "CofferOTP", "CofferTransfer", "CofferTestSupport"],
+            path: "Tests/CofferVaultTests",
+            swiftSettings: testSettings
+        ),
+        .testTarget(
+            name: "CofferOTPTests",
+            dependencies: ["CofferVault", "CofferOTP", "CofferTestSupport"],
+            path: "Tests/CofferOTPTests",
+            swiftSettings: testSettings
+        ),
+        .testTarget(
+            name: "CofferGeneratorTests",
+            dependencies: ["CofferGenerator", "CSodium", "CofferTestSupport"],
+            path: "Tests/CofferGeneratorTests",
+            swiftSettings: testSettings
+        ),
+        .testTarget(
+            name: "CofferTransferTests",
+            dependencies: ["CofferOTP", "CofferTransfer", "CofferTestSupport"],
+            path: "Tests/CofferTransferTests",
+            swiftSettings: testSettings
+        ),
+        // README, DocC and doc-comment snippets, compiled as written: against `import Coffer`.
+        .testTarget(
+            name: "CofferDocsTests",
+            dependencies: ["Coffer", "CofferTestSupport"],
+            path: "Tests/CofferDocsTests",
+            swiftSettings: testSettings
         ),
         // Runs the built `coffer`; links CofferCLI only to read its exit-code table.
-        .testTarget(name: "CofferCLITests", dependencies: ["Coffer", "CofferCLI", "CofferTestSupport"], path: "Tests/CofferCLITests"),
+        .testTarget(
+            name: "CofferCLITests",
+            dependencies: ["Coffer", "CofferCLI", "CofferTestSupport"],
+            path: "Tests/CofferCLITests",
+            swiftSettings: testSettings
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -6,7 +6,7 @@
 # SwiftPM cannot pass -sanitize=fuzzer without unsafeFlags, so this compiles with swiftc
 # directly: each layer of the library once, as an instrumented module built with
 # -enable-testing (rebuilt only when a source is newer), then one small executable per target from
-# Fuzz/Targets/FuzzMain.swift and Tests/CofferTests/ReliabilityFuzzEntryPoints.swift (the
+# Fuzz/Targets/FuzzMain.swift and Tests/CofferFormatTests/FuzzEntryPoints.swift (the
 # file the regression tests replay Fuzz/Regressions/ through). Needs only the Swift
 # toolchain (its clang runtime has libclang_rt.fuzzer and .asan) and libsodium/libargon2.
 set -euo pipefail
@@ -49,6 +49,6 @@ for target in vault inputs; do
   define=COFFER_FUZZ_$(echo "$target" | tr '[:lower:]' '[:upper:]')
   echo "fuzz build: fuzz-$target"
   "$SWIFTC" -module-name "CofferFuzz_$target" "${COMMON[@]}" -D "$define" -I "$OUT" \
-    Fuzz/Targets/FuzzMain.swift Tests/CofferTests/ReliabilityFuzzEntryPoints.swift "${OBJECTS[@]}" \
+    Fuzz/Targets/FuzzMain.swift Tests/CofferFormatTests/FuzzEntryPoints.swift "${OBJECTS[@]}" \
     -use-ld=lld -o "$OUT/fuzz-$target"
 done

@@ -32,7 +32,7 @@ do {
 
     let reopened = try Vault.open(at: path, password: password, options: options)
     for item in try reopened.items() {
-        step("listed: \(item.kind.rawValue) \(item.displayName) \(item.account ?? "")")
+        step("listed: \(item.summary)")
     }
     let secret = try reopened.password(matching: ItemQuery(service: "github.com"))
     step("read one secret on demand: it prints as \(secret), and holds \(secret.count) bytes")

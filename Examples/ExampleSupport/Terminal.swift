@@ -37,9 +37,9 @@ public enum Terminal {
         }
     }
 
-    /// Asks a yes/no question; only "y" or "yes" confirms.
+    /// Asks a yes/no question on standard output, as the menus do: CofferTerminal's
+    /// ``SecretInput/confirm(_:promptFD:)``, where only "y" or "yes" confirms.
     public static func confirm(_ question: String) -> Bool {
-        guard let answer = ask("\(question) [y/N]")?.lowercased() else { return false }
-        return answer == "y" || answer == "yes"
+        SecretInput.confirm(question, promptFD: STDOUT_FILENO)
     }
 }

@@ -1,5 +1,5 @@
 // The libFuzzer entry points. Fuzz/build.sh compiles this file with
-// Tests/CofferTests/ReliabilityFuzzEntryPoints.swift once per target, defining
+// Tests/CofferFormatTests/FuzzEntryPoints.swift once per target, defining
 // COFFER_FUZZ_VAULT or COFFER_FUZZ_INPUTS; see that file for what each target runs.
 import Foundation
 #if COFFER_FUZZ_VAULT

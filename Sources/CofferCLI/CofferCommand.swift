@@ -50,16 +50,24 @@ struct CofferCommand: ParsableCommand {
               coffer sync ~/Sync/vault.coffer --key-file ~/.config/coffer/vault.key
             """,
         version: CofferRelease.version,
-        subcommands: [
-            InitCommand.self, InfoCommand.self, AddCommand.self, NoteCommand.self, GetCommand.self, ShowCommand.self,
-            ListCommand.self, SearchCommand.self, TagsCommand.self, EditCommand.self, RemoveCommand.self,
-            PasswdCommand.self, AddKeyfileCommand.self, RemoveKeyfileCommand.self, CheckCommand.self, AuditCommand.self, RestoreCommand.self,
-            KeyfileCommand.self,
-            GenerateCommand.self, PassphraseCommand.self, EstimateCommand.self,
-            ImportCommand.self, ExportCommand.self, TOTPCommand.self,
-            UnlockCommand.self, LockCommand.self, StatusCommand.self,
-            SyncCommand.self, MergeCommand.self, MergeDriverCommand.self, HistoryCommand.self, ResolveCommand.self,
-            ClipboardClearCommand.self,
+        // `--help` lists the commands by what they work on; the hidden ones (`keyfile`, the
+        // spelling kept from before; `clipboard-clear`, the CLI's own helper) sit with their kin.
+        groupedSubcommands: [
+            CommandGroup(name: "Items", subcommands: [
+                AddCommand.self, NoteCommand.self, GetCommand.self, ShowCommand.self, ListCommand.self, SearchCommand.self,
+                TagsCommand.self, EditCommand.self, RemoveCommand.self, HistoryCommand.self, TOTPCommand.self,
+                ClipboardClearCommand.self,
+            ]),
+            CommandGroup(name: "Vault and keys", subcommands: [
+                InitCommand.self, InfoCommand.self, CheckCommand.self, AuditCommand.self, RestoreCommand.self,
+                PasswdCommand.self, AddKeyfileCommand.self, RemoveKeyfileCommand.self, KeyfileCommand.self,
+            ]),
+            CommandGroup(name: "Unlock once", subcommands: [UnlockCommand.self, LockCommand.self, StatusCommand.self]),
+            CommandGroup(name: "Devices and sync", subcommands: [
+                SyncCommand.self, MergeCommand.self, MergeDriverCommand.self, ResolveCommand.self,
+            ]),
+            CommandGroup(name: "Import and export", subcommands: [ImportCommand.self, ExportCommand.self]),
+            CommandGroup(name: "Generators", subcommands: [GenerateCommand.self, PassphraseCommand.self, EstimateCommand.self]),
         ]
     )
 }

@@ -21,11 +21,16 @@ import CofferFormat
 /// ```
 public struct KernelKeyring: UnlockCache {
     let io: KeyringIO
+    /// What "now" is for a cached unlock's remaining lifetime and expiry.
+    let clock: WallClock
 
     /// The session keyring of this process (keyrings(7)).
     public init() { self.init(io: .live) }
 
-    package init(io: KeyringIO) { self.io = io }
+    package init(io: KeyringIO, clock: WallClock = .system) {
+        self.io = io
+        self.clock = clock
+    }
 
     /// Descriptions are `coffer:v1:` and the vault id in lowercase hex.
     static let descriptionPrefix = "coffer:v1:"
@@ -39,7 +44,7 @@ public struct KernelKeyring: UnlockCache {
     package static let maximumLifetimeSeconds = 24 * 60 * 60
 
     public func store(_ unlock: CachedUnlock) throws(CofferError) {
-        let seconds = Int((unlock.expires.timeIntervalSinceNow).rounded(.up))
+        let seconds = Int(unlock.expires.timeIntervalSince(clock.now()).rounded(.up))
         guard seconds >= 1 else { throw .invalidArgument("the cached unlock has already expired") }
         guard seconds <= Self.maximumLifetimeSeconds else { throw .invalidArgument("a cached unlock lasts at most one day") }
         let ring = try sessionKeyringID()
@@ -128,7 +133,7 @@ public struct KernelKeyring: UnlockCache {
         } else {
             nil
         }
-        guard let unlock, unlock.vaultID == vaultID.lowercased(), !unlock.isExpired() else {
+        guard let unlock, unlock.vaultID == vaultID.lowercased(), !unlock.isExpired(at: clock.now()) else {
             _ = io.keyctl(.invalidate, serial, 0, 0, 0)
             return nil
         }

@@ -184,7 +184,7 @@ public enum SecretInput {
         }
     }
 
-    private static func emit(_ text: String, to fd: Int32) {
+    static func emit(_ text: String, to fd: Int32) {
         var copy = text
         copy.withUTF8 { TerminalIO.writeAll(fd, UnsafeRawBufferPointer($0)) }
     }

@@ -121,7 +121,7 @@ enum BitwardenJSONImporter {
         attributes.isFavorite = try json.boolean(node["favorite"], "favorite") ?? false
         let created = try date(json, node["creationDate"], "creationDate")
         let modified = try date(json, node["revisionDate"], "revisionDate")
-        attributes.created = (created ?? modified ?? Date()).roundedToMilliseconds
+        attributes.created = (created ?? modified ?? session.now).roundedToMilliseconds
         attributes.modified = (modified ?? attributes.created).roundedToMilliseconds
 
         var history: [PasswordHistoryEntry] = []

@@ -176,7 +176,7 @@ struct CSVColumnMapping {
         }
         let created = try date(text[.created], "created", location: location)
         let modified = try date(text[.modified], "modified", location: location)
-        attributes.created = (created ?? modified ?? Date()).roundedToMilliseconds
+        attributes.created = (created ?? modified ?? session.now).roundedToMilliseconds
         attributes.modified = (modified ?? attributes.created).roundedToMilliseconds
 
         var secrets = ItemSecrets(password: password, notes: notes, fields: secretFields)

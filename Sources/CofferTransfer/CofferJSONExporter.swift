@@ -38,53 +38,31 @@ enum CofferJSONExporter {
         return try out.secureBytes()
     }
 
+    /// One item: the attributes in the one item shape (``ItemJSON``), then the secrets.
     private static func write(_ a: ItemAttributes, _ s: ItemSecrets, to out: WipingBuffer) throws(CofferError) {
-        let indent = "\n      "
-        out.append("    {")
-        func member(_ name: String, first: Bool = false) {
-            out.append((first ? "" : ",") + indent + "\"" + name + "\": ")
+        var object = JSONObjectWriter(out, layout: .indented)
+        ItemJSON.writeAttributes(a, into: &object)
+        object.member("password"); try JSONOut.secret(s.password, out)
+        object.member("notes"); try JSONOut.secret(s.notes, out)
+        object.member("secretFields")
+        try object.objects(s.fields) { (field) throws(CofferError) in
+            object.inlineMember("name", first: true); object.string(field.name)
+            object.inlineMember("value"); try JSONOut.secret(field.value, out)
+            object.endInline()
         }
-        member("kind", first: true); JSONOut.string(a.kind.rawValue, out)
-        member("label"); JSONOut.optional(a.label, out)
-        member("service"); JSONOut.optional(a.service, out)
-        member("account"); JSONOut.optional(a.account, out)
-        member("server"); JSONOut.optional(a.server, out)
-        member("protocol"); JSONOut.optional(a.protocol, out)
-        member("port"); out.append(a.port.map { String($0) } ?? "null")
-        member("path"); JSONOut.optional(a.path, out)
-        member("comment"); JSONOut.optional(a.comment, out)
-        member("urls"); JSONOut.strings(a.urls, out)
-        member("tags"); JSONOut.strings(a.tags, out)
-        member("favorite"); out.append(a.isFavorite ? "true" : "false")
-        member("fields")
-        try JSONOut.objects(a.fields, indent: indent, out) { field in
-            out.append("{\"name\": "); JSONOut.string(field.name, out)
-            out.append(", \"value\": "); JSONOut.string(field.value, out)
-            out.append("}")
+        object.member("passwordHistory")
+        try object.objects(s.passwordHistory) { (entry) throws(CofferError) in
+            object.inlineMember("password", first: true); try JSONOut.secret(entry.password, out)
+            object.inlineMember("replaced"); object.string(ItemJSON.date(entry.replaced))
+            object.endInline()
         }
-        member("created"); JSONOut.string(ItemJSON.date(a.created), out)
-        member("modified"); JSONOut.string(ItemJSON.date(a.modified), out)
-        member("password"); try JSONOut.secret(s.password, out)
-        member("notes"); try JSONOut.secret(s.notes, out)
-        member("secretFields")
-        try JSONOut.objects(s.fields, indent: indent, out) { (field) throws(CofferError) in
-            out.append("{\"name\": "); JSONOut.string(field.name, out)
-            out.append(", \"value\": "); try JSONOut.secret(field.value, out)
-            out.append("}")
+        object.member("attachments")
+        try object.objects(s.attachments) { (attachment) throws(CofferError) in
+            object.inlineMember("name", first: true); object.string(attachment.name)
+            object.inlineMember("data"); try JSONOut.base64(attachment.data, out)
+            object.endInline()
         }
-        member("passwordHistory")
-        try JSONOut.objects(s.passwordHistory, indent: indent, out) { (entry) throws(CofferError) in
-            out.append("{\"password\": "); try JSONOut.secret(entry.password, out)
-            out.append(", \"replaced\": "); JSONOut.string(TransferDate.format(entry.replaced), out)
-            out.append("}")
-        }
-        member("attachments")
-        try JSONOut.objects(s.attachments, indent: indent, out) { (attachment) throws(CofferError) in
-            out.append("{\"name\": "); JSONOut.string(attachment.name, out)
-            out.append(", \"data\": "); try JSONOut.base64(attachment.data, out)
-            out.append("}")
-        }
-        out.append("\n    }")
+        object.close()
     }
 }
 
@@ -108,37 +86,8 @@ enum ExportOrder {
     }
 }
 
-/// JSON text into a ``WipingBuffer``, secrets straight from guarded memory.
+/// Secrets as JSON values, straight from guarded memory into a ``WipingBuffer``.
 enum JSONOut {
-    static func string(_ text: String, _ out: WipingBuffer) {
-        out.appendJSONString(text)
-    }
-
-    static func optional(_ text: String?, _ out: WipingBuffer) {
-        if let text { string(text, out) } else { out.append("null") }
-    }
-
-    static func strings(_ list: [String], _ out: WipingBuffer) {
-        out.append("[")
-        for (index, text) in list.enumerated() {
-            if index > 0 { out.append(", ") }
-            string(text, out)
-        }
-        out.append("]")
-    }
-
-    /// An array with one object per line.
-    static func objects<T>(_ list: [T], indent: String, _ out: WipingBuffer,
-                           _ body: (T) throws(CofferError) -> Void) throws(CofferError) {
-        guard !list.isEmpty else { out.append("[]"); return }
-        out.append("[")
-        for (index, element) in list.enumerated() {
-            out.append((index == 0 ? "" : ",") + indent + "  ")
-            try body(element)
-        }
-        out.append(indent + "]")
-    }
-
     /// A secret as a JSON string, or `{"base64": "…"}` when it is not valid UTF-8; `null` when absent.
     static func secret(_ value: SecureBytes?, _ out: WipingBuffer) throws(CofferError) {
         guard let value else { out.append("null"); return }

@@ -50,8 +50,7 @@ enum CofferJSONImporter {
                 a.fields.append(CustomField(name: try json.string(field["name"], "a field's name") ?? "",
                                             value: try json.string(field["value"], "a field's value") ?? ""))
             }
-            let now = Date()
-            a.created = try date(json, node["created"], "created") ?? now.roundedToMilliseconds
+            a.created = try date(json, node["created"], "created") ?? session.now.roundedToMilliseconds
             a.modified = try date(json, node["modified"], "modified") ?? a.created
 
             var s = ItemSecrets()

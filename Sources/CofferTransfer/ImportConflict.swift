@@ -40,10 +40,10 @@ extension ImportSession {
         case .update:
             try tx.update(existing, secrets: ItemSecrets(password: imported))
         case .keepBoth:
-            let limit = historyLimit
+            let limit = historyLimit, now = self.now
             do {
                 try tx.update(existing) { _, secrets in
-                    secrets.passwordHistory.insert(PasswordHistoryEntry(password: imported, replaced: Date()), at: 0)
+                    secrets.passwordHistory.insert(PasswordHistoryEntry(password: imported, replaced: now), at: 0)
                     if secrets.passwordHistory.count > limit { secrets.passwordHistory.removeSubrange(limit...) }
                 }
             } catch let error as CofferError {

@@ -11,6 +11,8 @@ final class ImportSession {
     let tx: VaultTransaction
     let historyLimit: Int
     let conflictPolicy: ImportConflictPolicy
+    /// The time of this import, by the vault's clock: the date of what the file leaves undated.
+    let now: Date
     var report: ImportReport
     /// Unique keys added by this import, and where: to name the earlier row of an in-file duplicate.
     private var seen: [UniquenessKey: String] = [:]
@@ -18,8 +20,9 @@ final class ImportSession {
     private var notesByTitle: [String: [ItemID]]?
 
     init(tx: VaultTransaction, format: ImportFormat, dryRun: Bool, historyLimit: Int,
-         conflictPolicy: ImportConflictPolicy = .skip) {
+         conflictPolicy: ImportConflictPolicy = .skip, now: Date) {
         self.tx = tx
+        self.now = now
         self.historyLimit = max(0, historyLimit)
         self.conflictPolicy = conflictPolicy
         report = ImportReport(format: format, dryRun: dryRun)
@@ -29,7 +32,7 @@ final class ImportSession {
     func add(_ candidate: ImportCandidate) throws(CofferError) {
         var candidate = candidate
         for message in candidate.warnings { warn(candidate.location, message) }
-        let name = Self.name(of: candidate.attributes)
+        let name = candidate.attributes.sortName ?? candidate.attributes.displayName
         if candidate.secrets.passwordHistory.count > historyLimit {
             let dropped = candidate.secrets.passwordHistory.count - historyLimit
             candidate.secrets.passwordHistory.removeSubrange(historyLimit...)
@@ -99,11 +102,6 @@ final class ImportSession {
             if try tx.secrets(for: id).notes == candidate.secrets.notes { return true }
         }
         return false
-    }
-
-    /// The name an item is reported by: never a secret.
-    static func name(of attributes: ItemAttributes) -> String {
-        attributes.sortName ?? "untitled"
     }
 
     private static func describe(_ key: UniquenessKey) -> String {

@@ -3,10 +3,11 @@ import CofferFormat
 import CofferVault
 import Foundation
 
-/// An item as JSON: the one writer of an item's attributes as a JSON object, and of JSON
-/// strings, used by `coffer list --json` / `search --json` and by Coffer's JSON export.
-/// Everything goes into a ``WipingBuffer``, so secrets written next to it (an export) leave
-/// no unwiped copy.
+/// An item as JSON: the one owner of an item's JSON shape, its attributes' keys and their
+/// order, used by `coffer list --json` / `search --json` (compact, with the id) and by
+/// Coffer's JSON export (indented, without the id, followed by the secrets). Everything
+/// goes into a ``WipingBuffer``, so secrets written next to it (an export) leave no
+/// unwiped copy.
 ///
 /// ```swift
 /// let out = WipingBuffer(capacity: 1024)
@@ -16,54 +17,132 @@ import Foundation
 /// ```
 public enum ItemJSON {
     /// Writes `item`'s attributes, never a secret, as one compact JSON object with every
-    /// key present (`null` or `[]` when empty), in this order: `id`, `kind`, `label`,
-    /// `service`, `account`, `server`, `protocol`, `port`, `path`, `urls`, `tags`, `favorite`,
-    /// `comment`, `fields` (`[{"name", "value"}]`), `created`, `modified` (``date(_:)``).
+    /// key present (`null` or `[]` when empty), in this order: `id`, then the attribute
+    /// keys of every item object (``attributeKeys``): `kind`, `label`, `service`, `account`,
+    /// `server`, `protocol`, `port`, `path`, `comment`, `urls`, `tags`, `favorite`, `fields`
+    /// (`[{"name", "value"}]`), `created`, `modified` (``date(_:)``).
     /// README's "JSON output" documents it for `list --json`.
     public static func writeAttributes(of item: Item, to out: WipingBuffer) {
-        let a = item.attributes
-        func member(_ name: String, first: Bool = false) {
-            out.append((first ? "{\"" : ",\"") + name + "\":")
+        var object = JSONObjectWriter(out, layout: .compact)
+        object.member("id"); object.string(item.id.hex)
+        writeAttributes(item.attributes, into: &object)
+        object.close()
+    }
+
+    /// The keys of an item's attributes, in the order every item object has them.
+    public static let attributeKeys = ["kind", "label", "service", "account", "server", "protocol", "port", "path",
+                                       "comment", "urls", "tags", "favorite", "fields", "created", "modified"]
+
+    /// The attribute members (``attributeKeys``) of an object `object` is writing.
+    static func writeAttributes(_ a: ItemAttributes, into object: inout JSONObjectWriter) {
+        object.member("kind"); object.string(a.kind.rawValue)
+        object.member("label"); object.optional(a.label)
+        object.member("service"); object.optional(a.service)
+        object.member("account"); object.optional(a.account)
+        object.member("server"); object.optional(a.server)
+        object.member("protocol"); object.optional(a.protocol)
+        object.member("port"); object.number(a.port)
+        object.member("path"); object.optional(a.path)
+        object.member("comment"); object.optional(a.comment)
+        object.member("urls"); object.strings(a.urls)
+        object.member("tags"); object.strings(a.tags)
+        object.member("favorite"); object.bool(a.isFavorite)
+        object.member("fields")
+        object.objects(a.fields) { (field) in
+            object.inlineMember("name", first: true); object.string(field.name)
+            object.inlineMember("value"); object.string(field.value)
+            object.endInline()
         }
-        func optional(_ text: String?) { if let text { out.appendJSONString(text) } else { out.append("null") } }
-        func strings(_ list: [String]) {
-            out.append("[")
-            for (index, text) in list.enumerated() {
-                if index > 0 { out.append(",") }
-                out.appendJSONString(text)
-            }
-            out.append("]")
-        }
-        member("id", first: true); out.appendJSONString(item.id.hex)
-        member("kind"); out.appendJSONString(a.kind.rawValue)
-        member("label"); optional(a.label)
-        member("service"); optional(a.service)
-        member("account"); optional(a.account)
-        member("server"); optional(a.server)
-        member("protocol"); optional(a.protocol)
-        member("port"); out.append(a.port.map { String($0) } ?? "null")
-        member("path"); optional(a.path)
-        member("urls"); strings(a.urls)
-        member("tags"); strings(a.tags)
-        member("favorite"); out.append(a.isFavorite ? "true" : "false")
-        member("comment"); optional(a.comment)
-        member("fields"); out.append("[")
-        for (index, field) in a.fields.enumerated() {
-            out.append(index == 0 ? "{\"name\":" : ",{\"name\":")
-            out.appendJSONString(field.name)
-            out.append(",\"value\":")
-            out.appendJSONString(field.value)
-            out.append("}")
-        }
-        out.append("]")
-        member("created"); out.appendJSONString(date(a.created))
-        member("modified"); out.appendJSONString(date(a.modified))
-        out.append("}")
+        object.member("created"); object.string(date(a.created))
+        object.member("modified"); object.string(date(a.modified))
     }
 
     /// A date as Coffer's JSON writes it: ISO 8601 in UTC with milliseconds,
     /// e.g. `2025-01-31T09:30:00.125Z`.
     public static func date(_ date: Date) -> String { TransferDate.format(date) }
+}
+
+/// Writes one JSON object's members into a ``WipingBuffer``, in one of the two layouts
+/// Coffer writes items in: compact (`--json`) or the export's indented one (an item
+/// object at depth 2, one member a line).
+struct JSONObjectWriter {
+    enum Layout {
+        /// `{"key":value,…}`, lists `[a,b]`.
+        case compact
+        /// The export's: `    {`, each member on its own line (`      "key": value`),
+        /// lists `[a, b]`, lists of objects one object a line, `    }`.
+        case indented
+    }
+
+    let out: WipingBuffer
+    let layout: Layout
+    private var first = true
+
+    /// The export's indentation of a member.
+    private static let memberIndent = "\n      "
+
+    /// Opens the object.
+    init(_ out: WipingBuffer, layout: Layout) {
+        self.out = out
+        self.layout = layout
+        out.append(layout == .compact ? "{" : "    {")
+    }
+
+    /// Starts the member `name`; its value follows.
+    mutating func member(_ name: String) {
+        switch layout {
+        case .compact: out.append((first ? "\"" : ",\"") + name + "\":")
+        case .indented: out.append((first ? "" : ",") + Self.memberIndent + "\"" + name + "\": ")
+        }
+        first = false
+    }
+
+    func string(_ text: String) { out.appendJSONString(text) }
+
+    func optional(_ text: String?) {
+        if let text { out.appendJSONString(text) } else { out.append("null") }
+    }
+
+    func number(_ value: UInt16?) { out.append(value.map { String($0) } ?? "null") }
+
+    func bool(_ value: Bool) { out.append(value ? "true" : "false") }
+
+    func strings(_ list: [String]) {
+        out.append("[")
+        for (index, text) in list.enumerated() {
+            if index > 0 { out.append(layout == .compact ? "," : ", ") }
+            out.appendJSONString(text)
+        }
+        out.append("]")
+    }
+
+    /// A list of objects (each written by `body` with ``inlineMember(_:first:)``):
+    /// compact on one line; indented, one object a line (`[]` when empty).
+    func objects<T, E: Error>(_ list: [T], _ body: (T) throws(E) -> Void) throws(E) {
+        guard !list.isEmpty else { out.append("[]"); return }
+        out.append("[")
+        for (index, element) in list.enumerated() {
+            switch layout {
+            case .compact: if index > 0 { out.append(",") }
+            case .indented: out.append((index == 0 ? "" : ",") + Self.memberIndent + "  ")
+            }
+            try body(element)
+        }
+        out.append(layout == .compact ? "]" : Self.memberIndent + "]")
+    }
+
+    /// Starts a member of an object inside a list (`{"name": …`); ``endInline()`` closes it.
+    func inlineMember(_ name: String, first: Bool = false) {
+        switch layout {
+        case .compact: out.append((first ? "{\"" : ",\"") + name + "\":")
+        case .indented: out.append((first ? "{\"" : ", \"") + name + "\": ")
+        }
+    }
+
+    func endInline() { out.append("}") }
+
+    /// Closes the object.
+    func close() { out.append(layout == .compact ? "}" : "\n    }") }
 }
 
 extension WipingBuffer {

@@ -135,7 +135,7 @@ enum KeePassXCXMLImporter {
         let times = entry.child("Times")
         let created = try date(times?.child("CreationTime"), context)
         let modified = try date(times?.child("LastModificationTime"), context)
-        attributes.created = (created ?? modified ?? Date()).roundedToMilliseconds
+        attributes.created = (created ?? modified ?? context.session.now).roundedToMilliseconds
         attributes.modified = (modified ?? attributes.created).roundedToMilliseconds
         if times?.child("Expires")?.text == "True", let expiry = try date(times?.child("ExpiryTime"), context) {
             attributes.fields.append(CustomField(name: "expires", value: TransferDate.format(expiry)))

@@ -44,9 +44,9 @@ extension Vault {
         guard data.count <= Self.maximumImportSize else {
             throw .fileTooLarge("the import file is larger than \(Self.maximumImportSize >> 20) MiB")
         }
-        let limit = options.passwordHistoryLimit
+        let limit = options.passwordHistoryLimit, now = now()
         let body = { (tx: VaultTransaction) throws(CofferError) -> ImportReport in
-            let session = ImportSession(tx: tx, format: format, dryRun: dryRun, historyLimit: limit, conflictPolicy: onConflict)
+            let session = ImportSession(tx: tx, format: format, dryRun: dryRun, historyLimit: limit, conflictPolicy: onConflict, now: now)
             try data.withUnsafeBytes { (bytes) throws(CofferError) in
                 switch format {
                 case .keepassxcXML: try KeePassXCXMLImporter.read(bytes, into: session)

@@ -2,20 +2,12 @@ import CofferCrypto
 import CofferFormat
 
 /// One way to open a vault with a password and/or a key file, as
-/// ``VaultInfo/credentialChoices(withKeyFile:)`` lists them.
+/// ``VaultInfo/credentialChoices(withKeyFile:)`` lists them, in the order
+/// ``Vault/open(at:keyFile:options:askPassword:)-(String,_,_,_)`` tries them.
 ///
 /// ```swift
 /// let choices = try Vault.info(at: path).credentialChoices(withKeyFile: keyFile != nil)
-/// var password: SecureBytes?
-/// for (index, choice) in choices.enumerated() {
-///     if choice.needsPassword, password == nil { password = try askPassword() }
-///     guard let credential = choice.credential(password: password, keyFile: keyFile) else { continue }
-///     do {
-///         return try Vault.open(at: path, credential: credential)
-///     } catch CofferError.wrongKeyFile where index < choices.count - 1 {
-///         continue   // not this slot's key file: try the next choice
-///     }
-/// }
+/// if choices.contains(where: \.needsPassword) { showPasswordField() }
 /// ```
 public struct CredentialChoice: Sendable, Hashable {
     /// The kind of slot this choice opens: `.password`, `.keyFile` or `.passwordAndKeyFile`.
@@ -55,6 +47,75 @@ extension VaultInfo {
         let kinds = slots.map(\.kind)
         let order: [KeySlotKind] = withKeyFile ? [.keyFile, .passwordAndKeyFile] : [.password]
         return order.filter(kinds.contains).map(CredentialChoice.init(slotKind:))
+    }
+}
+
+/// A vault opened by ``Vault/open(at:keyFile:options:askPassword:)-(String,_,_,_)``, and
+/// what opened it.
+public struct OpenedVault: Sendable {
+    /// The open vault.
+    public let vault: Vault
+    /// The kind of slot that opened it: `.password`, `.keyFile` or `.passwordAndKeyFile`.
+    public let slotKind: KeySlotKind
+    /// The master password, when it was asked for; nil when a key file alone opened the vault.
+    public let password: SecureBytes?
+}
+
+extension Vault {
+    /// Opens a vault with what a person gives: a password and, optionally, a key file,
+    /// used as the vault's key slots take them, and the password asked for only when a
+    /// slot needs it. Every app that takes a key file opens this way; `coffer --key-file`
+    /// does.
+    ///
+    /// The choices, in order (``VaultInfo/credentialChoices(withKeyFile:)``):
+    /// - without `keyFile`: the password (a `password` slot);
+    /// - with `keyFile`: the file alone, when the vault has a `key-file` slot (no password
+    ///   is asked for); then, when that file opens no such slot and the vault has a
+    ///   `password+key-file` slot, the password with the file.
+    ///
+    /// Before asking for anything it reads the header and checks the slots it would try
+    /// against `options.kdfLimit` (``CofferError/Kind/kdfCostTooHigh``). It throws
+    /// ``CofferError/Kind/keyFileRequired`` when the vault opens only with a key file and
+    /// none was given, ``CofferError/Kind/slotUnavailable`` when these inputs fit no slot (a
+    /// key file for a vault without key-file slots, a vault of raw-key slots), the wrong
+    /// credential of the last choice tried (``CofferError/Kind/wrongPassword``,
+    /// ``CofferError/Kind/wrongKeyFile``), and what `askPassword` throws, unchanged. It
+    /// asks for the password at most once.
+    ///
+    /// ```swift
+    /// let keyFile = try keyFilePath.map { try KeyFile(contentsOf: $0) }
+    /// let opened = try Vault.open(at: path, keyFile: keyFile) {
+    ///     try askUser("Master password")   // not called when the key file alone opens the vault
+    /// }
+    /// print(opened.slotKind)               // key-file, password+key-file or password
+    /// let vault = opened.vault
+    /// ```
+    public static func open(at path: String, keyFile: KeyFile?, options: VaultOptions = VaultOptions(),
+                            askPassword: () throws -> SecureBytes) throws -> OpenedVault {
+        let info = try Vault.info(at: path)
+        let choices = info.credentialChoices(withKeyFile: keyFile != nil)
+        guard !choices.isEmpty else {
+            if keyFile == nil, !info.credentialChoices(withKeyFile: true).isEmpty {
+                throw CofferError.keyFileRequired("the vault's key slots need a key file, alone or with the password")
+            }
+            throw CofferError.slotUnavailable(keyFile == nil ? "the vault has no password or key-file slot" : "the vault has no key-file slot")
+        }
+        // Refuse a costly vault before any KDF and before the password is asked for.
+        try info.checkUnlockCost(limit: options.kdfLimit, kinds: choices.map(\.slotKind))
+        var password: SecureBytes?
+        for (index, choice) in choices.enumerated() {
+            // A key file alone needs no master password.
+            if choice.needsPassword, password == nil { password = try askPassword() }
+            guard let credential = choice.credential(password: password, keyFile: keyFile) else { continue }
+            do throws(CofferError) {
+                let vault = try open(at: path, credential: credential, options: options)
+                return OpenedVault(vault: vault, slotKind: choice.slotKind, password: password)
+            } catch {
+                // Not a key-file-only slot's file: try the next choice.
+                guard error.kind == .wrongKeyFile, index < choices.count - 1 else { throw error }
+            }
+        }
+        throw CofferError.wrongKeyFile
     }
 }
 

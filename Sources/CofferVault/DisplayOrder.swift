@@ -47,7 +47,7 @@ package enum DisplayOrder {
                 guard let fields = OverviewFields(raw) else { return false }
                 let start = keys.text.count
                 // ItemAttributes.sortName, read from the bytes.
-                if let key = fields.label ?? fields.service ?? fields.server { keys.appendText(UnsafeRawBufferPointer(rebasing: raw[key])) }
+                if let key = ItemAttributes.sortName(label: fields.label, service: fields.service, server: fields.server) { keys.appendText(UnsafeRawBufferPointer(rebasing: raw[key])) }
                 let middle = keys.text.count
                 if let account = fields.account { keys.appendText(UnsafeRawBufferPointer(rebasing: raw[account])) }
                 keys.append(start, middle, id: id(entries[index]))
@@ -203,17 +203,17 @@ extension DisplayOrder {
     /// marker below every letter, its length without leading zeros (two bytes, big-endian),
     /// then its digits: a longer number is a larger one.
     static func appendReadingKey(_ text: String, locale: Locale, to key: inout [UInt8]) {
-        // ASCII (the usual name) folds by lowercasing its bytes, without Foundation's tables
-        // or a lowercased copy: listing a large vault folds every name.
+        // Search's folding (SearchFolding). ASCII (the usual name) folds here byte by byte,
+        // without a lowercased copy: listing a large vault folds every name.
         let ascii = text.utf8.allSatisfy { $0 < 0x80 }
-        var folded = ascii ? text : text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: locale)
+        var folded = ascii ? text : SearchFolding.fold(text, locale: locale)
         folded.withUTF8 { bytes in
             func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
             var index = 0
             while index < bytes.count {
                 let byte = bytes[index]
                 guard isDigit(byte) else {
-                    key.append(ascii && byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte)
+                    key.append(ascii ? SearchFolding.foldASCII(byte) : byte)
                     index += 1
                     continue
                 }

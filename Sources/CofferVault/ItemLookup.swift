@@ -9,8 +9,9 @@ import Foundation
 /// it matches an item's id (all 32 hex digits, or its first 8 or more), label, service,
 /// note title, or server, where a pasted URL (`https://GitHub.com/login?next=/`) matches
 /// an internet password of that host, scheme and port, whatever its path. Labels,
-/// services and titles compare ignoring case; when several items match only so, the one
-/// spelled exactly wins. The other cases name one attribute only.
+/// services and titles compare as search does (``SearchFolding``: ignoring case, accents
+/// and width, so `societe generale` names "Société Générale"); when several items match
+/// only so, the one spelled exactly wins. The other cases name one attribute only.
 ///
 /// ```swift
 /// let item = try vault.item(named: ItemName("github"))
@@ -65,24 +66,6 @@ public struct ItemName: Sendable, Hashable, CustomStringConvertible {
         }
         if let account { text += ", account \(account)" }
         return text
-    }
-}
-
-extension Item {
-    /// The first ``ItemName/shortIDLength`` hex digits of the id: enough to tell items apart
-    /// in a message, and accepted back by ``ItemName/Key/id(_:)`` and ``ItemName/Key/anything(_:)``.
-    public var shortID: String { String(id.hex.prefix(ItemName.shortIDLength)) }
-
-    /// How an item is told apart from others in a list of candidates: its label (if
-    /// any), its service, address or title, its account and its short id. Never a secret.
-    ///
-    /// ```swift
-    /// print(item.candidateDescription)   // GitHub (github.com) octocat [3f2a9c01]
-    /// ```
-    public var candidateDescription: String {
-        let name = attributes.label.map { $0 == attributes.displayName ? $0 : "\($0) (\(attributes.displayName))" } ?? attributes.displayName
-        let account = attributes.account.map { $0.isEmpty ? "" : " \($0)" } ?? ""
-        return "\(name)\(account) [\(shortID)]"
     }
 }
 
@@ -154,8 +137,9 @@ struct ItemLookup {
 
     /// False when an item's id and overview field list (SPEC.md §7.2) show, from their
     /// bytes, that ``strength(_:id:)`` would be `.none`: the id differs, and its label,
-    /// service and server, where ASCII, differ from the name ignoring ASCII case. Anything
-    /// else (non-ASCII text, which may be equal ignoring case or width; an unreadable list)
+    /// service and server, where ASCII, differ from the name once folded
+    /// (``SearchFolding/foldedEqual(ascii:_:)``). Anything else (non-ASCII text, which may
+    /// be equal once folded; an unreadable list)
     /// is left to the attributes. So a lookup in a large vault decodes the few items that may match, not
     /// every item, and a damaged record it does not match is never touched (SPEC.md §10).
     func mayMatch(id: ItemID, overview raw: UnsafeRawBufferPointer) -> Bool {
@@ -165,10 +149,7 @@ struct ItemLookup {
         func same(_ wanted: String?, _ range: Range<Int>?) -> Bool {
             guard let wanted else { return true }
             guard let range else { return false }
-            let stored = UnsafeRawBufferPointer(rebasing: raw[range])
-            guard wanted.utf8.allSatisfy({ $0 < 0x80 }), stored.allSatisfy({ $0 < 0x80 }) else { return true }
-            func lower(_ byte: UInt8) -> UInt8 { byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte }
-            return wanted.utf8.count == stored.count && zip(wanted.utf8, stored).allSatisfy { lower($0) == lower($1) }
+            return SearchFolding.foldedEqual(ascii: wanted.utf8, UnsafeRawBufferPointer(rebasing: raw[range])) ?? true
         }
         // The host a server name or URL names; nil (anything may match) when it has none.
         func host(_ text: String) -> String? {
@@ -211,11 +192,11 @@ struct ItemLookup {
             && text.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x66) }
     }
 
-    /// Equal: exact; equal ignoring case (and width, for full-width letters): loose.
+    /// Equal: exact; equal once folded as search folds (case, accents, width): loose.
     static func text(_ wanted: String, _ stored: String?) -> Strength {
         guard let stored else { return .none }
         if stored == wanted { return .exact }
-        return stored.compare(wanted, options: [.caseInsensitive, .widthInsensitive]) == .orderedSame ? .loose : .none
+        return SearchFolding.foldedEqual(wanted, stored) ? .loose : .none
     }
 
     /// `text` read as a host or URL (``ServerAddress``): same host, and the same scheme and

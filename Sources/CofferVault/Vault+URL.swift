@@ -78,6 +78,16 @@ extension Vault {
         try open(at: url.cofferFilePath(), unlockCache: unlockCache, options: options)
     }
 
+    /// ``open(at:keyFile:options:askPassword:)-(String,_,_,_)`` at a file URL.
+    ///
+    /// ```swift
+    /// let opened = try Vault.open(at: url, keyFile: try KeyFile(contentsOf: keyURL)) { try askUser("Master password") }
+    /// ```
+    public static func open(at url: URL, keyFile: KeyFile?, options: VaultOptions = VaultOptions(),
+                            askPassword: () throws -> SecureBytes) throws -> OpenedVault {
+        try open(at: url.cofferFilePath(), keyFile: keyFile, options: options, askPassword: askPassword)
+    }
+
     /// `info(at:scope:)` with a file URL.
     ///
     /// ```swift
@@ -92,7 +102,7 @@ extension Vault {
     /// ```swift
     /// try Vault.restoreBackup(at: vaultURL)   // puts `<file>.bak` back
     /// ```
-    public static func restoreBackup(at url: URL, lockTimeout: Duration = .seconds(10)) throws(CofferError) {
+    public static func restoreBackup(at url: URL, lockTimeout: Duration = VaultOptions.defaultLockTimeout) throws(CofferError) {
         try restoreBackup(at: url.cofferFilePath(), lockTimeout: lockTimeout)
     }
 
@@ -101,7 +111,7 @@ extension Vault {
     /// ```swift
     /// try Vault.destroy(at: vaultURL)
     /// ```
-    public static func destroy(at url: URL, lockTimeout: Duration = .seconds(10)) throws(CofferError) {
+    public static func destroy(at url: URL, lockTimeout: Duration = VaultOptions.defaultLockTimeout) throws(CofferError) {
         try destroy(at: url.cofferFilePath(), lockTimeout: lockTimeout)
     }
 

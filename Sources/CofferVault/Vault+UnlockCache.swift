@@ -30,7 +30,7 @@ extension Vault {
     }
 
     static func open(at path: String, unlockCache cache: some UnlockCache, options: VaultOptions,
-                     entropy: EntropySource, store: VaultFileStore? = nil) throws(CofferError) -> Vault? {
+                     entropy: EntropySource, store: VaultFileStore? = nil, clock: WallClock = .system) throws(CofferError) -> Vault? {
         let store = store ?? VaultFileStore(path: path)
         let (file, parsed) = try VaultFileReader.readParsed(store)
         let vaultID = ItemID(validated: parsed.vaultID).hex
@@ -41,7 +41,7 @@ extension Vault {
             }
         }
         guard let cached = try cache.cachedUnlock(forVault: vaultID) else { return nil }
-        guard cached.vaultID == vaultID, !cached.isExpired() else {
+        guard cached.vaultID == vaultID, !cached.isExpired(at: clock.now()) else {
             try cache.remove(forVault: vaultID)
             return nil
         }
@@ -51,8 +51,10 @@ extension Vault {
                 return nil
             }
             // The overviews are checked here (SPEC.md §10): a damaged one forgets the unlock too.
-            return try Vault(opened: opened.codec, identity: file.identity, keys: opened.keys, slotKey: cached.slotKey,
-                             conversion: opened.conversion, path: path, options: options, store: store, entropy: entropy)
+            let vault = try Vault(opened: opened.codec, identity: file.identity, keys: opened.keys, slotKey: cached.slotKey,
+                                  conversion: opened.conversion, path: path, options: options, store: store, entropy: entropy)
+            vault.wallClock = clock
+            return vault
         } catch {
             try? cache.remove(forVault: vaultID)
             throw error

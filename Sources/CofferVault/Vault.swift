@@ -43,12 +43,12 @@ public final class Vault: @unchecked Sendable {
     let replica: UInt64
     /// The last time given to a stamp, so stamps of one replica only grow.
     private var lastStampTime: UInt64 = 0
-    /// The wall clock, in milliseconds since 1970: edits' dates and stamps. The test vectors
-    /// (SPEC.md §15.2) fix it so that regenerating them gives the same bytes.
-    package var wallClock: @Sendable () -> Int64 = { Date().millisecondsSince1970 }
+    /// The clock of every date this vault writes and every expiry it checks (``WallClock``).
+    /// The test vectors (SPEC.md §15.2) fix it so that regenerating them gives the same bytes.
+    package var wallClock = WallClock.system
 
     /// Now, by ``wallClock``, to the millisecond.
-    func now() -> Date { Date(millisecondsSince1970: withLock { wallClock() }) }
+    package func now() -> Date { withLock { wallClock.now() } }
 
     init(path: String, options: VaultOptions, store: VaultFileStore, entropy: EntropySource,
          keys: EpochKeys, slotKey: SlotKey?, snapshot: VaultSnapshot, memory: ReplicaMemory) {
@@ -83,7 +83,7 @@ public final class Vault: @unchecked Sendable {
     /// stamp given before (SPEC.md §17.1).
     func issueStamp(after clock: VersionVector) -> Stamp {
         withLock {
-            let now = wallClock()
+            let now = wallClock.milliseconds()
             lastStampTime = HybridTime.next(after: max(clock.maxTime, lastStampTime), nowMilliseconds: now)
             return Stamp(replica: replica, time: lastStampTime)
         }
@@ -115,7 +115,7 @@ public final class Vault: @unchecked Sendable {
 
     static func create(at path: String, credentials: [VaultCredential], options: VaultOptions,
                        entropy: EntropySource, store: VaultFileStore? = nil,
-                       nowMilliseconds: Int64 = Date().millisecondsSince1970) throws(CofferError) -> Vault {
+                       clock: WallClock = .system) throws(CofferError) -> Vault {
         // Every slot added later uses these too: refuse what a reader would (SPEC.md §9).
         try options.kdf.validate()
         // And what this library creates, it opens under the same limit.
@@ -139,7 +139,7 @@ public final class Vault: @unchecked Sendable {
         var header = VaultHeaderV2(vaultID: vaultID, epochID: keys.epochID, epochStart: Stamp(replica: 1, time: 1),
                                    slots: slots, extensions: [])
         var memory = try ReplicaMemory(location: options.replicaState, path: path, header: header, generation: 1, entropy: entropy)
-        let created = Stamp(replica: memory.replica, time: HybridTime.next(after: 0, nowMilliseconds: nowMilliseconds))
+        let created = Stamp(replica: memory.replica, time: HybridTime.next(after: 0, nowMilliseconds: clock.milliseconds()))
         header.clock = VersionVector([created.replica: created.time])
         header.epochStart = created
         let snapshot = try SaveEngine.createFile(store, header: header, keys: keys, lockTimeout: options.lockTimeout)
@@ -215,7 +215,7 @@ public final class Vault: @unchecked Sendable {
     /// let vault = try Vault.open(at: path, password: password)
     /// vault.acceptRollback()          // the user chose this version
     /// ```
-    public static func restoreBackup(at path: String, lockTimeout: Duration = .seconds(10)) throws(CofferError) {
+    public static func restoreBackup(at path: String, lockTimeout: Duration = VaultOptions.defaultLockTimeout) throws(CofferError) {
         let store = VaultFileStore(path: path)
         try store.withExclusiveLock(timeout: lockTimeout) { () throws(CofferError) in
             _ = try storeCall { () throws(StoreError) in try store.restoreBackup() }
@@ -275,7 +275,7 @@ public final class Vault: @unchecked Sendable {
     /// ```swift
     /// try Vault.destroy(at: path)   // "Delete Login"
     /// ```
-    public static func destroy(at path: String, lockTimeout: Duration = .seconds(10)) throws(CofferError) {
+    public static func destroy(at path: String, lockTimeout: Duration = VaultOptions.defaultLockTimeout) throws(CofferError) {
         let store = VaultFileStore(path: path)
         let target = try storeCall { () throws(StoreError) in try store.resolved() }   // the lock file is the link target's; destroy removes the link
         try store.withExclusiveLock(timeout: lockTimeout) { () throws(CofferError) in

@@ -15,7 +15,8 @@ public struct VaultOptions: Sendable {
     public var kdf: Argon2idParameters
     /// Keep the previous file as `<path>.bak` on every save. Default: true.
     public var keepsBackup: Bool
-    /// How long a save waits for another process's write lock. Default: 10 seconds.
+    /// How long a save waits for another process's write lock. Default:
+    /// ``defaultLockTimeout``, 10 seconds.
     public var lockTimeout: Duration
     /// How many earlier passwords an item keeps. Default: 10.
     public var passwordHistoryLimit: Int
@@ -27,8 +28,18 @@ public struct VaultOptions: Sendable {
     /// seen, to warn of a rolled-back file (``Vault/rollback``). Default: ``ReplicaStateLocation/standard``.
     public var replicaState: ReplicaStateLocation
 
+    /// How long a save, a restore or a destroy waits for another process's write lock
+    /// unless told otherwise: 10 seconds. The one default of every `lockTimeout`
+    /// (``lockTimeout``, ``Vault/restoreBackup(at:lockTimeout:)-(String,_)``,
+    /// ``Vault/destroy(at:lockTimeout:)-(String,_)``) and of `coffer --lock-timeout`.
+    ///
+    /// ```swift
+    /// let patient = VaultOptions(lockTimeout: VaultOptions.defaultLockTimeout * 3)
+    /// ```
+    public static let defaultLockTimeout: Duration = .seconds(10)
+
     public init(kdf: Argon2idParameters = .default, keepsBackup: Bool = true,
-                lockTimeout: Duration = .seconds(10), passwordHistoryLimit: Int = 10,
+                lockTimeout: Duration = defaultLockTimeout, passwordHistoryLimit: Int = 10,
                 kdfLimit: KDFLimit = .default, replicaState: ReplicaStateLocation = .standard) {
         self.kdfLimit = kdfLimit
         self.replicaState = replicaState

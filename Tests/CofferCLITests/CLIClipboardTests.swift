@@ -3,7 +3,7 @@ import Testing
 /// Issue 15, finding 5: `coffer get --clip` under a real X server (Xvfb) with the real xclip
 /// and xsel, which leave a daemon behind to serve the selection. `make test` installs them
 /// (Debian's xvfb, xclip, xsel). wl-copy needs a Wayland compositor and is not run here.
-@Suite("Clipboard: a real X server with xclip and xsel", .serialized,
+@Suite("coffer and the clipboard: a real X server with xclip and xsel", .serialized,
        .enabled(if: XServer.toolsPresent, "needs Xvfb, xclip and xsel (make test installs them)"))
 struct CLIClipboardTests {
     @Test("get --clip returns at once, the clipboard holds the secret, and it is cleared after the delay",

@@ -58,7 +58,7 @@ struct GitWorld {
 
 /// The README's git recipe, run for real: two clones of one repository, offline edits on
 /// each, and `git pull` merging the vault with `coffer merge-driver`.
-@Suite("git merge driver: two clones, concurrent edits, real git", .enabled(if: Git.path != nil, "needs git; run `make test-deps`"))
+@Suite("coffer as git merge driver: two clones, concurrent edits, real git", .enabled(if: Git.path != nil, "needs git; run `make test-deps`"))
 struct CLIGitMergeDriverTests {
     /// Sets up a clone as the README says: who commits, and the merge driver (the key file
     /// outside the repository; `.gitattributes` is committed with the vault).

@@ -24,6 +24,18 @@ struct CLISearchFoldingTests {
         }
     }
 
+    @Test("get names an item as search finds it: `societe generale` is Société Générale (one folding rule)")
+    func getFoldsAsSearch() throws {
+        try withVault { dir in
+            #expect(try CLI.run(["add", "v.coffer", "--service", "Société Générale"], input: "pw\nbank-pw\n", in: dir).status == 0)
+            let found = try CLI.run(["search", "v.coffer", "societe generale", "--json"], input: "pw\n", in: dir)
+            #expect(try Self.names(found) == ["Société Générale"])
+            let got = try CLI.run(["get", "v.coffer", "societe generale"], input: "pw\n", in: dir)
+            #expect(got.status == 0, "\(got.err)")
+            #expect(got.out == "bank-pw\n")
+        }
+    }
+
     @Test("gthub finds github as a subsequence, listed after the items that contain gthub; short texts are not fuzzy")
     func fuzzyAfterSubstring() throws {
         try withVault { dir in

@@ -219,7 +219,7 @@ struct CLITerminalTests {
             #expect(terminal.read(until: "New master password", times: 2), "asked for another: \(terminal.output)")
             terminal.type("abc\n")
             #expect(terminal.read(until: "Use it anyway? [y/N] ", times: 2))
-            terminal.type("y\n")
+            terminal.type("  Yes \n")   // CofferTerminal's confirm: any case, blanks around
             #expect(terminal.read(until: "Retype to confirm: ", times: 1), "\(terminal.output)")
             terminal.type("abc\n")
             #expect(terminal.read(until: "created w.coffer"), "\(terminal.output)")

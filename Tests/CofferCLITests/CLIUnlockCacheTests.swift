@@ -21,7 +21,7 @@ enum Keyctl {
 
 /// `coffer unlock`, `lock`, `status` and every command's use of the cached unlock, with the
 /// real kernel keyring of the test's session.
-@Suite("CLI: unlock once (kernel keyring)")
+@Suite("coffer: unlock once (kernel keyring)")
 struct CLIUnlockCacheTests {
     /// A vault with one item whose password is `s3cret`.
     func withItemVault(_ body: (URL) throws -> Void) throws {

@@ -1,6 +1,6 @@
+import Foundation
 import CofferCrypto
 @testable import CofferFormat
-import Foundation
 
 /// Vault files whose key slots claim any Argon2id cost SPEC.md §9 allows, written
 /// without running a single KDF: the claimed slots hold random bytes where the wrapped

@@ -1,4 +1,5 @@
 import Foundation
+
 /// How a process run by ``runProcess(_:_:input:in:environment:timeout:)`` ended.
 package struct ProcessResult: Sendable {
     /// The exit status, or the signal number when ``killed``.

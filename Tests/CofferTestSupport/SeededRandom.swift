@@ -1,7 +1,6 @@
-import CofferCrypto
-import CofferGenerator
-import CSodium
 import Foundation
+import CSodium
+import CofferGenerator
 
 /// The tests' one seeded random source: the same seed always gives the same bytes.
 ///

@@ -49,7 +49,7 @@ func say(_ line: String) {
 /// - "item-k"/"loop", password `secret-k`, for k from max(1, n − 2) to n.
 ///
 /// State n is saved from state n − 1 in one transaction: update the counter (its password
-/// history then lists pw-(n − 1) … pw-(n − 10)), add item-n, delete item-(n − 3). Tests/CofferTests/ReliabilityCrashTests.swift checks the same model.
+/// history then lists pw-(n − 1) … pw-(n − 10)), add item-n, delete item-(n − 3). Tests/CofferVaultTests/VaultKilledSaveTests.swift checks the same model.
 enum CrashState {
     static func notes(_ n: Int) -> String {
         let unit = "state \(n) "

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Builds the KeePassXC test database with pykeepass: python3 keepassxc-fixture.py OUT.kdbx PASSWORD
 
-Used by Tests/CofferTests/ImportRealPeerTests.swift (which exports it with keepassxc-cli and
+Used by Tests/CofferTransferTests/TransferImportRealPeerTests.swift (which exports it with keepassxc-cli and
 imports the export) and to make keepassxc.xml / keepassxc.csv beside this file:
   python3 keepassxc-fixture.py /tmp/f.kdbx pw
   printf 'pw\n' | keepassxc-cli export -q -f xml /tmp/f.kdbx > keepassxc.xml

@@ -114,7 +114,7 @@ struct AddCommand: ParsableCommand {
         let secrets = ItemSecrets(password: password, notes: itemNotes.flatMap { $0.count == 0 ? nil : $0 }, fields: fields)
         do {
             let item = try vault.run { try unlocked.vault.add(attributes, secrets: secrets) }
-            Output.error("added \(itemPhrase(item))")
+            Output.error("added \(item.summary)")
         } catch let failure as CLIFailure where failure.status == .duplicate {
             throw CLIFailure(.duplicate, "an item for \(Self.name(attributes)) already exists in \(vault.vault); change it with `coffer edit`")
         }

@@ -78,10 +78,10 @@ struct AuditCommand: ParsableCommand {
     private func printText(_ report: AuditReport) {
         Output.line("checked \(report.checked) password\(report.checked == 1 ? "" : "s")")
         Output.line("weak: \(report.weak.count)")
-        for finding in report.weak { Output.line("  \(itemPhrase(finding.item)): score \(finding.score)/4") }
+        for finding in report.weak { Output.line("  \(finding.item.summary): score \(finding.score)/4") }
         Output.line("reused: \(report.reused.count) group\(report.reused.count == 1 ? "" : "s")")
-        for group in report.reused { Output.line("  " + group.map(itemPhrase).joined(separator: ", ")) }
+        for group in report.reused { Output.line("  " + group.map(\.summary).joined(separator: ", ")) }
         Output.line("older than \(report.olderThanDays) days: \(report.old.count)")
-        for finding in report.old { Output.line("  \(itemPhrase(finding.item)): set \(ItemJSON.date(finding.passwordSet)) (\(finding.ageDays) days)") }
+        for finding in report.old { Output.line("  \(finding.item.summary): set \(ItemJSON.date(finding.passwordSet)) (\(finding.ageDays) days)") }
     }
 }

@@ -105,10 +105,10 @@ struct EditCommand: ParsableCommand {
         let item = try vault.run { try selector.resolve(in: unlocked.vault) }
         // Renames that do not fit the item's kind are refused before any secret is read.
         if newService != nil && item.kind != .genericPassword {
-            throw CLIFailure(.usage, "--new-service renames a generic password; \(itemPhrase(item)) is not one")
+            throw CLIFailure(.usage, "--new-service renames a generic password; \(item.summary) is not one")
         }
         if newServer != nil && item.kind != .internetPassword {
-            throw CLIFailure(.usage, "--new-server moves an internet password; \(itemPhrase(item)) is not one")
+            throw CLIFailure(.usage, "--new-server moves an internet password; \(item.summary) is not one")
         }
         if newService?.isEmpty == true { throw CLIFailure(.usage, "--new-service needs a service") }
 
@@ -143,7 +143,7 @@ struct EditCommand: ParsableCommand {
                     attributes.fields.removeAll { $0.name == name }
                     secrets.fields.removeAll { $0.name == name }
                     if attributes.fields.count + secrets.fields.count == before {
-                        throw CLIFailure(.noMatch, "\(itemPhrase(item)) has no field named \(name)")
+                        throw CLIFailure(.noMatch, "\(item.summary) has no field named \(name)")
                     }
                 }
                 for field in fields {
@@ -166,10 +166,10 @@ struct EditCommand: ParsableCommand {
         }
         guard updated.revision != item.revision else {
             // Nothing differed: nothing was saved, and the backup beside the vault is untouched.
-            Output.error("nothing to change in \(itemPhrase(updated)); the vault was not saved")
+            Output.error("nothing to change in \(updated.summary); the vault was not saved")
             return
         }
         let what = newPassword == nil ? "" : (generate ? " (new generated password)" : " (new password)")
-        Output.error("updated \(itemPhrase(updated))\(what)")
+        Output.error("updated \(updated.summary)\(what)")
     }
 }

@@ -87,7 +87,7 @@ struct HistoryCommand: ParsableCommand {
     private func printText(_ item: Item, _ secrets: ItemSecrets, _ conflicts: [ItemConflict]) throws {
         let out = WipingBuffer(capacity: 1024)
         defer { out.removeAll() }
-        out.append(Output.visible(itemPhrase(item)) + "\n")
+        out.append(Output.visible(item.summary) + "\n")
         if secrets.passwordHistory.isEmpty {
             out.append("password history: none\n")
         } else {

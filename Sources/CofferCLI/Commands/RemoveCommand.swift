@@ -27,6 +27,6 @@ struct RemoveCommand: ParsableCommand {
             try unlocked.vault.delete(item.id)
             return item
         }
-        Output.error("removed \(itemPhrase(item))")
+        Output.error("removed \(item.summary)")
     }
 }

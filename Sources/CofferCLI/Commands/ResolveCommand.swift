@@ -33,9 +33,9 @@ struct ResolveCommand: ParsableCommand {
             return (item, count)
         }
         if count == 0 {
-            Output.error("\(itemPhrase(item)) has no conflicting edits; nothing changed")
+            Output.error("\(item.summary) has no conflicting edits; nothing changed")
         } else {
-            Output.error("resolved \(ReplicaMerging.plural(count, "conflicting edit")) of \(itemPhrase(item))")
+            Output.error("resolved \(ReplicaMerging.plural(count, "conflicting edit")) of \(item.summary)")
         }
     }
 }

@@ -63,7 +63,7 @@ struct RestoreCommand: ParsableCommand {
             guard SecretReader.isInteractive else {
                 throw CLIFailure(.usage, "restoring replaces the vault: add --yes to confirm when stdin is not a terminal")
             }
-            guard try Self.confirm("Put the backup in place of \(Output.visible(path))? The current version becomes the backup. [y/N] ") else {
+            guard SecretInput.confirm("Put the backup in place of \(Output.visible(path))? The current version becomes the backup.") else {
                 Output.error("nothing was restored")
                 return
             }
@@ -72,15 +72,6 @@ struct RestoreCommand: ParsableCommand {
         try vault.run { try unlocked.vault.restoreBackup() }
         Output.error("restored \(Output.visible(path)) from its backup (generation \(backup.generation)); "
                      + "the replaced version is now \(Output.visible(backupPath)): `coffer restore` again undoes this")
-    }
-
-    /// Asks on the terminal; true for "y" or "yes".
-    static func confirm(_ question: String) throws -> Bool {
-        Output.error(question, newline: false)
-        let answer = try mappingErrors(vault: nil) { () throws -> String? in
-            do { return try SecretInput.readTextLine() } catch { throw CLIFailure(.usage, "could not read the answer") }
-        }
-        return ["y", "yes"].contains(answer?.trimmingCharacters(in: .whitespaces).lowercased() ?? "")
     }
 
     /// The file's modification time, or "?".

@@ -74,7 +74,9 @@ enum VaultAccess {
 }
 
 extension CLIFailure {
-    /// The single mapping from ``CofferError`` to an exit code and message.
+    /// The single mapping from ``CofferError`` to an exit code and message. The library's
+    /// kinds are an open set: a kind this table does not name (one a later library adds)
+    /// is reported with its own message as an I/O error (74).
     init(_ error: CofferError, vault: String?, access: VaultAccess = .using) {
         let name = vault ?? "the vault"
         switch error.kind {
@@ -84,13 +86,12 @@ extension CLIFailure {
             self.init(.usage, "\(error.detail ?? "several items match") in \(name); add --account, or name one by its id (or its first 8 digits)")
         case .duplicateItem:
             self.init(.duplicate, "item already exists in \(name)")
-        case .invalidArgument, .invalidGeneratorPolicy, .invalidWordList, .invalidOneTimePassword, .invalidItem,
-             .invalidKey, .transactionEnded, .noSuchKeySlot, .valueTypeMismatch, .unsupportedImport,
-             .notARegularFile, .insecurePermissions, .fileTooLarge, .cryptoFailure:
-            // The kinds of `isBadRequest`.
+        case let kind where kind.isBadRequest:
             self.init(.usage, error.description)
         case .slotUnavailable:
             self.init(.usage, "\(error.description) (\(name))")
+        case .keyFileRequired:
+            self.init(.usage, "\(name) needs a key file: add --key-file PATH")
         case .vaultLocked:
             self.init(.usage, error.description)
         case .notACofferFile:
@@ -111,12 +112,8 @@ extension CLIFailure {
             } else {
                 self.init(.ioError, error.description)
             }
-        case .io:
-            self.init(.ioError, error.description)
         case .unlockCacheUnavailable:
             self.init(.ioError, "\(error.description); commands ask for the password as before")
-        case .secureMemoryUnavailable, .kdfFailed:
-            self.init(.ioError, error.description)
         case .lockTimeout, .conflict:
             self.init(.busy, error.description)
         case .differentVault:
@@ -125,6 +122,9 @@ extension CLIFailure {
             self.init(.rolledBack, error.description)
         case .wrongPassword, .wrongKeyFile, .wrongRawKey:
             self.init(.wrongCredential, "wrong password or key for \(name)")
+        default:
+            // `.io`, `.secureMemoryUnavailable`, `.kdfFailed`, and any kind not named above.
+            self.init(.ioError, error.description)
         }
     }
 }
@@ -133,14 +133,9 @@ extension CofferError.Kind {
     /// A value in the request cannot be used (exit 64): a bad argument, policy, word list,
     /// one-time password, item, key or file.
     var isBadRequest: Bool {
-        switch self {
-        case .invalidArgument, .invalidGeneratorPolicy, .invalidWordList, .invalidOneTimePassword, .invalidItem,
-             .invalidKey, .transactionEnded, .noSuchKeySlot, .valueTypeMismatch, .unsupportedImport,
-             .notARegularFile, .insecurePermissions, .fileTooLarge, .cryptoFailure:
-            return true
-        default:
-            return false
-        }
+        [.invalidArgument, .invalidGeneratorPolicy, .invalidWordList, .invalidOneTimePassword, .invalidItem,
+         .invalidKey, .transactionEnded, .noSuchKeySlot, .valueTypeMismatch, .unsupportedImport,
+         .notARegularFile, .insecurePermissions, .fileTooLarge, .cryptoFailure].contains(self)
     }
 }
 

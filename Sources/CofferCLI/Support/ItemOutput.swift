@@ -1,11 +1,6 @@
 import Coffer
 import Foundation
 
-/// An item in messages: its kind, name and account ("generic-password github.com (octocat)").
-func itemPhrase(_ item: Item) -> String {
-    "\(item.kind.rawValue) \(item.displayName)\(item.account.map { " (\($0))" } ?? "")"
-}
-
 /// The documented JSON object of an item in `list` and `search`: attributes only,
 /// as the library writes it (``ItemJSON/writeAttributes(of:to:)``).
 func itemJSON(_ item: Item) -> JSONValue { .item(item) }
@@ -26,10 +21,9 @@ func printItems(_ items: [Item], json: Bool) throws {
     guard !items.isEmpty else { return }
     let rows = items.map { item in
         let a = item.attributes
-        // The label you gave first, the name the list is sorted by (``ItemAttributes/sortName``),
-        // then the service or address that `get` takes, when they differ. Control characters
-        // are escaped: a name may hold ESC sequences.
-        let name = a.label.map { $0 == item.displayName ? $0 : "\($0) (\(item.displayName))" } ?? item.displayName
+        // The label you gave first, then the service or address that `get` takes
+        // (``ItemAttributes/listedName``). Control characters are escaped: a name may hold ESC sequences.
+        let name = a.listedName
         return [Output.visible(a.isFavorite ? "* " + name : name),
                 Output.visible(a.account ?? ""),
                 a.kind.rawValue,

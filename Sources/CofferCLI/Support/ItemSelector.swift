@@ -12,7 +12,7 @@ struct ItemSelector: ParsableArguments {
                                  valueName: "name"))
     var name: String?
 
-    @Option(help: "The service of a generic password, e.g. github.com (case is ignored).")
+    @Option(help: "The service of a generic password, e.g. github.com (case and accents are ignored).")
     var service: String?
 
     @Option(help: ArgumentHelp("The server of an internet password: a URL or a host.", valueName: "url"))
@@ -71,7 +71,7 @@ struct ItemSelector: ParsableArguments {
 struct LabeledItemSelector: ParsableArguments {
     @OptionGroup var selector: ItemSelector
 
-    @Option(help: "The item's label (display name), of any kind; case is ignored.")
+    @Option(help: "The item's label (display name), of any kind; case and accents are ignored.")
     var label: String?
 
     func itemName() throws -> ItemName { try selector.itemName(label: label, offersLabel: true) }

@@ -4,26 +4,64 @@ import Foundation
 /// Shows a short "unlocking…" on stderr when `body` takes longer than about 0.3 s
 /// and stderr is a terminal; erases it when `body` returns.
 func withProgressHint<R>(_ text: String = "unlocking…", _ body: () throws -> R) rethrows -> R {
-    guard Output.stderrIsTerminal else { return try body() }
-    let hint = ProgressHint(text: text)
-    DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { hint.show() }
-    defer { hint.finish() }
-    return try body()
+    try withProgressHint(text) { _ in try body() }
 }
 
-private final class ProgressHint: @unchecked Sendable {
-    // @unchecked: `finished` and `shown` are guarded by `lock`.
+/// ``withProgressHint(_:_:)`` for work that stops to ask the user something: what
+/// `body` runs inside `hint.pausing { … }` (a password prompt) shows no hint, and the
+/// 0.3 s start again when it returns.
+func withProgressHint<R>(_ text: String = "unlocking…", _ body: (ProgressHint) throws -> R) rethrows -> R {
+    let hint = ProgressHint(text: text, enabled: Output.stderrIsTerminal)
+    hint.start()
+    defer { hint.finish() }
+    return try body(hint)
+}
+
+final class ProgressHint: @unchecked Sendable {
+    // @unchecked: `round`, `paused`, `finished` and `shown` are guarded by `lock`.
     private let lock = NSLock()
     private let text: String
+    private let enabled: Bool
+    /// Which wait a scheduled `show` belongs to: one scheduled before a pause shows nothing.
+    private var round = 0
+    private var paused = false
     private var finished = false
     private var shown = false
 
-    init(text: String) { self.text = text }
+    init(text: String, enabled: Bool) {
+        self.text = text
+        self.enabled = enabled
+    }
 
-    func show() {
+    /// Runs `body` with no hint on the screen (it asks the user something), then waits
+    /// 0.3 s again before showing one.
+    func pausing<R>(_ body: () throws -> R) rethrows -> R {
+        lock.lock()
+        paused = true
+        round += 1
+        erase()
+        lock.unlock()
+        defer {
+            lock.lock()
+            paused = false
+            lock.unlock()
+            start()
+        }
+        return try body()
+    }
+
+    func start() {
+        guard enabled else { return }
+        lock.lock()
+        let scheduled = round
+        lock.unlock()
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { self.show(round: scheduled) }
+    }
+
+    private func show(round scheduled: Int) {
         lock.lock()
         defer { lock.unlock() }
-        guard !finished else { return }
+        guard !finished, !paused, !shown, scheduled == round else { return }
         shown = true
         Output.error(text, newline: false)
     }
@@ -32,7 +70,12 @@ private final class ProgressHint: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         finished = true
-        // Carriage return and "erase to end of line" remove the hint.
+        erase()
+    }
+
+    /// Carriage return and "erase to end of line" remove the hint; under `lock`.
+    private func erase() {
         if shown { Output.error("\r\u{1B}[K", newline: false) }
+        shown = false
     }
 }

@@ -15,7 +15,7 @@ struct VaultArguments: ParsableArguments {
 
     @Option(name: .customLong("lock-timeout"),
             help: ArgumentHelp("Seconds to wait for another process's write lock before giving up (exit 75).", valueName: "seconds"))
-    var lockTimeout: Double = 10
+    var lockTimeout = Double(VaultOptions.defaultLockTimeout.components.seconds)
 
     @Flag(name: .customLong("no-cache"),
           help: "Ask for the password even when `coffer unlock` left this vault unlocked.")
@@ -68,44 +68,27 @@ struct VaultArguments: ParsableArguments {
             return Unlocked(vault: vault, password: nil, keyFile: nil, usedSlot: nil)
         }
         return try run {
-            let info = try Vault.info(at: vault)
             let keyFile = try self.keyFile.map { try KeyFile(contentsOf: $0) }
-            let choices = info.credentialChoices(withKeyFile: keyFile != nil)
-            guard !choices.isEmpty else {
-                if keyFile != nil { throw CLIFailure(.usage, "\(vault) has no key-file slot; open it without --key-file") }
-                if !info.credentialChoices(withKeyFile: true).isEmpty {
-                    throw CLIFailure(.usage, "\(vault) needs a key file: add --key-file PATH")
+            do {
+                // The library's order of choices (Vault.open(at:keyFile:options:askPassword:)): the
+                // key file alone first, then the password with it; no password is read for a key
+                // file alone, and none for a vault over the KDF limit.
+                let opened = try withProgressHint { hint in
+                    try Vault.open(at: vault, keyFile: keyFile, options: options) {
+                        try hint.pausing { try SecretReader.masterPassword(for: vault) }
+                    }
                 }
-                throw CLIFailure(.usage, "\(vault) has no password or key-file slot the coffer command can open")
+                return Unlocked(vault: opened.vault, password: opened.password, keyFile: keyFile, usedSlot: opened.slotKind)
+            } catch CofferError.slotUnavailable {
+                throw CLIFailure(.usage, keyFile != nil ? "\(vault) has no key-file slot; open it without --key-file"
+                                                        : "\(vault) has no password or key-file slot the coffer command can open")
             }
-            let options = self.options
-            // Refuse a costly vault before any KDF and before the password prompt.
-            try info.checkUnlockCost(limit: options.kdfLimit, kinds: choices.map(\.slotKind))
-            var password: SecureBytes?
-            for (index, choice) in choices.enumerated() {
-                // A key file alone reads no master password.
-                if choice.needsPassword, password == nil { password = try SecretReader.masterPassword(for: vault) }
-                guard let credential = choice.credential(password: password, keyFile: keyFile) else { continue }
-                do {
-                    let vault = try withProgressHint { try Vault.open(at: self.vault, credential: credential, options: options) }
-                    return Unlocked(vault: vault, password: password, keyFile: keyFile, usedSlot: choice.slotKind)
-                } catch CofferError.wrongKeyFile where index < choices.count - 1 {
-                    // Not a key-file-only slot's file: try the next choice.
-                }
-            }
-            throw CofferError.wrongKeyFile
         }
     }
 }
 
-/// An open vault and the factors that opened it.
-///
-/// Which factors are used, given the vault's key slots:
-/// - without `--key-file`: the master password (a `password` slot);
-/// - with `--key-file` and a `key-file` slot: the key file alone, and no password is
-///   read; if that file opens no key-file-only slot and the vault has a
-///   `password+key-file` slot, the password is read and both are used;
-/// - with `--key-file` and only a `password+key-file` slot: the password and the file.
+/// An open vault and the factors that opened it: which are used, given the vault's key
+/// slots and `--key-file`, is the library's rule (``Vault/open(at:keyFile:options:askPassword:)``).
 struct Unlocked {
     let vault: Vault
     let password: SecureBytes?

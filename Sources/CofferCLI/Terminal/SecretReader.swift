@@ -96,7 +96,7 @@ enum SecretReader {
                          + (estimate.feedback.warning.map { ": \($0)" } ?? "")
                          + "; a longer passphrase (`coffer passphrase`) is safer")
             guard isInteractive else { return true }
-            return try RestoreCommand.confirm("Use it anyway? [y/N] ")
+            return SecretInput.confirm("Use it anyway?")
         }
     }
 

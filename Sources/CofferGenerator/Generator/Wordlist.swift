@@ -36,18 +36,17 @@ public struct Wordlist: Sendable, Hashable {
                       source: "word list")
     }
 
-    /// Loads a list from a UTF-8 file, plain (one word per line) or in the EFF dice
-    /// format (`11111<TAB>abacus`). Throws ``CofferError/fileNotFound(_:)`` when there is
-    /// no file, ``CofferError/io(operation:path:errno:)`` when it cannot be read, and
-    /// ``CofferError/Kind/invalidWordList`` (naming the line) for bad content.
+    /// A list from the bytes of a UTF-8 text, plain (one word per line) or in the EFF dice
+    /// format (`11111<TAB>abacus`); `source` names it in errors. Throws
+    /// ``CofferError/Kind/invalidWordList`` (naming the line) for bad content. Reading a
+    /// file is the Store's business: with the `Coffer` product, ``Wordlist/init(contentsOf:)``
+    /// reads one through it.
     ///
     /// ```swift
-    /// let list = try Wordlist(contentsOf: "words.txt")
-    /// let generator = try PassphraseGenerator(wordlist: list)
+    /// let list = try Wordlist(text: Array("red\ngreen\nblue\n".utf8), source: "colours")
     /// ```
-    public init(contentsOf path: String) throws(CofferError) {
-        let bytes = try ResourceFile.read(path)
-        try self.init(parsing: bytes, source: path)
+    public init(text bytes: [UInt8], source: String) throws(CofferError) {
+        try self.init(parsing: bytes, source: source)
     }
 
     /// The EFF large wordlist: 7,776 words chosen for memorability by the Electronic
@@ -78,7 +77,7 @@ public struct Wordlist: Sendable, Hashable {
 
     init(parsing bytes: [UInt8], source: String) throws(CofferError) {
         var entries: [(line: Int, word: String)] = []
-        for (index, line) in try ResourceFile.lines(bytes, source: source).enumerated() {
+        for (index, line) in try WordListText.lines(bytes, source: source).enumerated() {
             let fields = line.split(whereSeparator: { $0.isWhitespace })
             switch fields.count {
             case 0:

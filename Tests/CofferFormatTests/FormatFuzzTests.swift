@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+import CofferFormat
+import CofferTransfer
+import CofferTestSupport
+
+/// The fuzz targets' entry points (FuzzEntryPoints.swift) in the ordinary test
+/// run: every crasher kept in `Fuzz/Regressions/<target>/` is replayed and must give a typed
+/// error or success with no broken invariant; and the seed corpus derived from
+/// `Tests/Vectors` must reach the deep stages, so that the fuzzers start from real vaults.
+@Suite("Format: fuzz regressions and seeds")
+struct FormatFuzzTests {
+    static var regressions: URL { Reliability.repositoryRoot.appendingPathComponent("Fuzz/Regressions", isDirectory: true) }
+
+    static func files(_ target: String) throws -> [(String, [UInt8])] {
+        let folder = regressions.appendingPathComponent(target, isDirectory: true)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return try names.filter { !$0.hasPrefix(".") && !$0.hasSuffix(".md") }.sorted().map { name in
+            (name, Array(try Data(contentsOf: folder.appendingPathComponent(name))))
+        }
+    }
+
+    @Test("Every kept crasher of the vault decoder gives a typed error, no broken invariant")
+    func vaultRegressions() throws {
+        let files = try Self.files("vault")
+        for (name, bytes) in files {
+            let report = FuzzEntryPoints.vault(bytes)
+            #expect(report.violations.isEmpty, "\(name): \(report.violations)")
+        }
+        Reliability.figure("fuzz regressions vault", "\(files.count) kept inputs replayed")
+    }
+
+    @Test("Every kept crasher of the other parsers gives a typed error or success, no broken invariant")
+    func inputRegressions() throws {
+        let files = try Self.files("inputs")
+        for (name, bytes) in files {
+            let report = FuzzEntryPoints.inputs(bytes)
+            #expect(report.violations.isEmpty, "\(name): \(report.violations)")
+            #expect(report.deepest == .opened || !report.errors.isEmpty, "\(name): neither success nor a typed error")
+        }
+        Reliability.figure("fuzz regressions inputs", "\(files.count) kept inputs replayed")
+    }
+
+    /// Found by fuzzing the KeePassXC XML importer: Foundation's XMLParser trapped (killing
+    /// the process) on names, comments and processing instructions that are not UTF-8.
+    @Test("KeePassXC XML that is not UTF-8: malformedImport naming the line, no crash", arguments: [
+        Array("<KeePassFile>\n<Root><".utf8) + [0xFF] + Array("l/></Root></KeePassFile>".utf8),
+        Array("<a x".utf8) + [0xFF] + Array("=\"1\">t</a>".utf8),
+        Array("<a>\n\n<!--".utf8) + [0xFF] + Array("--></a>".utf8),
+        Array("<a><?p".utf8) + [0xFF] + Array(" x?></a>".utf8),
+        Array("<a".utf8) + [0xC0, 0x80] + Array(">t</a>".utf8),
+    ])
+    func xmlNotUTF8(bytes: [UInt8]) throws {
+        #expect(throws: CofferError.malformedImport) {
+            try FuzzEntryPoints.importVault.importItems(from: try SecureBytes(copying: bytes), format: .keepassxcXML, dryRun: true)
+        }
+    }
+
+    @Test("The seeds from Tests/Vectors: success vectors open completely, every other seed runs clean")
+    func seeds() throws {
+        let seeds = try FuzzEntryPoints.seeds(vectors: VectorPaths.directory,
+                                              resources: Reliability.repositoryRoot.appendingPathComponent("Sources/CofferGenerator/Resources"))
+        let vectors = try VectorFile.loadAll()
+        #expect(seeds.vault.count == vectors.count)
+        var opened = 0
+        for (name, bytes) in seeds.vault {
+            let report = FuzzEntryPoints.vault(bytes)
+            #expect(report.violations.isEmpty, "\(name): \(report.violations)")
+            if vectors.first(where: { $0.name == name + ".vec" })?.expect == .success {
+                #expect(report.deepest == .opened, "\(name) reached only \(report.deepest)")
+                opened += 1
+            }
+        }
+        #expect(opened >= 10)
+        var accepted = 0
+        for (name, bytes) in seeds.inputs {
+            let report = FuzzEntryPoints.inputs(bytes)
+            #expect(report.violations.isEmpty, "\(name): \(report.violations)")
+            if report.deepest == .opened { accepted += 1 }
+        }
+        // Everything derived from a success vector parses; only the preambles of failure vectors may not.
+        #expect(accepted * 10 >= seeds.inputs.count * 6, "\(accepted) of \(seeds.inputs.count) input seeds accepted")
+        Reliability.figure("fuzz seeds", "\(seeds.vault.count) vault seeds (\(opened) open completely), "
+                           + "\(seeds.inputs.count) input seeds (\(accepted) accepted)")
+    }
+
+    @Test("Changed success vectors: a quick in-process pass over single-byte changes finds no broken invariant")
+    func quickMutations() throws {
+        let vectors = try VectorFile.loadAll().filter { $0.expect == .success }
+        var runs = 0
+        for vector in vectors.prefix(3) {
+            for offset in Swift.stride(from: 0, to: vector.bytes.count, by: 7) {
+                var changed = vector.bytes
+                changed[offset] ^= 0x5A
+                let report = FuzzEntryPoints.vault(changed)
+                #expect(report.violations.isEmpty, "\(vector.name) byte \(offset): \(report.violations)")
+                runs += 1
+            }
+        }
+        #expect(runs > 100)
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+@testable import CofferFormat
+@testable import CofferStore
+@testable import CofferVault
+import CofferTestSupport
+
+/// Saves stream the file in pieces (``EncodedVaultFile``) and opening runs the KDF before the
+/// whole file is read (``VaultFileReader/readAndUnlock(_:with:kdfLimit:)``): issue 18's memory levers.
+@Suite("Format: streamed saves and opening from the file's start")
+struct FormatStreamedFileTests {
+    /// An attachment larger than a piece (1 MiB) among small items: the pieces a save writes
+    /// are the file byte for byte, and the file reads back whole.
+    @Test("A save streamed in pieces, with a record larger than a piece, is the encoded file")
+    func piecesAreTheFile() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("v.coffer").path
+            let vault = try Vault.create(at: path, password: secure("pw"), options: testOptions)
+            var large = [UInt8](repeating: 0, count: EncodedVaultFile.chunkSize + 12_345)
+            for index in large.indices { large[index] = UInt8(truncatingIfNeeded: index &* 31 &+ 7) }
+            for index in 0..<40 {
+                _ = try vault.add(.genericPassword(service: "s\(index)", account: "me"),
+                                  secrets: ItemSecrets(password: secure("p\(index)")))
+            }
+            let big = try vault.add(.genericPassword(service: "big", account: "me"), secrets: ItemSecrets(
+                password: secure("pw-big"),
+                attachments: [Attachment(name: "blob.bin", data: SecureBytes(copying: large))]))
+            _ = try vault.add(.genericPassword(service: "after", account: "me"), secrets: ItemSecrets(password: secure("p-after")))
+
+            // The file on disk, written by the streamed save, verifies in full and holds every record.
+            let onDisk = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
+            let codec = try VaultFileV2.parse(onDisk)
+            let keys = try VaultFileV2.unlock(codec.header, with: .password(try secure("pw"))).keys
+            _ = try codec.authenticate(keys: keys)
+            for record in codec.records { try record.verifySecret(vaultID: codec.header.vaultID, keys: keys) }
+            #expect(codec.records.count == 42)
+            #expect(codec.records.contains { $0.body.count > EncodedVaultFile.chunkSize })
+
+            // The pieces, gathered, are the file; no piece is empty.
+            let encoded = try VaultFileV2.encode(header: codec.header, generation: codec.generation, records: codec.records, keys: keys)
+            var gathered: [UInt8] = []
+            var pieces = 0
+            encoded.withChunks { (chunk: UnsafeRawBufferPointer) in
+                #expect(!chunk.isEmpty)
+                gathered.append(contentsOf: chunk)
+                pieces += 1
+            }
+            #expect(gathered == onDisk)
+            #expect(encoded.count == onDisk.count)
+            #expect(pieces >= 3)   // the head, the small records, the large one
+
+            let reopened = try Vault.open(at: path, password: secure("pw"), options: testOptions)
+            let attachment = try #require(try reopened.secrets(for: big.id).attachments.first)
+            #expect(attachment.data.withUnsafeBytes { Array($0) } == large)
+        }
+    }
+
+    /// The vault file is replaced by another vault between the read of its start (whose key
+    /// slot the KDF opens) and the read of the whole file: the vault opens from what it read
+    /// whole, with that file's own slots, not with keys from the replaced one.
+    @Test("A file replaced between the read of its start and the whole read opens from the whole read")
+    func replacedBetweenReads() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("v.coffer").path
+            let other = dir.appendingPathComponent("other.coffer").path
+            let first = try Vault.create(at: path, password: secure("pw"), options: testOptions)
+            _ = try first.add(.genericPassword(service: "first", account: "me"), secrets: ItemSecrets(password: secure("1")))
+            for (password, service) in [("pw", "second"), ("another", "third")] {
+                try? FileManager.default.removeItem(atPath: other)
+                let second = try Vault.create(at: other, password: secure(password), options: testOptions)
+                _ = try second.add(.genericPassword(service: service, account: "me"), secrets: ItemSecrets(password: secure("2")))
+                let original = try Data(contentsOf: URL(fileURLWithPath: path))
+                let replacement = try Data(contentsOf: URL(fileURLWithPath: other))
+
+                // The second open of the vault file for reading (the whole read) finds the other vault.
+                let opens = StoreLocked(0)
+                var io = FileIO.live
+                io.open = { openedPath, flags, mode in
+                    if openedPath == path, flags & O_ACCMODE == O_RDONLY {
+                        opens.value += 1   // one opener at a time here
+                        if opens.value == 2 { try? replacement.write(to: URL(fileURLWithPath: path)) }
+                    }
+                    return FileIO.live.open(openedPath, flags, mode)
+                }
+                let store = VaultFileStore(path: path, io: io)
+                if password == "pw" {
+                    let opened = try Vault.open(at: path, credential: .password(try secure("pw")), options: testOptions,
+                                                entropy: .system, store: store)
+                    #expect(try opened.items().map(\.attributes.service) == [service])
+                } else {
+                    let error = #expect(throws: CofferError.self) {
+                        _ = try Vault.open(at: path, credential: .password(try secure("pw")), options: testOptions,
+                                           entropy: .system, store: store)
+                    }
+                    #expect(error?.kind == .wrongPassword)
+                }
+                #expect(opens.value >= 2)
+                try original.write(to: URL(fileURLWithPath: path))
+            }
+        }
+    }
+}

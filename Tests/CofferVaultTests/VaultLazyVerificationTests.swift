@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+import CofferVault
+import CofferTestSupport
+
+/// A record's parts are checked when they are opened (SPEC.md §10, steps 14 and 15): every
+/// overview at open, under its row's nonce; a secret part when it is read, and every secret
+/// part before a save carries the records into a new file. A damaged secret part that a
+/// command does not read does not stop it (the item is still listed: its overview is
+/// authentic), and one it reads gives `tampered` and no data.
+@Suite("Vault: lazy verification (a record's secret part is checked when it is read)")
+struct VaultLazyVerificationTests {
+    /// A vault with items a, b, c; the last byte of b's record (its secret part's tag) flipped.
+    func damagedVault(_ dir: URL) throws -> (path: String, damaged: ItemID, bytes: [UInt8]) {
+        let path = dir.appendingPathComponent("v.coffer").path
+        let vault = try Vault.create(at: path, password: secure("pw"), options: testOptions)
+        var ids: [String: ItemID] = [:]
+        for name in ["a", "b", "c"] {
+            ids[name] = try vault.add(.genericPassword(service: name, account: "me"),
+                                      secrets: ItemSecrets(password: secure("secret-" + name))).id
+        }
+        var bytes = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
+        let codec = try VaultFileV2.parse(bytes)
+        let record = try #require(codec.records.first { $0.id == ids["b"] })
+        bytes[record.body.endIndex - 1] ^= 0x01
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return (path, try #require(ids["b"]), bytes)
+    }
+
+    func expectTampered(_ id: ItemID, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) {
+        let error = #expect(throws: CofferError.self, sourceLocation: sourceLocation) { try body() }
+        #expect(error?.kind == .tampered && error?.tamperedPart == .entry(id.hex), "\(String(describing: error))",
+                sourceLocation: sourceLocation)
+    }
+
+    @Test("Library: every item lists and searches; the damaged one's secrets, verifyAll and saves give tampered")
+    func library() throws {
+        try withTemporaryDirectory { dir in
+            let (path, damaged, bytes) = try damagedVault(dir)
+            let vault = try Vault.open(at: path, password: secure("pw"), options: testOptions)
+            #expect(try vault.password(matching: ItemQuery(service: "a")).testString == "secret-a")
+            #expect(try vault.password(matching: ItemQuery(service: "c")).testString == "secret-c")
+            #expect(try vault.items(matching: ItemQuery(service: "c")).count == 1)
+            // Naming an item (ItemName: any case, a positional name, an id prefix) decodes only
+            // the items that may match, so the damaged one is not touched either.
+            #expect(try vault.item(named: ItemName("A")).attributes.service == "a")
+            #expect(try vault.item(named: ItemName(.service("C"), account: "me")).attributes.service == "c")
+            let idOfA = try vault.item(named: ItemName("a")).id
+            #expect(try vault.item(named: ItemName(.id(String(idOfA.hex.prefix(10))))).id == idOfA)
+            // Its overview is authentic (sealed under its row's nonce): the item is listed.
+            #expect(try vault.item(named: ItemName("b")).id == damaged)
+            #expect(try vault.item(damaged).attributes.service == "b")
+            #expect(try vault.items(matching: ItemQuery(service: "b")).map(\.id) == [damaged])
+            #expect(try vault.items().count == 3)
+            expectTampered(damaged) { _ = try vault.secrets(for: damaged) }
+            expectTampered(damaged) { try vault.verifyAll() }
+            // A save never carries the damaged record into a new, freshly MACed file.
+            expectTampered(damaged) { _ = try vault.add(.genericPassword(service: "d", account: "me")) }
+            expectTampered(damaged) { try vault.update(damaged, secrets: ItemSecrets(password: secure("new"))) }
+            #expect(try Array(Data(contentsOf: URL(fileURLWithPath: path))) == bytes)
+        }
+    }
+
+    @Test("A damaged overview is still found at open: overviews are decrypted and checked there")
+    func overviewAtOpen() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("v.coffer").path
+            let vault = try Vault.create(at: path, password: secure("pw"), options: testOptions)
+            let id = try vault.add(.genericPassword(service: "a", account: "me")).id
+            var bytes = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
+            let record = try #require(try VaultFileV2.parse(bytes).records.first)
+            // The first byte of the overview ciphertext (the record starts with it).
+            bytes[record.body.startIndex] ^= 0x01
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            expectTampered(id) { _ = try Vault.open(at: path, password: secure("pw"), options: testOptions) }
+        }
+    }
+
+    @Test("coffer: get of another item and list work; get of the damaged one, check and add exit 65")
+    func cli() throws {
+        try withTemporaryDirectory { dir in
+            let (path, _, bytes) = try damagedVault(dir)
+            let good = try runProduct("coffer", ["get", path, "--service", "a", "--no-cache"], stdin: "pw\n")
+            #expect(good.status == 0 && good.out == "secret-a\n", "\(good.err)")
+            let list = try runProduct("coffer", ["list", path, "--no-cache"], stdin: "pw\n")
+            #expect(list.status == 0 && list.out.contains("b"), "\(list.err)")
+            for arguments in [["get", path, "--service", "b"], ["check", path],
+                              ["add", path, "--service", "d", "--account", "me", "--generate"]] {
+                let result = try runProduct("coffer", arguments + ["--no-cache"], stdin: "pw\n")
+                #expect(result.status == 65 && result.stdout.isEmpty, "\(arguments[0]): \(result.status) \(result.err)")
+            }
+            #expect(try Array(Data(contentsOf: URL(fileURLWithPath: path))) == bytes)
+        }
+    }
+}
