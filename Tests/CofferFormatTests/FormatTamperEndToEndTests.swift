@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import CofferFormat
-import CofferVault
+@testable import CofferVault
 import CofferTestSupport
 
 /// The tamper matrix (RELIABILITY.md) on vaults made by the public `Vault` API, opened
@@ -33,10 +33,12 @@ struct FormatTamperEndToEndTests {
         let single = try Vault.create(at: path("single.coffer"), password: try secure(password), options: testOptions)
         try single.add(.genericPassword(service: "site", account: "alice"), secrets: ItemSecrets(password: try secure(secret)))
 
-        let vault = try Vault.create(at: path("pair.coffer"), password: try secure(password), options: testOptions)
-        // A wall clock standing still: each edit's time is one more than the last, so the
-        // records' sizes do not depend on how long the test takes.
-        vault.wallClock = WallClock { 0 }
+        // A fixed wall clock for both vaults: each edit's time is one more than the last, so
+        // the records' sizes do not depend on how long the test takes.
+        let clock = WallClock { 1_717_243_200_000 }
+        let vault = try Vault.create(at: path("pair.coffer"), credentials: [.password(try secure(password))], options: testOptions,
+                                     entropy: .system, clock: clock)
+        vault.wallClock = clock
         // Two edits of one comment, of the same length: the record replayed from the older
         // version has the same shape and lengths (format 2's rows give each record's lengths).
         let site = try vault.add(.genericPassword(service: "site", account: "alice"), secrets: ItemSecrets(password: try secure(secret)))
@@ -45,8 +47,9 @@ struct FormatTamperEndToEndTests {
         let older = try #require(Reliability.contents(path("pair.coffer")))
         try vault.update(site.id) { attributes, _ in attributes.comment = "version 2" }
 
-        let other = try Vault.create(at: path("other.coffer"), password: try secure(password), options: testOptions)
-        other.wallClock = WallClock { 0 }
+        let other = try Vault.create(at: path("other.coffer"), credentials: [.password(try secure(password))], options: testOptions,
+                                     entropy: .system, clock: clock)
+        other.wallClock = clock
         let otherSite = try other.add(.genericPassword(service: "site", account: "alice"),
                                       secrets: ItemSecrets(password: try secure("transplanted-pw-of-si1")))
         try other.update(otherSite.id) { attributes, _ in attributes.comment = "version 1" }
@@ -87,9 +90,10 @@ struct FormatTamperEndToEndTests {
         replayed.replaceSubrange(site.range, with: files.older[old.range])
 
         // The same entry replaced by the other vault's record of the same lengths (another vault, another key).
-        let other = try #require(try Self.records(files.other).first {
+        let others = try Self.records(files.other)
+        let other = try #require(others.first {
             $0.row.overviewLength == site.row.overviewLength && $0.row.secretLength == site.row.secretLength
-        })
+        }, "no record of \(site.row.overviewLength) + \(site.row.secretLength) bytes in \(others.map { ($0.row.overviewLength, $0.row.secretLength) })")
         var transplanted = current
         transplanted.replaceSubrange(site.range, with: files.other[other.range])
         return [("entries swapped", swapped), ("entry replayed from the older version", replayed),
