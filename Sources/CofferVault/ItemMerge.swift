@@ -336,6 +336,19 @@ enum ItemMerge {
                 let dropsReviewed = register == .password || resolvingConflicts
                 let keep = dropsReviewed ? values.filter { !reviewed.contains($0.key) || $0.key == winner } : values
                 guard let newWinner = Self.winner(of: keep), let value = keep[newWinner] else { continue }
+                if case .erased = value, base != nil, let readWinner = read.clock.stamps[register], let mine = had[readWinner] {
+                    // Every value erased, the edit's own replaced meanwhile by a write that a
+                    // deletion erased since: the edit writes the value it had, stamped `stamp`,
+                    // so that the item it brings back is the one it saw (SPEC.md §17.5).
+                    switch mine {
+                    case .erased, .none: break
+                    case .overview, .secret:
+                        try set(register, mine, in: &out.parts)
+                        out.clock.stamps[register] = stamp
+                        try out.keepLosing(values.filter { had[$0.key] == nil }, of: register, winner: stamp)
+                        continue
+                    }
+                }
                 out.clock.stamps[register] = newWinner
                 try set(register, value, in: &out.parts)
                 if case .erased = value { out.clock.erased.insert(ValueID(register: register, stamp: newWinner)) }

@@ -221,6 +221,61 @@ struct SaveEngine {
         }
     }
 
+    // MARK: Format upgrade and key rotation
+
+    /// Writes the file as format 2 with nothing else changed (SPEC.md §11.1): the version-1
+    /// file becomes the backup. False when the file is format 2 already and no legacy slot
+    /// waits for its conversion.
+    mutating func upgrade(keys: EpochKeys, issueStamp: (VersionVector) -> Stamp) throws(CofferError) -> Bool {
+        try locked { (engine) throws(CofferError) -> Bool in
+            if try engine.fileChanged() { engine.adopt(try engine.readVerified(keys: keys)) }
+            guard engine.snapshot.sourceVersion != FormatV2.version || engine.conversion != nil else { return false }
+            let stamp = issueStamp(engine.snapshot.header.clock)
+            let header = engine.upgraded(Self.stamped(engine.snapshot.header, removing: [], stamp: stamp), stamp: stamp)
+            let generation = max(engine.snapshot.generation, engine.highestGeneration) + 1
+            try engine.snapshot.checkDigests(keys: keys)
+            try engine.write(header: header, generation: generation, records: engine.snapshot.allRecords, keys: keys,
+                             keepBackup: true) { engine, identity in
+                engine.snapshot.header = header
+                engine.snapshot.generation = generation
+                engine.snapshot.identity = identity
+                engine.highestGeneration = generation
+            }
+            return true
+        }
+    }
+
+    /// Rotates the vault to a new epoch key (SPEC.md §11.2) and saves it: every record
+    /// sealed again, the old key in the key history, every format-2 slot given a stanza
+    /// for the new key; legacy slots (after the one that opened the vault is converted)
+    /// and slots of unknown types are removed, and returned. No backup under the old key is
+    /// left. Returns the new keys and the removed slots.
+    mutating func rotate(keys: EpochKeys, issueStamp: (VersionVector) -> Stamp) throws(CofferError) -> (keys: EpochKeys, removed: [KeySlotV2]) {
+        try locked { (engine) throws(CofferError) -> (keys: EpochKeys, removed: [KeySlotV2]) in
+            var base = try engine.fileChanged() ? engine.joinedWithFile(keys: keys) : engine.snapshot
+            try base.checkDigests(keys: keys)
+            let stamp = issueStamp(base.header.clock)
+            let header = engine.upgraded(Self.stamped(base.header, removing: [], stamp: stamp), stamp: stamp)
+            let records = base.allRecords
+            let rotated = try formatCall { () throws(FormatError) in
+                try EpochRotation.rotate(header: header, records: records, keys: keys, at: stamp, entropy: engine.entropy)
+            }
+            let generation = max(base.generation, engine.highestGeneration) + 1
+            try engine.write(header: rotated.header, generation: generation, records: rotated.records, keys: rotated.keys,
+                             changesKey: true) { engine, identity in
+                // The overviews are those of the records before: only their sealing changed.
+                base.replaceRecords(rotated.records)
+                base.header = rotated.header
+                base.generation = generation
+                base.identity = identity
+                base.digestsChecked = true
+                engine.snapshot = base
+                engine.highestGeneration = generation
+            }
+            return (rotated.keys, rotated.removed)
+        }
+    }
+
     /// `header` as the next save writes it: a file read as format 1 gets its epoch start
     /// (the upgrading save's stamp), and the legacy slot that opened the vault its new-style
     /// replacement, the legacy one listed as removed (SPEC.md §11.1).
@@ -308,7 +363,10 @@ struct SaveEngine {
     /// (``Vault/acceptRollback()``). When the key slots change, no backup under the old ones
     /// is left (see `VaultFileStore.replace`): a `.bak` that still opened with a replaced
     /// password would unwrap the vault key, which decrypts everything saved later too.
+    /// `keepBackup` overrides the options' choice (an upgrade keeps the version-1 file);
+    /// `changesKey` (a rotation) leaves no backup under the old key, as changed slots do.
     private mutating func write(header: VaultHeaderV2, generation: UInt64, records: [RecordV2], keys: EpochKeys,
+                                keepBackup: Bool? = nil, changesKey: Bool = false,
                                 install: (inout SaveEngine, FileIdentity) -> Void) throws(CofferError) {
         let bytes = try formatCall { () throws(FormatError) in
             try VaultFileV2.encode(header: header, generation: generation, records: records, keys: keys)
@@ -318,8 +376,8 @@ struct SaveEngine {
         }
         let identity: FileIdentity
         do throws(StoreError) {
-            identity = try store.replace(with: bytes, keepBackup: options.keepsBackup,
-                                         slotsChanged: credentialSlots(header) != snapshot.header.slots.map(\.identity))
+            let slotsChanged = changesKey || credentialSlots(header) != snapshot.header.slots.map(\.identity)
+            identity = try store.replace(with: bytes, keepBackup: keepBackup ?? options.keepsBackup, slotsChanged: slotsChanged)
         } catch {
             if case .system(.syncDirectory, _, _) = error {
                 // The new file is in place (only its durability is unknown): remember it, so

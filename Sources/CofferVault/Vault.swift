@@ -413,6 +413,16 @@ public final class Vault: @unchecked Sendable {
         }
     }
 
+    /// Runs a key rotation on the file and takes its new keys (``rotateKey()``).
+    func rotatingKey() throws(CofferError) -> KeyRotation {
+        try withLock { () throws(CofferError) -> KeyRotation in
+            let old = try requireKeys()
+            let (new, removed) = try engine.rotate(keys: old) { clock in issueStamp(after: clock) }
+            keys = new
+            return KeyRotation(removedSlots: removed.map(\.kind), records: engine.snapshot.entries.count + engine.snapshot.tombstones.count)
+        }
+    }
+
     func requireKeys() throws(CofferError) -> EpochKeys {
         guard let keys else { throw .vaultLocked }
         return keys

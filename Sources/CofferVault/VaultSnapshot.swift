@@ -126,6 +126,18 @@ package struct VaultSnapshot: Sendable {
         digestsChecked = true
     }
 
+    /// Puts `records` (the same items, sealed again: a rotation) in place of the held ones;
+    /// the overviews stay, as their plaintexts did not change.
+    mutating func replaceRecords(_ records: [RecordV2]) {
+        for record in records {
+            if let entry = entries[record.id] {
+                entries[record.id] = SnapshotEntry(record: record, overview: entry.overview)
+            } else if let entry = tombstones[record.id] {
+                tombstones[record.id] = SnapshotEntry(record: record, overview: entry.overview)
+            }
+        }
+    }
+
     /// The records after `changes`, for encoding a save without changing this snapshot.
     func records(applying changes: Changeset) -> [RecordV2] {
         var out: [RecordV2] = []

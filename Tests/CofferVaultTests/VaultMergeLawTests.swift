@@ -256,6 +256,13 @@ struct MergeTrace {
         let edited = try ItemMerge.edit(current, madeOn: base, to: new, stamp: stamp, resolvingConflicts: resolving)
         expectNewer(edited, than: current, "an edit made on an older version")
         try recordEdit(new, base: base, stamp: stamp, resolving: resolving)
+        // Registers whose every value a deletion erased meanwhile, the edit's own replaced
+        // first: the edit writes the value it had (ItemMerge.edit), a write of its own.
+        for (register, written) in edited.clock.stamps where written == stamp && !writes.contains(where: { $0.register == register && $0.stamp == stamp }) {
+            try record(edited, writtenBy: stamp, registers: [register])
+            let seen = writes.filter { $0.register == register && $0.stamp != stamp && base.clock.versions.covers($0.stamp) }
+            replacements.append(Replacement(by: stamp, register: register, stamps: Set(seen.map(\.stamp))))
+        }
         try reach(edited, replica: replica)
         confirm(replica)
         steps.append("replica \(replica) edits \(what)\(resolving ? " and resolves" : "") on an older version \(Self.describe(base)) at \(stamp) \(Self.describe(edited))")
