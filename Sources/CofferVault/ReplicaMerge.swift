@@ -17,6 +17,15 @@ enum ReplicaMerge {
         var result = ours
         var report = MergeReport()
         result.header = try mergedHeader(ours.header, theirs.header, report: &report)
+        // The epoch start (SPEC.md §17.4): the later of two format-2 files' (a format-1 vault
+        // upgraded on two devices has two); a file read as format 1 has none yet.
+        switch (ours.sourceVersion == FormatV2.version, theirs.sourceVersion == FormatV2.version) {
+        case (true, true): result.header.epochStart = max(ours.header.epochStart, theirs.header.epochStart)
+        case (false, true):
+            result.header.epochStart = theirs.header.epochStart
+            result.sourceVersion = FormatV2.version
+        default: break
+        }
         result.generation = max(ours.generation, theirs.generation)
         var changed: [(ItemID, SealedItem)] = []
         var both: [(ItemID, SnapshotEntry, SnapshotEntry)] = []
