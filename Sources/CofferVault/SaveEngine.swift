@@ -354,8 +354,44 @@ struct SaveEngine {
         guard parsed.vaultID == snapshot.vaultID else {
             throw .differentVault("\(name) holds a different vault")
         }
+        if let why = try formatCall({ () throws(FormatError) in try otherEpoch(parsed, keys: keys) }) {
+            throw .otherKeyEpoch("\(name) \(why)")
+        }
         let codec = try formatCall { () throws(FormatError) in try parsed.authenticated(with: keys, entropy: entropy) }
         return try VaultSnapshot(codec: codec, keys: keys, identity: identity ?? snapshot.identity, reusing: snapshot)
+    }
+
+    /// Why `parsed` is sealed under another key epoch than `keys` (SPEC.md §17.8), or nil
+    /// when it is under the same one. Merging across a rotation is not implemented yet, so
+    /// such a copy is refused before anything of it is read; the reason names which side
+    /// was rotated, from the public epoch ids (and, for a format-1 copy, the header MAC
+    /// under each earlier key this vault still holds).
+    private func otherEpoch(_ parsed: VaultFileReader.Parsed, keys: EpochKeys) throws(FormatError) -> String? {
+        let ours = snapshot.header.keyHistory
+        switch parsed {
+        case .v2(let codec):
+            guard !ConstantTime.equals(codec.header.epochID, keys.epochID) else { return nil }
+            if ours?.epochs.contains(where: { $0.epochID == codec.header.epochID }) == true {
+                return "was sealed before this vault's key was rotated (rekey)"
+            }
+            if codec.header.keyHistory?.epochs.contains(where: { $0.epochID == keys.epochID }) == true {
+                return "was rekeyed after this vault last read it"
+            }
+            return "is sealed under a key this vault never held (both sides were rekeyed, or the copy is older than the key history)"
+        case .v1(let codec):
+            // A format-1 copy's vault key is the first epoch key of the upgraded vault: under
+            // the current key unless a rotation came after the upgrade.
+            guard let ours else { return nil }
+            for earlier in try ours.open(with: keys, vaultID: snapshot.vaultID) {
+                do {
+                    try codec.authenticate(keys: try VaultKeys(vaultKey: earlier.keys.epochKey))
+                } catch .tampered(.header) {
+                    continue
+                } catch {}
+                return "is a format-1 copy made before this vault's key was rotated (rekey)"
+            }
+            return nil
+        }
     }
 
     /// Encodes a new file and puts it in place of the old one, then hands `install` the new
@@ -363,7 +399,8 @@ struct SaveEngine {
     /// (``Vault/acceptRollback()``). When the key slots change, no backup under the old ones
     /// is left (see `VaultFileStore.replace`): a `.bak` that still opened with a replaced
     /// password would unwrap the vault key, which decrypts everything saved later too.
-    /// `keepBackup` overrides the options' choice (an upgrade keeps the version-1 file);
+    /// `keepBackup` overrides the options' choice (an upgrade keeps the version-1 file, as
+    /// does any first save of one);
     /// `changesKey` (a rotation) leaves no backup under the old key, as changed slots do.
     private mutating func write(header: VaultHeaderV2, generation: UInt64, records: [RecordV2], keys: EpochKeys,
                                 keepBackup: Bool? = nil, changesKey: Bool = false,
@@ -377,7 +414,10 @@ struct SaveEngine {
         let identity: FileIdentity
         do throws(StoreError) {
             let slotsChanged = changesKey || credentialSlots(header) != snapshot.header.slots.map(\.identity)
-            identity = try store.replace(with: bytes, keepBackup: keepBackup ?? options.keepsBackup, slotsChanged: slotsChanged)
+            // The first save of a format-1 file keeps it as the backup whatever the options
+            // say: an older Coffer can still read it (SPEC.md §11.1).
+            let backup = keepBackup ?? (snapshot.sourceVersion != FormatV2.version || options.keepsBackup)
+            identity = try store.replace(with: bytes, keepBackup: backup, slotsChanged: slotsChanged)
         } catch {
             if case .system(.syncDirectory, _, _) = error {
                 // The new file is in place (only its durability is unknown): remember it, so

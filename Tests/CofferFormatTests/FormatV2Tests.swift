@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-import Coffer
 @testable import CofferCrypto
 @testable import CofferFormat
 @testable import CofferStore

@@ -118,7 +118,7 @@ enum FuzzEntryPoints {
             }
             report.reach(.unlocked)
             do {
-                try formatCall { () throws(FormatError) in try codec.authenticate(keys: keys) }
+                _ = try formatCall { () throws(FormatError) in try codec.authenticate(keys: keys) }
             } catch {
                 report.errors.append(error)
                 if restampMACs, let stamped = try? withMACs(codec, keys: keys), stamped != bytes {

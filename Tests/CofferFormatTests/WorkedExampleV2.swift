@@ -1,5 +1,4 @@
 import Foundation
-import Coffer
 @testable import CofferCrypto
 @testable import CofferFormat
 @testable import CofferStore

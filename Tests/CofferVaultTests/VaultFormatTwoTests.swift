@@ -129,15 +129,20 @@ struct VaultFormatTwoTests {
         }
     }
 
-    @Test("A format-1 file's first save writes format 2 too")
+    @Test("A format-1 file's first save writes format 2 too, and keeps the format-1 file as the backup")
     func firstSaveUpgrades() throws {
         let vector = try #require(try VectorFile.loadAll().first { $0.name == "success-items.vec" })
         try withTemporaryDirectory { dir in
             let path = dir.appendingPathComponent("old.coffer").path
             try Data(vector.bytes).write(to: URL(fileURLWithPath: path))
-            let vault = try Vault.open(at: path, credential: try vector.credential(), options: testOptions)
+            // Even a vault that keeps no backup keeps the format-1 file as one.
+            var options = testOptions
+            options.keepsBackup = false
+            let vault = try Vault.open(at: path, credential: try vector.credential(), options: options)
             try vault.add(.genericPassword(service: "new", account: "me"), secrets: ItemSecrets(password: secure("n")))
             #expect(try Vault.info(at: path).formatVersion == 2)
+            #expect(try file(path + ".bak") == vector.bytes)
+            #expect(try Vault.info(at: path + ".bak").formatVersion == 1)
             let reopened = try Vault.open(at: path, credential: try vector.credential(), options: testOptions)
             #expect(try reopened.password(matching: ItemQuery(service: "new")).testString == "n")
         }
@@ -197,15 +202,84 @@ struct VaultFormatTwoTests {
         }
     }
 
-    @Test("Merging a copy made before a rotation is refused with a typed error (not supported yet)")
+    @Test("A copy under another key epoch is refused whole with otherKeyEpoch, both ways: nothing merged, no slot added, no file changed")
     func mergeAcrossRotationRefused() throws {
         try withTemporaryDirectory { dir in
             let (vault, path, _) = try vaultWithItem(dir)
             let copy = dir.appendingPathComponent("copy.coffer").path
             try FileManager.default.copyItem(atPath: path, toPath: copy)
+            // The old copy gains an item and a way in that the rotated vault must not take.
+            let old = try Vault.open(at: copy, password: secure("pw"), options: testOptions)
+            try old.add(.genericPassword(service: "from-old-copy", account: "me"), secrets: ItemSecrets(password: secure("o")))
+            try old.addKeySlot(.password(try secure("old-copy-password")))
             try vault.rotateKey()
-            let error = #expect(throws: CofferError.self) { try vault.merge(contentsOf: copy) }
-            #expect(error != nil)
+            try vault.add(.genericPassword(service: "after-rekey", account: "me"), secrets: ItemSecrets(password: secure("a")))
+            let rotatedBytes = try file(path), copyBytes = try file(copy)
+            let rotatedItems = try vault.items().map(\.id), oldItems = try old.items().map(\.id)
+
+            // The rotated vault refuses the older copy, from a path or as bytes ...
+            let older = #expect(throws: CofferError.self) { try vault.merge(contentsOf: copy) }
+            #expect(older?.kind == .otherKeyEpoch)
+            #expect(older?.description.contains("before this vault's key was rotated") == true, "\(String(describing: older))")
+            #expect(older?.description.contains(copy) == true)
+            let olderBytes = #expect(throws: CofferError.self) { try vault.merge(bytes: copyBytes) }
+            #expect(olderBytes?.kind == .otherKeyEpoch)
+            // ... and the old copy's holder, with the old password, refuses the rotated file:
+            // nothing saved after the rotation reaches it.
+            let newer = #expect(throws: CofferError.self) { try old.merge(contentsOf: path) }
+            #expect(newer?.kind == .otherKeyEpoch)
+            #expect(newer?.description.contains("rekeyed after this vault last read it") == true, "\(String(describing: newer))")
+
+            #expect(try file(path) == rotatedBytes)
+            #expect(try file(copy) == copyBytes)
+            #expect(try vault.items().map(\.id) == rotatedItems)
+            #expect(try old.items().map(\.id) == oldItems)
+            #expect(try old.items().allSatisfy { $0.attributes.service != "after-rekey" })
+            #expect(try Vault.info(at: path).slots.count == 1)
+            #expect(throws: CofferError.self) { try Vault.open(at: path, password: secure("old-copy-password"), options: testOptions) }
+        }
+    }
+
+    @Test("A format-1 copy merges into the upgraded vault, and is refused with otherKeyEpoch (not as tampered) once the key was rotated")
+    func versionOneCopyAfterRotation() throws {
+        let vector = try #require(try VectorFile.loadAll().first { $0.name == "success-items.vec" })
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("old.coffer").path
+            try Data(vector.bytes).write(to: URL(fileURLWithPath: path))
+            let vault = try Vault.open(at: path, credential: try vector.credential(), options: testOptions)
+            #expect(try vault.upgrade())
+            try vault.merge(bytes: vector.bytes)      // the same key: merges
+            try vault.rotateKey()
+            let before = try file(path)
+            let error = #expect(throws: CofferError.self) { try vault.merge(bytes: vector.bytes) }
+            #expect(error?.kind == .otherKeyEpoch)
+            #expect(error?.description.contains("format-1 copy made before this vault's key was rotated") == true, "\(String(describing: error))")
+            #expect(try file(path) == before)
+            // A format-1 copy whose header MAC no key of this vault gives is a damaged copy.
+            var tampered = vector.bytes
+            let headerLength = tampered[10..<14].reversed().reduce(0) { $0 << 8 | Int($1) }
+            tampered[46 + headerLength] ^= 1
+            let other = #expect(throws: CofferError.self) { try vault.merge(bytes: tampered) }
+            #expect(other?.kind == .tampered)
+        }
+    }
+
+    @Test("Another process rotates the key while this vault is open: its next save is refused with otherKeyEpoch, the rotated file kept")
+    func concurrentRotationRefused() throws {
+        try withTemporaryDirectory { dir in
+            let (vault, path, _) = try vaultWithItem(dir)
+            let other = try Vault.open(at: path, password: secure("pw"), options: testOptions)
+            try other.rotateKey()
+            let rotated = try file(path)
+            let error = #expect(throws: CofferError.self) {
+                try vault.add(.genericPassword(service: "lost?", account: "me"), secrets: ItemSecrets(password: secure("x")))
+            }
+            #expect(error?.kind == .otherKeyEpoch)
+            #expect(try file(path) == rotated)
+            // Opened again, it saves under the new key.
+            let reopened = try Vault.open(at: path, password: secure("pw"), options: testOptions)
+            try reopened.add(.genericPassword(service: "after", account: "me"), secrets: ItemSecrets(password: secure("y")))
+            try reopened.verifyAll()
         }
     }
 }
