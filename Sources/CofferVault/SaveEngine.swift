@@ -383,11 +383,14 @@ struct SaveEngine {
             // the current key unless a rotation came after the upgrade.
             guard let ours else { return nil }
             for earlier in try ours.open(with: keys, vaultID: snapshot.vaultID) {
+                let earlierKeys = try VaultKeys(vaultKey: earlier.keys.epochKey)
                 do {
-                    try codec.authenticate(keys: try VaultKeys(vaultKey: earlier.keys.epochKey))
+                    try codec.authenticate(keys: earlierKeys)
                 } catch .tampered(.header) {
                     continue
-                } catch {}
+                } catch {
+                    // Its header authenticated under that key: a copy of that epoch, damaged after.
+                }
                 return "is a format-1 copy made before this vault's key was rotated (rekey)"
             }
             return nil
