@@ -21,9 +21,10 @@ struct RekeyCommand: ParsableCommand {
             The backup beside the vault (VAULT.bak) is replaced by a copy of the new version \
             (or removed without backups), so no file there opens with the old key. The old \
             key is kept in the file, sealed under the new one (SPEC.md §4.9), but this version \
-            does not yet merge a copy made before the rekey (`coffer sync` and `coffer merge` \
-            refuse it with a message): sync every device first, rekey, then let the devices \
-            take the new file. Takes about as long as one save plus decrypting and encrypting \
+            does not yet merge a copy made before the rekey (`coffer sync`, `coffer merge` and \
+            `coffer merge-driver` refuse it with a message and exit 65, leaving it in place; \
+            an old copy refuses the rekeyed file the same way): sync every device first, \
+            rekey, then let the devices take the new file. Takes about as long as one save plus decrypting and encrypting \
             every entry.
 
             EXAMPLES:
