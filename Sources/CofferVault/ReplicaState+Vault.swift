@@ -52,7 +52,7 @@ struct ReplicaMemory: Sendable {
     /// notices a rollback, and takes a fresh replica id when the file lacks this replica's
     /// own latest edits (stamping on would claim to have seen them). State that cannot be
     /// read or written never stops the vault: it then works as with `.none`.
-    init(location: ReplicaStateLocation, path: String, header: VaultHeader, generation: UInt64, entropy: EntropySource) throws(CofferError) {
+    init(location: ReplicaStateLocation, path: String, header: VaultHeaderV2, generation: UInt64, entropy: EntropySource) throws(CofferError) {
         vaultID = header.vaultID
         let directory: String?
         switch location {

@@ -2,9 +2,8 @@ import CofferCrypto
 import CofferFormat
 import CofferStore
 
-/// A record of the vault file that cannot be read: damaged on disk (its bytes differ from
-/// the manifest's digest) or, for ``Vault/damagedItems()``, with a part that does not
-/// decrypt. Nothing of it is read, not even its name: it is known by its id.
+/// A record of the vault file that cannot be read: damaged on disk, its overview does not
+/// decrypt or, for ``Vault/damagedItems()``, its secret part. Nothing of it is read, not even its name: it is known by its id.
 ///
 /// ```swift
 /// let listing = try vault.readableItems()
@@ -67,8 +66,8 @@ extension Vault {
         try read { (tx) throws(CofferError) in try tx.readableItems(matching: query) }
     }
 
-    /// Reads the file and checks every record as ``verifyAll()`` does (its digest, its
-    /// overview, its secret part), naming every damaged one instead of stopping at the
+    /// Reads the file and checks every record as ``verifyAll()`` does (its overview and
+    /// its secret part), naming every damaged one instead of stopping at the
     /// first. Empty when the file is sound.
     ///
     /// ```swift
@@ -110,7 +109,7 @@ extension Vault {
 extension SaveEngine {
     /// ``Vault/repairDamaged(from:dryRun:)`` under the write lock, on the file as it is now.
     mutating func repairDamaged(from sources: [(name: String, bytes: [UInt8])], dryRun: Bool,
-                                keys: VaultKeys) throws(CofferError) -> RepairReport {
+                                keys: EpochKeys) throws(CofferError) -> RepairReport {
         try locked { (engine) throws(CofferError) -> RepairReport in
             var current = try engine.fileChanged() ? try engine.readVerified(keys: keys) : engine.snapshot
             var report = RepairReport(dryRun: dryRun)
@@ -124,8 +123,7 @@ extension SaveEngine {
                 current.remove(id)
                 let found = copies.lazy.compactMap { (name, copy) -> (String, SnapshotEntry, Bool)? in
                     guard let entry = copy.entries[id] ?? copy.tombstones[id],
-                          (try? entry.record.checkDigest()) != nil,
-                          (try? entry.record.openSecrets(vaultID: copy.vaultID, keys: keys)) != nil else { return nil }
+                          (try? entry.record.openSecretList(vaultID: copy.vaultID, keys: keys, overview: entry.overview)) != nil else { return nil }
                     return (name, entry, copy.entries[id] != nil)
                 }.first
                 guard let (source, entry, live) = found else {
@@ -135,7 +133,7 @@ extension SaveEngine {
                 let version = try ItemVersion(record: entry.record, overview: entry.overview)
                 current.applyChecked(id, try Changeset.Change(version.sealed))
                 // The vault clock covers every edit its items hold (SPEC.md §17.4).
-                if !version.isLegacy { current.header.clock = current.header.clock.merged(with: version.clock.versions) }
+                current.header.clock = current.header.clock.merged(with: version.clock.versions)
                 let item = live ? Item(id: id, revision: entry.record.revision,
                                        attributes: try formatCall { () throws(FormatError) in try EntryCodec.decodeOverview(entry.overview) })
                                 : nil

@@ -111,18 +111,18 @@ extension SaveEngine {
     }
 
     /// Version `number` (1 = newest), read and verified with `keys`, and its bytes.
-    func readUndoVersion(_ number: Int, keys: VaultKeys) throws(CofferError) -> (snapshot: VaultSnapshot, bytes: [UInt8]) {
+    func readUndoVersion(_ number: Int, keys: EpochKeys) throws(CofferError) -> (snapshot: VaultSnapshot, bytes: [UInt8]) {
         guard let store = memory.store, number >= 1 else { throw .itemNotFound }
         let versions = try storeCall { () throws(StoreError) in try store.undoVersions(vaultKey: memory.vaultID) }
         guard number <= versions.count else { throw .itemNotFound }
         let file = try storeCall { () throws(StoreError) in try store.readUndoVersion(versions[number - 1]) }
         var version = try replicaSnapshot(file.bytes, name: "undo version \(number) of \(path)", keys: keys)
-        try version.checkDigests()
+        try version.checkDigests(keys: keys)
         return (version, file.bytes)
     }
 
     /// Puts version `number` in place of the file, as ``restoreBackup(keys:)`` puts `.bak`.
-    mutating func restoreUndoVersion(_ number: Int, keys: VaultKeys) throws(CofferError) {
+    mutating func restoreUndoVersion(_ number: Int, keys: EpochKeys) throws(CofferError) {
         try locked { (engine) throws(CofferError) in
             let replaced = engine.snapshot.generation
             var (restored, bytes) = try engine.readUndoVersion(number, keys: keys)

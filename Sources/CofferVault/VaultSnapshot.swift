@@ -6,7 +6,7 @@ import Dispatch
 /// What an open vault knows of its file: the version it last read or wrote,
 /// with every overview decrypted and checked.
 package struct VaultSnapshot: Sendable {
-    var header: VaultHeader
+    var header: VaultHeaderV2
     var generation: UInt64
     /// Every item's record and checked overview, in one dictionary: a large vault
     /// spends a good part of its opening time filling it.
@@ -14,12 +14,15 @@ package struct VaultSnapshot: Sendable {
     /// Deleted items (SPEC.md §17.5): kept with their content until compacted, so that a
     /// replica that has not seen the deletion merges correctly. Never listed.
     package var tombstones: [ItemID: SnapshotEntry] = [:]
-    /// Records damaged on disk whose overview does not open (its digest fails too, SPEC.md
-    /// §10 step 13, so only what uses them fails): kept out of every listing, and a save
-    /// refuses while any is left (``checkDigests()``): damage is never dropped silently.
+    /// Records damaged on disk whose overview does not open (SPEC.md §10, notes: only what
+    /// uses them fails): kept out of every listing, and a save refuses while any is left
+    /// (``checkDigests(keys:)``): damage is never dropped silently.
     /// ``Vault/repairDamaged(from:dryRun:)`` replaces or removes them.
-    package var damaged: [ItemID: EntryRecord] = [:]
+    package var damaged: [ItemID: RecordV2] = [:]
     var identity: FileIdentity
+    /// The format version of the file read: 1 for a format-1 file held as format-2 parts,
+    /// which the next save upgrades (SPEC.md §11.1).
+    var sourceVersion: UInt16 = FormatV2.version
     /// True when every record's digest is known to match the manifest: checked, or sealed
     /// by this process. An open checks digests lazily (SPEC.md §10, step 13), so a save
     /// checks the records it carries forward first, unless this is set: damage is never
@@ -33,9 +36,10 @@ package struct VaultSnapshot: Sendable {
 
     /// Decrypts every overview of a verified file, on all cores. Overviews of records
     /// that are byte for byte those of `previous` are reused instead of decrypted again.
-    package init(codec: VaultFile, keys: VaultKeys, identity: FileIdentity, reusing previous: VaultSnapshot? = nil) throws(CofferError) {
+    package init(codec: VaultFileV2, keys: EpochKeys, identity: FileIdentity, reusing previous: VaultSnapshot? = nil) throws(CofferError) {
         header = codec.header
-        generation = codec.manifest.generation
+        generation = codec.generation
+        sourceVersion = codec.sourceVersion
         self.identity = identity
         let vaultID = codec.header.vaultID
         let read = codec.records
@@ -44,16 +48,15 @@ package struct VaultSnapshot: Sendable {
         // every thread at once.
         let opened = try read.withUnsafeBufferPointer { (records) throws(CofferError) -> [[UInt8]?] in
             try formatCall { () throws(FormatError) in try ParallelWork.map(count: records.count) { (index) throws(FormatError) -> [UInt8]? in
-                if let previous, let old = previous.entries[records[index].id], old.record.digest == records[index].digest {
+                if let previous, let old = previous.entries[records[index].id] ?? previous.tombstones[records[index].id],
+                   old.record.identity == records[index].identity {
                     return old.overview
                 }
                 do throws(FormatError) {
                     return try records[index].openOverviewList(vaultID: vaultID, keys: keys)
-                } catch {
-                    // Damaged on disk (its digest fails too): only what uses it fails (SPEC.md
-                    // §10, notes). A record the manifest names byte for byte whose overview
-                    // does not open was written so: the vault does not open.
-                    guard (try? records[index].checkDigest()) == nil else { throw error }
+                } catch .tampered {
+                    // Damaged (its overview fails its AEAD): only what uses it fails (SPEC.md
+                    // §10, notes); it is listed by its id, never as an item.
                     return nil
                 }
             } }
@@ -65,7 +68,7 @@ package struct VaultSnapshot: Sendable {
                 continue
             }
             let entry = SnapshotEntry(record: read[index], overview: overview)
-            if try Self.isTombstone(entry.overview) {
+            if read[index].isTombstone {
                 tombstones[read[index].id] = entry
             } else {
                 entries[read[index].id] = entry
@@ -73,8 +76,8 @@ package struct VaultSnapshot: Sendable {
         }
     }
 
-    /// Whether a checked overview is that of a deleted item (only those with a deletion field
-    /// are decoded to find out).
+    /// Whether a checked overview is that of a deleted item: its deletion vector dominates
+    /// its version vector (only those with a deletion field are decoded to find out).
     static func isTombstone(_ overview: [UInt8]) throws(CofferError) -> Bool {
         guard ItemClockCodec.mayBeDeleted(overview) else { return false }
         return try formatCall { () throws(FormatError) in try ItemClockCodec.decode(overview: overview)?.isDeleted ?? false }
@@ -101,10 +104,10 @@ package struct VaultSnapshot: Sendable {
     }
 
     /// The record of item `id`.
-    func record(_ id: ItemID) -> EntryRecord? { entries[id]?.record }
+    func record(_ id: ItemID) -> RecordV2? { entries[id]?.record }
 
     /// Every record, tombstones included, in no particular order.
-    var allRecords: [EntryRecord] { entries.values.map(\.record) + tombstones.values.map(\.record) }
+    var allRecords: [RecordV2] { entries.values.map(\.record) + tombstones.values.map(\.record) }
 
     /// Forgets the decrypted overviews, and the records with them (unlocking reads the
     /// file again).
@@ -129,19 +132,33 @@ package struct VaultSnapshot: Sendable {
 
     static let backgroundReleaseThreshold = 10_000
 
-    /// Checks the digest of every record (SPEC.md §10, step 13), on all cores, unless
-    /// ``digestsChecked``; then sets it.
-    mutating func checkDigests() throws(CofferError) {
+    /// Checks every record's secret part (its AEAD, SPEC.md §10 step 15), on all cores,
+    /// unless ``digestsChecked``; then sets it. Format 2 has no record digest: a record
+    /// carried into a new file is checked by opening it. A damaged record (``damaged``)
+    /// fails it: a save never drops one silently.
+    mutating func checkDigests(keys: EpochKeys) throws(CofferError) {
         if let id = damaged.keys.min() { throw .tampered(.entry(id.hex)) }
         guard !digestsChecked else { return }
         let records = allRecords
-        try formatCall { () throws(FormatError) in try EntryRecord.checkDigests(records) }
+        try formatCall { () throws(FormatError) in try RecordV2.verifySecrets(records, vaultID: vaultID, keys: keys) }
         digestsChecked = true
     }
 
+    /// Puts `records` (the same items, sealed again: a rotation) in place of the held ones;
+    /// the overviews stay, as their plaintexts did not change.
+    mutating func replaceRecords(_ records: [RecordV2]) {
+        for record in records {
+            if let entry = entries[record.id] {
+                entries[record.id] = SnapshotEntry(record: record, overview: entry.overview)
+            } else if let entry = tombstones[record.id] {
+                tombstones[record.id] = SnapshotEntry(record: record, overview: entry.overview)
+            }
+        }
+    }
+
     /// The records after `changes`, for encoding a save without changing this snapshot.
-    func records(applying changes: Changeset) -> [EntryRecord] {
-        var out: [EntryRecord] = []
+    func records(applying changes: Changeset) -> [RecordV2] {
+        var out: [RecordV2] = []
         out.reserveCapacity(entries.count + tombstones.count + changes.order.count)
         for (id, entry) in entries where changes.entries[id] == nil { out.append(entry.record) }
         for (id, entry) in tombstones where changes.entries[id] == nil { out.append(entry.record) }
@@ -163,19 +180,18 @@ package struct VaultSnapshot: Sendable {
         applyChecked(id, change)
     }
 
-    /// The ids of the records whose digest does not match the manifest, or whose overview
-    /// did not open (``damaged``), ascending; with `secrets`, also those whose secret part
-    /// does not open. Nothing is read from a damaged record.
-    func damagedIDs(keys: VaultKeys, secrets: Bool) -> [ItemID] {
-        let records = allRecords
+    /// The ids of the records whose overview did not open (``damaged``), ascending; with
+    /// `secrets`, also those whose secret part does not open. Nothing is read from a damaged record.
+    func damagedIDs(keys: EpochKeys, secrets: Bool) -> [ItemID] {
+        guard secrets else { return damaged.keys.sorted() }
+        let records = Array(entries.values) + Array(tombstones.values)
         let vaultID = self.vaultID
         let bad = records.withUnsafeBufferPointer { records in
             ParallelWork.map(count: records.count) { (index) -> Bool in
-                guard (try? records[index].checkDigest()) != nil else { return true }
-                return secrets && (try? records[index].openSecrets(vaultID: vaultID, keys: keys)) == nil
+                (try? records[index].record.openSecretList(vaultID: vaultID, keys: keys, overview: records[index].overview)) == nil
             }
         }
-        return (zip(records, bad).filter(\.1).map(\.0.id) + damaged.keys).sorted()
+        return (zip(records, bad).filter(\.1).map(\.0.record.id) + damaged.keys).sorted()
     }
 
     /// Takes record `id` out of the snapshot, live, deleted or damaged (a repair replaces or
@@ -223,10 +239,10 @@ package struct VaultSnapshot: Sendable {
 /// around is one reference count, where copying the record's struct cost a dozen
 /// when a large vault is listed.
 package final class SnapshotEntry: Sendable {
-    let record: EntryRecord
+    let record: RecordV2
     let overview: [UInt8]
 
-    init(record: EntryRecord, overview: [UInt8]) {
+    init(record: RecordV2, overview: [UInt8]) {
         self.record = record
         self.overview = overview
     }

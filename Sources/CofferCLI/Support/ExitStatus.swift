@@ -119,7 +119,7 @@ extension CLIFailure {
             self.init(.ioError, "\(error.description); commands ask for the password as before")
         case .lockTimeout, .conflict:
             self.init(.busy, error.description)
-        case .differentVault:
+        case .differentVault, .otherKeyEpoch:
             self.init(.vaultUnreadable, error.description)
         case .rolledBack:
             // The warning printed on opening (RollbackArguments.warn) has the details: not again.

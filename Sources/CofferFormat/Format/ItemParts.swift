@@ -47,6 +47,9 @@ package struct ItemParts: Sendable {
     package var history: [SecretFragment]
     /// Values that lost a concurrent edit.
     package var conflicts: [Conflict]
+    /// For history entries (by position in ``history``) last present in a state that had
+    /// seen less than the item: that state's vector (format 2, SPEC.md §17.3).
+    package var historyConfirmations: [Int: VersionVector] = [:]
     /// The order of the named fields (custom fields, secret fields, attachments) as the
     /// list had them: a list is written back in this order, then any other named fields
     /// by name. A merge that builds a new list empties it, so that every replica writes
@@ -110,6 +113,9 @@ package struct ItemParts: Sendable {
                 let field = (value.lowerBound - 6)..<value.upperBound
                 if tag == EntryCodec.SecretTag.history {
                     historyCuts.append(field)
+                } else if tag == ItemClockCodec.Tag.historyConfirmations {
+                    historyConfirmations = try ItemClockCodec.decodeHistoryConfirmations(
+                        UnsafeRawBufferPointer(rebasing: raw[value]), historyCount: historyCuts.count)
                 } else if tag == ItemClockCodec.Tag.conflict {
                     let conflict = try ItemClockCodec.decodeConflictRange(reader.nested(value, "conflict"))
                     // The nested reader counts from the start of the field's value.
@@ -174,6 +180,18 @@ package struct ItemParts: Sendable {
         }
     }
 
+    /// The registers a checked secret list gives a value (its named fields keyed).
+    package static func registers(ofSecretList raw: UnsafeRawBufferPointer) throws(FormatError) -> Set<Register> {
+        var reader = FieldReader(raw, structure: "secret") { _ in true }
+        var occurrences: [[UInt8]: UInt32] = [:]
+        var out = Set<Register>()
+        while let (tag, value) = try reader.next() {
+            guard let family = Register.ofSecretTag(tag) else { continue }
+            out.insert(try register(family, field: (value.lowerBound - 6)..<value.upperBound, in: raw, occurrences: &occurrences))
+        }
+        return out
+    }
+
     /// The registers `secrets` give a value, named as when their list is cut (no copy of a secret).
     package static func registers(of secrets: ItemSecrets) -> Set<Register> {
         var out = Set<Register>()
@@ -192,16 +210,77 @@ package struct ItemParts: Sendable {
         return out
     }
 
+    /// The rules of SPEC.md §17.3 that need both parts (format 2 checks them when it reads
+    /// a record's secret part): every register with a value has a stamp; an erased winner
+    /// has no value; each sibling that is not erased has exactly one conflict field, and
+    /// each conflict field is such a sibling; each history confirmation is below the item's
+    /// version vector. Anything else is "malformed".
+    package func checkConsistency(with clock: ItemClock) throws(FormatError) {
+        let valued = valuedRegisters
+        let resolved = clock.resolved(present: valued)
+        for register in valued where resolved.stamps[register] == nil {
+            throw .malformed("entry: register \(register.code) has a value and no stamp")
+        }
+        for value in clock.erased where resolved.stamps[value.register] == value.stamp && valued.contains(value.register) {
+            throw .malformed("entry: register \(value.register.code)'s erased value is still there")
+        }
+        var expected = Set<ValueID>()
+        for (register, stamps) in clock.siblings {
+            // The winner is the value of largest stamp not erased, or, every value erased,
+            // of largest stamp (SPEC.md §17.5).
+            let winner = resolved.stamps[register]
+            let winnerErased = clock.isDeleted || winner.map { clock.erased.contains(ValueID(register: register, stamp: $0)) } ?? true
+            for stamp in stamps {
+                let value = ValueID(register: register, stamp: stamp)
+                let erased = clock.isDeleted || clock.erased.contains(value)
+                let beatsWinner = winner.map { stamp > $0 } ?? true
+                if erased ? (winnerErased && beatsWinner) : (winnerErased || beatsWinner) {
+                    throw .malformed("entry: register \(register.code)'s winner is not its newest value that is not erased")
+                }
+                if !erased { expected.insert(value) }
+            }
+        }
+        var found = Set<ValueID>()
+        for conflict in conflicts {
+            let value = ValueID(register: conflict.register, stamp: conflict.stamp)
+            guard expected.contains(value), found.insert(value).inserted else {
+                throw .malformed("entry: a conflict field for register \(conflict.register.code) that is not one of its siblings, or twice")
+            }
+        }
+        guard found == expected else { throw .malformed("entry: a sibling without its conflict field") }
+        for vector in historyConfirmations.values
+        where !clock.versions.dominates(vector) || vector.above(clock.deleted) != vector || vector == clock.defaultConfirmation {
+            throw .malformed("entry: a history confirmation outside the item's version vector, not above its deletion vector, or the default")
+        }
+    }
+
     /// The registers that hold at least one field.
     package var valuedRegisters: [Register] {
         Array(overview.keys) + secrets.keys.filter { !(secrets[$0]?.range.isEmpty ?? true) }
     }
 
-    /// The overview list: registers in tag order, the dates, then the clock's fields.
-    package func overviewList(clock: ItemClock) throws(FormatError) -> [UInt8] {
+    /// The overview list: registers in tag order, the dates, then the clock's fields; for a
+    /// deleted item, its tombstone's (``tombstoneList(clock:)``).
+    /// `keepingDeletedContents`: a deleted item's whole list, as format 1 kept it.
+    package func overviewList(clock: ItemClock, keepingDeletedContents: Bool = false) throws(FormatError) -> [UInt8] {
+        if clock.isDeleted && !keepingDeletedContents { return try tombstoneList(clock: clock) }
         let list = assembledOverview(then: try ItemClockCodec.encode(clock, present: Set(valuedRegisters)))
         try EntryCodec.validateOverview(list)
         return list
+    }
+
+    /// A tombstone's overview list (SPEC.md §7.6): the dates and the clock, every value of
+    /// which a deletion erased; nothing else.
+    package func tombstoneList(clock: ItemClock) throws(FormatError) -> [UInt8] {
+        var stamped = clock.resolved(present: valuedRegisters)
+        stamped.deleted = stamped.versions
+        stamped.erased = []
+        stamped.confirmations = [:]   // every value is erased: none has a confirmation
+        var out = FieldList()
+        out.field(EntryCodec.OverviewTag.created, i64: created)
+        out.field(EntryCodec.OverviewTag.modified, i64: modified)
+        out.raw(try ItemClockCodec.encode(stamped, present: [], style: .version2))
+        return out.publicBytes
     }
 
     /// The overview registers in tag order with the dates in their place (tags 13 and 14), then `tail`.
@@ -231,6 +310,7 @@ package struct ItemParts: Sendable {
         for conflict in conflicts.sorted(by: { ($0.register, $0.stamp.replica, $0.stamp.time) < ($1.register, $1.stamp.replica, $1.stamp.time) }) {
             out.append(try ItemClockCodec.encodeConflict(conflict))
         }
+        out.append(ItemClockCodec.encodeHistoryConfirmations(historyConfirmations.filter { $0.key < history.count }))
         return out
     }
 

@@ -103,6 +103,23 @@ package struct Register: Hashable, Comparable, Sendable, CustomStringConvertible
     }
 }
 
+/// One value of a register: the register and the stamp of the edit that wrote it (a
+/// register's winner or one of its siblings).
+package struct ValueID: Hashable, Comparable, Sendable {
+    package var register: Register
+    package var stamp: Stamp
+
+    package init(register: Register, stamp: Stamp) {
+        self.register = register
+        self.stamp = stamp
+    }
+
+    /// The order on disk: by register, then replica, then time.
+    package static func < (a: ValueID, b: ValueID) -> Bool {
+        (a.register, a.stamp.replica, a.stamp.time) < (b.register, b.stamp.replica, b.stamp.time)
+    }
+}
+
 /// An item's merge metadata (SPEC.md §17.2), stored in its overview: what the item has
 /// seen, the stamp of the edit that wrote each register's current value, the stamps of
 /// concurrent values that lost (their values are in the secret part), and, for a
@@ -120,13 +137,29 @@ package struct ItemClock: Equatable, Sendable {
     package var defaultedCodes: Set<UInt8> = []
     /// What the deletion(s) of this item had seen; the item is deleted while this covers `versions`.
     package var deleted: VersionVector?
+    /// For a value (winner or sibling, not erased) that was last current in a state that had
+    /// seen less than this item: that state's vector, reduced by ``deleted`` (its entries
+    /// above the deletion's; SPEC.md §17.3, format 2). A value absent here has the default,
+    /// ``defaultConfirmation``; an erased value has none (reduced, it is empty). A deletion
+    /// erases a value exactly when it has seen its confirmation.
+    package var confirmations: [ValueID: VersionVector] = [:]
+
+    /// The confirmation of a value current in this state: the version vector reduced by the
+    /// deletion vector.
+    package var defaultConfirmation: VersionVector { versions.above(deleted) }
+    /// Values whose contents a deletion erased while the item stayed live (format 2): their
+    /// stamps stay, so that a copy which still holds one can bring it back when an edit the
+    /// deletion had not seen confirmed it.
+    package var erased: Set<ValueID> = []
 
     package init(versions: VersionVector, stamps: [Register: Stamp], siblings: [Register: [Stamp]] = [:],
-                 deleted: VersionVector? = nil) {
+                 deleted: VersionVector? = nil, confirmations: [ValueID: VersionVector] = [:], erased: Set<ValueID> = []) {
         self.versions = versions
         self.stamps = stamps
         self.siblings = siblings.filter { !$0.value.isEmpty }
         self.deleted = deleted
+        self.confirmations = confirmations
+        self.erased = erased
     }
 
     /// The clock with a stamp for every present named field (`present`: the registers that

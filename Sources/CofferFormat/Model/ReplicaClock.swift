@@ -58,6 +58,14 @@ package struct VersionVector: Hashable, Sendable {
         if stamp.time > self[stamp.replica] { times[stamp.replica] = stamp.time }
     }
 
+    /// The entries above `floor`'s (all of them when `floor` is nil): what this vector has
+    /// seen that `floor` has not. A confirmation vector is kept reduced by the item's deletion
+    /// vector (SPEC.md §17.5): entries the deletion covers can never decide anything again.
+    package func above(_ floor: VersionVector?) -> VersionVector {
+        guard let floor else { return self }
+        return VersionVector(times.filter { $0.value > floor[$0.key] })
+    }
+
     /// The largest time of any replica (0 when empty).
     package var maxTime: UInt64 { times.values.max() ?? 0 }
 
