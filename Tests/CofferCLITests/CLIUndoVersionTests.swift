@@ -46,7 +46,7 @@ struct CLIUndoVersionTests {
         }
     }
 
-    @Test("A password change drops every kept version: none opens with the replaced password")
+    @Test("A password change or a rekey drops every kept version: none opens with the replaced password or key")
     func passwordChangeDropsVersions() throws {
         try withTemporaryDirectory { root in
             let device = Device("laptop", root: root)
@@ -59,6 +59,12 @@ struct CLIUndoVersionTests {
             let versions = root.appendingPathComponent("state-laptop/coffer/versions")
             let left = (try? FileManager.default.subpathsOfDirectory(atPath: versions.path))?.filter { $0.hasSuffix(".coffer") } ?? []
             #expect(left.isEmpty, "\(left)")
+            // A key rotation (rekey) drops them too: none is sealed under the old key.
+            try device.ok(["add", "v.coffer", "--service", "b"], input: "new-master-pass-phrase\nx\n", in: root)
+            #expect(try device.ok(["restore", "v.coffer", "--list"], input: "new-master-pass-phrase\n", in: root).out.split(separator: "\n").count == 1)
+            try device.ok(["rekey", "v.coffer"], input: "new-master-pass-phrase\n", in: root)
+            let rotated = try device.ok(["restore", "v.coffer", "--list"], input: "new-master-pass-phrase\n", in: root)
+            #expect(rotated.out.isEmpty, "\(rotated.out)")
         }
     }
 }

@@ -73,24 +73,14 @@ struct RestoreCommand: ParsableCommand {
         let unlocked = try vault.unlock()
         if dryRun {
             let changes = try vault.run { try unlocked.vault.backupChanges() }
-            for (verb, items) in [("restore", changes.restored), ("remove ", changes.removed), ("revert ", changes.changed)] {
-                for item in items { Output.line("\(verb) \(Output.visible(item.candidateDescription))") }
-            }
+            Self.printChanges(changes)
             Output.error("the backup holds \(changes.backupItemCount) items (generation \(backup.generation)); "
                          + (changes.isEmpty ? "restoring would change no item; " : "") + "nothing was restored")
             return
         }
         Output.error("current: generation \(current.generation), \(current.entryCount) entries, saved \(Self.saved(path))")
         Output.error("backup:  generation \(backup.generation), \(backup.entryCount) entries, saved \(Self.saved(backupPath))")
-        if !yes {
-            guard SecretReader.isInteractive else {
-                throw CLIFailure(.usage, "restoring replaces the vault: add --yes to confirm when stdin is not a terminal")
-            }
-            guard SecretInput.confirm("Put the backup in place of \(Output.visible(path))? The current version becomes the backup.") else {
-                Output.error("nothing was restored")
-                return
-            }
-        }
+        guard try confirmed("Put the backup in place of \(Output.visible(path))? The current version becomes the backup.") else { return }
         // The restored version becomes this device's current one: the user chose it.
         try vault.run { try unlocked.vault.restoreBackup() }
         Output.error("restored \(Output.visible(path)) from its backup (generation \(backup.generation)); "
@@ -118,25 +108,36 @@ struct RestoreCommand: ParsableCommand {
         }
         if dryRun {
             let changes = try vault.run { try unlocked.vault.undoVersionChanges(number) }
-            for (verb, items) in [("restore", changes.restored), ("remove ", changes.removed), ("revert ", changes.changed)] {
-                for item in items { Output.line("\(verb) \(Output.visible(item.candidateDescription))") }
-            }
+            Self.printChanges(changes)
             Output.error("version \(number) holds \(changes.backupItemCount) items (generation \(chosen.generation)); "
                          + (changes.isEmpty ? "restoring it would change no item; " : "") + "nothing was restored")
             return
         }
-        if !yes {
-            guard SecretReader.isInteractive else {
-                throw CLIFailure(.usage, "restoring replaces the vault: add --yes to confirm when stdin is not a terminal")
-            }
-            guard SecretInput.confirm("Put version \(number) (replaced \(chosen.replaced.ISO8601Format())) in place of \(Output.visible(path))?") else {
-                Output.error("nothing was restored")
-                return
-            }
-        }
+        guard try confirmed("Put version \(number) (replaced \(chosen.replaced.ISO8601Format())) in place of \(Output.visible(path))?") else { return }
         try vault.run { try unlocked.vault.restoreUndoVersion(number) }
         Output.error("restored version \(number) of \(Output.visible(path)) (generation \(chosen.generation)); "
                      + "the replaced version is now \(Output.visible(path)).bak and version 1: `coffer restore` again undoes this")
+    }
+
+    /// `--dry-run`'s lines: one item a line, what restoring would do with it.
+    static func printChanges(_ changes: BackupChanges) {
+        for (verb, items) in [("restore", changes.restored), ("remove ", changes.removed), ("revert ", changes.changed)] {
+            for item in items { Output.line("\(verb) \(Output.visible(item.candidateDescription))") }
+        }
+    }
+
+    /// True with --yes, or when the question on a terminal is answered yes ("nothing was
+    /// restored" otherwise); a usage error (64) on a pipe without --yes.
+    private func confirmed(_ question: String) throws -> Bool {
+        guard !yes else { return true }
+        guard SecretReader.isInteractive else {
+            throw CLIFailure(.usage, "restoring replaces the vault: add --yes to confirm when stdin is not a terminal")
+        }
+        guard SecretInput.confirm(question) else {
+            Output.error("nothing was restored")
+            return false
+        }
+        return true
     }
 
     /// The file's modification time, or "?".
