@@ -30,6 +30,9 @@ enum ReplicaMerge {
         var changed: [(ItemID, SealedItem)] = []
         var both: [(ItemID, SnapshotEntry, SnapshotEntry)] = []
         for (id, entry) in theirs.entries.lazy.map({ ($0.key, $0.value) }) + theirs.tombstones.map({ ($0.key, $0.value) }) {
+            // A record of ours whose overview did not open (``VaultSnapshot/damaged``) is
+            // replaced by theirs, as if we never had it: merging another copy is how a damaged
+            // item comes back. (One whose secret part alone is damaged: `coffer repair`.)
             guard let mine = ours.entries[id] ?? ours.tombstones[id] else {
                 changed.append((id, SealedItem(record: entry.record, overview: entry.overview)))
                 continue
@@ -46,12 +49,13 @@ enum ReplicaMerge {
             let wasLive = result.entries[id] != nil
             let existed = wasLive || result.tombstones[id] != nil
             let change = try Changeset.Change(sealed)
+            let wasDamaged = result.damaged.removeValue(forKey: id) != nil
             result.applyChecked(id, change)
             switch change {
             case .tombstone:
                 if wasLive { report.deleted += 1 } else if !existed { report.tombstones += 1 }
             case .put:
-                if !existed { report.added += 1 } else if !wasLive { report.restored += 1 } else { report.updated += 1 }
+                if wasDamaged || wasLive { report.updated += 1 } else if !existed { report.added += 1 } else { report.restored += 1 }
             }
             if ItemClockCodec.hasSiblings(sealed.overview) { report.conflicted.append(id) }
         }

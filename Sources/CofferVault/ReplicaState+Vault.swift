@@ -95,6 +95,9 @@ struct ReplicaMemory: Sendable {
 
     /// Records that this device has seen `clock` (best effort: the state is a hint).
     mutating func remember(_ clock: VersionVector) {
+        // A version that holds every one seen here (a merge brought the newer one back)
+        // ends the rollback: ``Vault/rollback`` is nil from now on.
+        if rollback != nil, clock.dominates(remembered) { rollback = nil }
         guard let store, !remembered.dominates(clock) else { return }
         remembered.formMerge(with: clock)
         try? store.remember(clock: remembered.times, vaultID: vaultID)

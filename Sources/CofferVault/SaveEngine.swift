@@ -22,7 +22,10 @@ struct SaveEngine {
     /// The highest generation this vault has read or written: a save writes one above it.
     private(set) var highestGeneration: UInt64
     /// This device's replica id for the vault and the newest version it has seen (SPEC.md §17.7).
-    private(set) var memory: ReplicaMemory
+    /// (Set here and by the undo versions' restore, Vault+UndoVersions.swift.)
+    var memory: ReplicaMemory
+    /// The vault's clock (``Vault/wallClock``): when a kept undo version was replaced.
+    var wallClock = WallClock.system
     /// The new-style slot that replaces the legacy slot this vault was opened with, put in
     /// by the next save (SPEC.md §11.1).
     var conversion: SlotConversion?
@@ -192,11 +195,13 @@ struct SaveEngine {
     /// and every record's digest), and takes it as the current version.
     mutating func restoreBackup(keys: EpochKeys) throws(CofferError) {
         try locked { (engine) throws(CofferError) in
+            let replaced = engine.snapshot.generation
             var restored = try engine.readBackup(keys: keys)
             try restored.checkDigests(keys: keys)
             restored.identity = try storeCall { () throws(StoreError) in try engine.store.restoreBackup() }
             engine.adopt(restored)
             engine.memory.adopt(restored.header.clock)
+            engine.keepUndoVersion(replacedGeneration: replaced, slotsChanged: false)
         }
     }
 
@@ -208,7 +213,7 @@ struct SaveEngine {
     /// Saves `joined`, this version joined with another (the file another writer saved, a
     /// replica merged in), and makes it this vault's version. It holds the other's records
     /// too, so every digest is checked before they are written again.
-    private mutating func saveJoined(_ joined: VaultSnapshot, keys: EpochKeys) throws(CofferError) {
+    mutating func saveJoined(_ joined: VaultSnapshot, keys: EpochKeys) throws(CofferError) {
         var next = joined
         next.generation = max(next.generation, highestGeneration) + 1
         next.header = upgraded(next.header, stamp: Stamp(replica: memory.replica, time: max(1, next.header.clock.maxTime)))
@@ -299,7 +304,7 @@ struct SaveEngine {
     private func sealer(_ keys: EpochKeys) -> ItemSealer { ItemSealer(vaultID: snapshot.vaultID, keys: keys, entropy: entropy) }
 
     /// Runs `body` under the cross-process write lock.
-    private mutating func locked<R>(_ body: (inout SaveEngine) throws(CofferError) -> R) throws(CofferError) -> R {
+    mutating func locked<R>(_ body: (inout SaveEngine) throws(CofferError) -> R) throws(CofferError) -> R {
         let store = self.store
         return try store.withExclusiveLock(timeout: options.lockTimeout) { () throws(CofferError) -> R in try body(&self) }
     }
@@ -320,7 +325,7 @@ struct SaveEngine {
     }
 
     /// Whether the file is no longer the version this vault last read or wrote.
-    private func fileChanged() throws(CofferError) -> Bool {
+    func fileChanged() throws(CofferError) -> Bool {
         try storeCall { () throws(StoreError) in try store.currentIdentity() } != snapshot.identity
     }
 
@@ -333,7 +338,8 @@ struct SaveEngine {
     /// Reads the file and decrypts and checks every record with `keys` (``Vault/verifyAll()``).
     func verifyAll(keys: EpochKeys) throws(CofferError) {
         let fresh = try readVerified(keys: keys)
-        for record in fresh.allRecords.sorted(by: { $0.id < $1.id }) {
+        for record in (fresh.allRecords + fresh.damaged.values).sorted(by: { $0.id < $1.id }) {
+            if fresh.damaged[record.id] != nil { throw .tampered(.entry(record.id.hex)) }
             try formatCall { () throws(FormatError) in
                 let overview = try record.openOverviewList(vaultID: fresh.vaultID, keys: keys)
                 _ = try record.openSecretList(vaultID: fresh.vaultID, keys: keys, overview: overview)
@@ -415,8 +421,10 @@ struct SaveEngine {
             throw .rolledBack("\(path): \(warning.description); nothing was saved (accept the rollback to save anyway)")
         }
         let identity: FileIdentity
+        let replacedGeneration = snapshot.generation
+        // A rotation or a changed credential: no undo version under the old slots is kept either.
+        let slotsChanged = changesKey || credentialSlots(header) != snapshot.header.slots.map(\.identity)
         do throws(StoreError) {
-            let slotsChanged = changesKey || credentialSlots(header) != snapshot.header.slots.map(\.identity)
             // The first save of a format-1 file keeps it as the backup whatever the options
             // say: an older Coffer can still read it (SPEC.md §11.1).
             let backup = keepBackup ?? (snapshot.sourceVersion != FormatV2.version || options.keepsBackup)
@@ -436,5 +444,6 @@ struct SaveEngine {
             self.conversion = nil
         }
         memory.remember(header.clock)
+        keepUndoVersion(replacedGeneration: replacedGeneration, slotsChanged: slotsChanged)
     }
 }

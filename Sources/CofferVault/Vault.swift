@@ -45,7 +45,7 @@ public final class Vault: @unchecked Sendable {
     private var lastStampTime: UInt64 = 0
     /// The clock of every date this vault writes and every expiry it checks (``WallClock``).
     /// The test vectors (SPEC.md §15.2) fix it so that regenerating them gives the same bytes.
-    package var wallClock = WallClock.system
+    package var wallClock = WallClock.system { didSet { engine.wallClock = wallClock } }
 
     /// Now, by ``wallClock``, to the millisecond.
     package func now() -> Date { withLock { wallClock.now() } }
@@ -64,8 +64,9 @@ public final class Vault: @unchecked Sendable {
 
     /// Set when the file opened is older than a version of this vault already seen on
     /// this device (a restored backup, a sync tool's older copy): saves are refused with
-    /// ``CofferError/Kind/rolledBack`` until ``acceptRollback()``. Nil otherwise, and always
-    /// with ``ReplicaStateLocation/none``.
+    /// ``CofferError/Kind/rolledBack`` until ``acceptRollback()``. Nil otherwise, always
+    /// with ``ReplicaStateLocation/none``, and again once a merge has brought back every
+    /// version seen here and is saved (the rollback is healed).
     ///
     /// ```swift
     /// if let warning = vault.rollback {
@@ -252,20 +253,31 @@ public final class Vault: @unchecked Sendable {
             let keys = try requireKeys()
             // Listing its items checks the digest of every record it returns (and only its
             // items are read here), so nothing unverified is shown.
-            let backupSnapshot = try engine.readBackup(keys: keys)
-            func items(_ base: VaultSnapshot) throws(CofferError) -> [Item] {
-                let tx = VaultTransaction(vault: self, keys: keys, base: base)
-                defer { tx.close() }
-                return try tx.items()
-            }
-            let inBackup = try items(backupSnapshot), inVault = try items(engine.snapshot)
-            let current = Dictionary(inVault.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-            let kept = Set(inBackup.map(\.id))
-            return BackupChanges(restored: inBackup.filter { current[$0.id] == nil },
-                                 removed: inVault.filter { !kept.contains($0.id) },
-                                 changed: inBackup.filter { item in current[item.id].map { $0.revision != item.revision } ?? false },
-                                 backupItemCount: inBackup.count)
+            return try changes(restoring: try engine.readBackup(keys: keys), keys: keys)
         }
+    }
+
+    /// Runs `body` on the engine with the keys, under the vault's lock, writing nothing
+    /// (the undo versions' previews and listing, Vault+UndoVersions.swift).
+    func readingEngine<R>(_ body: (SaveEngine, EpochKeys?) throws(CofferError) -> R) throws(CofferError) -> R {
+        try withLock { () throws(CofferError) -> R in try body(engine, keys) }
+    }
+
+    /// What putting `version` (a backup or an undo version, read with `keys`) in place of
+    /// the current file would change. Call under the vault's lock.
+    func changes(restoring version: VaultSnapshot, keys: EpochKeys) throws(CofferError) -> BackupChanges {
+        func items(_ base: VaultSnapshot) throws(CofferError) -> [Item] {
+            let tx = VaultTransaction(vault: self, keys: keys, base: base)
+            defer { tx.close() }
+            return try tx.items()
+        }
+        let inBackup = try items(version), inVault = try items(engine.snapshot)
+        let current = Dictionary(inVault.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        let kept = Set(inBackup.map(\.id))
+        return BackupChanges(restored: inBackup.filter { current[$0.id] == nil },
+                             removed: inVault.filter { !kept.contains($0.id) },
+                             changed: inBackup.filter { item in current[item.id].map { $0.revision != item.revision } ?? false },
+                             backupItemCount: inBackup.count)
     }
 
     /// Deletes a vault for good: the file, its backup (`.bak`), leftover temp files and

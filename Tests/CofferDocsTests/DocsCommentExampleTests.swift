@@ -53,6 +53,15 @@ func credentialLoopExample(path: String, keyFilePath: String?, askUser: (String)
     return vault
 }
 
+func itemSiteExample() -> Bool {
+    // DOC-EXAMPLE-BEGIN Sources/CofferVault/ItemSite.swift
+    let a = ItemAttributes.internetPassword(server: "www.netflix.com", account: "me", path: "/login")
+    let b = ItemAttributes.genericPassword(service: "netflix.com", account: "me")
+    let same = a.site == b.site   // true: ItemSite(host: "netflix.com", account: "me")
+    // DOC-EXAMPLE-END
+    return same
+}
+
 func secureBytesExample() throws -> SecureBytes {
     // DOC-EXAMPLE-BEGIN Sources/CofferCrypto/SecureBytes.swift
     let key = try SecureBytes.random(count: 32)
@@ -151,6 +160,6 @@ struct DocsCommentExampleTests {
             #expect(shown, "\(file) has no doc-comment example with the lines compiled in DocsCommentExampleTests.swift:\n\(body.joined(separator: "\n"))")
             checked += 1
         }
-        #expect(checked == 9)
+        #expect(checked == 10)
     }
 }

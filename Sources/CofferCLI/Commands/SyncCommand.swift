@@ -74,6 +74,7 @@ struct SyncCommand: ParsableCommand {
             return
         }
         let unlocked = try vault.unlock(saving: rollback)
+        let wasRolledBack = unlocked.vault.rollback != nil
         // Where merged copies go: known now, created when the first one needs it.
         var backupFolder = ".coffer-merged"
         var folderProblem: CLIFailure?
@@ -128,6 +129,7 @@ struct SyncCommand: ParsableCommand {
         }
         ReplicaMerging.printOutcomes(outcomes)
         ReplicaMerging.printSummary(outcomes, vault: vault.vault)
+        RollbackArguments.sayIfHealed(unlocked.vault, path: vault.vault, wasRolledBack: wasRolledBack)
         if json { try ReplicaMerging.json(outcomes, vault: vault.vault).print() }
         if let status = ReplicaMerging.worstProblem(outcomes) {
             let failed = outcomes.count { !$0.merged }

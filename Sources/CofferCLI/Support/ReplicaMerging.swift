@@ -197,7 +197,5 @@ enum ReplicaMerging {
             + "\(report.conflicted.count) with conflicting edits"
     }
 
-    static func plural(_ count: Int, _ noun: String) -> String {
-        "\(count) \(noun)\(count == 1 ? "" : "s")"
-    }
+    static func plural(_ count: Int, _ noun: String) -> String { Output.plural(count, noun) }
 }
