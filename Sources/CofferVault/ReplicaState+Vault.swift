@@ -41,7 +41,9 @@ public struct RollbackWarning: Sendable, Equatable, CustomStringConvertible {
 /// The device's memory for one open vault: its replica id and the newest clock seen.
 struct ReplicaMemory: Sendable {
     let store: ReplicaStateStore?
-    let replica: UInt64
+    /// The vault file's canonical path, under which the store keeps the replica id.
+    let canonicalPath: String?
+    private(set) var replica: UInt64
     private(set) var remembered: VersionVector
     /// What the remembered clock is stored under: the vault id and the canonical path, hashed.
     private(set) var vaultID: [UInt8]
@@ -67,32 +69,46 @@ struct ReplicaMemory: Sendable {
             // in another folder is another replica, behind or not; it merges, it never warns.
             let memoryKey = ((try? BLAKE2b.hash(header.vaultID + Array(canonical.utf8))) ?? header.vaultID).prefix(16).map { $0 }
             vaultID = memoryKey
-            if var replica = try? store.replicaID(forVaultAt: canonical) {
+            if let replica = try? store.replicaID(forVaultAt: canonical) {
                 let remembered = VersionVector((try? store.rememberedClock(vaultID: memoryKey)) ?? [:])
                 let file = header.clock
                 if remembered.dominates(file), remembered != file {
                     let behind = remembered.times.count { file[$0.key] < $0.value }
                     rollback = RollbackWarning(fileGeneration: generation, replicasBehind: behind)
                 }
-                if file[replica] < remembered[replica] {
-                    if let fresh = try? store.rotateReplicaID(forVaultAt: canonical) {
-                        replica = fresh
-                    } else {
-                        replica = try Vault.ephemeralReplica(entropy)
-                    }
-                }
                 self.store = store
+                self.canonicalPath = canonical
                 self.replica = replica
                 self.remembered = remembered
+                try takeFreshReplica(ifBehind: file, entropy: entropy)
                 remember(file)
                 return
             }
         }
         store = nil
+        canonicalPath = nil
         replica = try Vault.ephemeralReplica(entropy)
         remembered = VersionVector()
     }
 
+    /// Takes a fresh replica id when a file with `clock` lacks this replica's own latest
+    /// edit (`lastStamp`, the newest time this process gave, or the remembered one): its
+    /// next stamps must not claim to have seen an edit the file lost (SPEC.md §17.7).
+    mutating func takeFreshReplica(ifBehind clock: VersionVector, lastStamp: UInt64 = 0, entropy: EntropySource) throws(CofferError) {
+        guard clock[replica] < max(remembered[replica], lastStamp) else { return }
+        try takeFreshReplica(entropy: entropy)
+    }
+
+    /// Replaces the replica id with a fresh one (stored for the path when there is a store).
+    mutating func takeFreshReplica(entropy: EntropySource) throws(CofferError) {
+        if let store, let canonicalPath, let fresh = try? store.rotateReplicaID(forVaultAt: canonicalPath) {
+            replica = fresh
+        } else {
+            var fresh = replica
+            while fresh == replica { fresh = try Vault.ephemeralReplica(entropy) }
+            replica = fresh
+        }
+    }
     /// Records that this device has seen `clock` (best effort: the state is a hint).
     mutating func remember(_ clock: VersionVector) {
         guard let store, !remembered.dominates(clock) else { return }

@@ -185,14 +185,26 @@ struct SaveEngine {
 
     /// Puts the backup in place of the file after checking it with `keys` (same vault, MACs
     /// and every record's digest), and takes it as the current version.
+    ///
+    /// A restore is an edit made on an older version (SPEC.md §17.7): the file now lacks
+    /// this replica's latest edits, which other copies may hold, so the replica takes a
+    /// fresh id; its next stamps then claim to have seen only what the backup holds.
     mutating func restoreBackup(keys: VaultKeys) throws(CofferError) {
         try locked { (engine) throws(CofferError) in
             var restored = try engine.readBackup(keys: keys)
             try restored.checkDigests()
             restored.identity = try storeCall { () throws(StoreError) in try engine.store.restoreBackup() }
             engine.adopt(restored)
+            try engine.memory.takeFreshReplica(entropy: engine.entropy)
             engine.memory.adopt(restored.header.clock)
         }
+    }
+
+    /// Takes `opened`, the file as an unlock just read it, as the current version; a file
+    /// that lacks this replica's latest edit (`lastStamp` or remembered) gets a fresh replica id.
+    mutating func adoptUnlocked(_ opened: VaultSnapshot, lastStamp: UInt64) throws(CofferError) {
+        adopt(opened)
+        try memory.takeFreshReplica(ifBehind: opened.header.clock, lastStamp: lastStamp, entropy: entropy)
     }
 
     /// This version joined with the file another writer saved since we read it.

@@ -39,8 +39,9 @@ public final class Vault: @unchecked Sendable {
     /// The snapshot as it is now (tests and the merge look at records and tombstones).
     var currentSnapshot: VaultSnapshot { engine.snapshot }
     /// The replica id that stamps this vault's edits (SPEC.md §17.1): the device memory's,
-    /// kept here too so that a stamp drawn during a save does not read the engine.
-    let replica: UInt64
+    /// kept here too so that a stamp drawn during a save does not read the engine. A restore
+    /// (or an unlock of a file that lacks this replica's latest edit) replaces it.
+    private(set) var replica: UInt64
     /// The last time given to a stamp, so stamps of one replica only grow.
     private var lastStampTime: UInt64 = 0
     /// The clock of every date this vault writes and every expiry it checks (``WallClock``).
@@ -228,7 +229,10 @@ public final class Vault: @unchecked Sendable {
     /// try vault.restoreBackup()     // "Undo last save"
     /// ```
     public func restoreBackup() throws(CofferError) {
-        try saving { (engine, keys) throws(CofferError) in try engine.restoreBackup(keys: keys) }
+        try saving { (engine, keys) throws(CofferError) in
+            try engine.restoreBackup(keys: keys)
+            replica = engine.memory.replica
+        }
     }
 
     /// What ``restoreBackup()`` would change, read from the backup (`<path>.bak`) with this
@@ -316,7 +320,9 @@ public final class Vault: @unchecked Sendable {
         try withLock { () throws(CofferError) in
             let opened = try VaultFileReader.readAndUnlock(store, with: credential, kdfLimit: options.kdfLimit)
             // Unlocking accepts the file as it is now, like opening it.
-            engine.adopt(try VaultSnapshot(codec: opened.codec, keys: opened.keys, identity: opened.file.identity))
+            try engine.adoptUnlocked(try VaultSnapshot(codec: opened.codec, keys: opened.keys, identity: opened.file.identity),
+                                     lastStamp: lastStampTime)
+            replica = engine.memory.replica
             keys = opened.keys
             slotKey = opened.slotKey
         }
