@@ -306,7 +306,7 @@ package struct ReplicaStateStore: Sendable {
 
     /// Makes `path` and any missing folders above it, mode 0700. An existing folder (or a
     /// symbolic link to one) is used as it is; anything else there -> `mkdir` `ENOTDIR`.
-    func ensureDirectory(_ path: String) throws(StoreError) {
+    package func ensureDirectory(_ path: String) throws(StoreError) {
         // The folders still to make, the deepest first.
         var pending = [path]
         while let current = pending.last {

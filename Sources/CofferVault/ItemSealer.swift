@@ -66,16 +66,29 @@ struct ItemSealer {
         switch ItemMerge.dominance(a.clock, b.clock) {
         case .first: return a.sealed
         case .second: return b.sealed
-        case .both:
-            // The same edits sealed twice: the higher revision, then the lower digest, so
-            // that every replica keeps the same record.
-            if a.record.revision != b.record.revision { return a.record.revision > b.record.revision ? a.sealed : b.sealed }
-            return a.record.digest.bytes.lexicographicallyPrecedes(b.record.digest.bytes) ? a.sealed : b.sealed
+        case .both: return Self.keepsFirst(of: a, b) ? a.sealed : b.sealed
         case .neither:
             return try formatCall { () throws(FormatError) in
                 try seal(try ItemMerge.joinConcurrent(try open(a), try open(b)), id: a.record.id,
                          revision: max(a.record.revision, b.record.revision) + 1)
             }
+        }
+    }
+
+    /// Of two versions that have seen the same edits (sealed twice), the one every replica
+    /// keeps: the higher revision, then the lower digest.
+    static func keepsFirst(of a: ItemVersion, _ b: ItemVersion) -> Bool {
+        if a.record.revision != b.record.revision { return a.record.revision > b.record.revision }
+        return a.record.digest.bytes.lexicographicallyPrecedes(b.record.digest.bytes)
+    }
+
+    /// Checks that a record another replica holds opens as a reader would open it (its
+    /// digest, then its secret part decrypted and parsed; its overview was checked when the
+    /// replica was read), before the record is taken into this vault as it is.
+    func check(_ record: EntryRecord) throws(CofferError) {
+        try formatCall { () throws(FormatError) in
+            try record.checkDigest()
+            _ = try record.openSecretList(vaultID: vaultID, keys: keys)
         }
     }
 

@@ -9,10 +9,15 @@ enum ReplicaMerge {
     struct Outcome {
         var snapshot: VaultSnapshot
         var report: MergeReport
+        /// Whether the result differs from `ours` at all (header or any record): a merge
+        /// that changes nothing is not saved (no new generation, the backup stays).
+        var changed: Bool
     }
 
     /// `ours` joined with `theirs` (both verified, same vault) item by item, by `sealer`.
     /// The result keeps `ours`'s file identity; its generation is the larger of the two.
+    /// Every record taken from `theirs` as it is has its secret part opened first: a copy
+    /// that fails any check adds nothing.
     static func merge(_ ours: VaultSnapshot, _ theirs: VaultSnapshot, sealer: ItemSealer) throws(CofferError) -> Outcome {
         var result = ours
         var report = MergeReport()
@@ -22,6 +27,7 @@ enum ReplicaMerge {
         var both: [(ItemID, SnapshotEntry, SnapshotEntry)] = []
         for (id, entry) in theirs.entries.lazy.map({ ($0.key, $0.value) }) + theirs.tombstones.map({ ($0.key, $0.value) }) {
             guard let mine = ours.entries[id] ?? ours.tombstones[id] else {
+                try sealer.check(entry.record)
                 changed.append((id, SealedItem(record: entry.record, overview: entry.overview)))
                 continue
             }
@@ -31,6 +37,7 @@ enum ReplicaMerge {
         for (id, mine, entry) in both.sorted(by: { $0.0 < $1.0 }) {
             let merged = try sealer.merge(try ItemVersion(record: mine.record, overview: mine.overview),
                                           try ItemVersion(record: entry.record, overview: entry.overview))
+            if merged.record.digest == entry.record.digest { try sealer.check(entry.record) }
             if merged.record.digest != mine.record.digest { changed.append((id, merged)) }
         }
         for (id, sealed) in changed {
@@ -46,7 +53,26 @@ enum ReplicaMerge {
             }
             if ItemClockCodec.hasSiblings(sealed.overview) { report.conflicted.append(id) }
         }
-        return Outcome(snapshot: result, report: report)
+        return Outcome(snapshot: result, report: report, changed: !changed.isEmpty || result.header != ours.header)
+    }
+
+    /// Whether merging `theirs` into `ours` would change `ours` (``merge(_:_:sealer:)``'s
+    /// `changed`), decided from headers, digests and clocks alone: nothing is sealed.
+    static func adds(_ theirs: VaultSnapshot, to ours: VaultSnapshot) throws(CofferError) -> Bool {
+        var report = MergeReport()
+        guard (try? mergedHeader(ours.header, theirs.header, report: &report)) == ours.header else { return true }
+        for (id, entry) in theirs.entries.lazy.map({ ($0.key, $0.value) }) + theirs.tombstones.map({ ($0.key, $0.value) }) {
+            guard let mine = ours.entries[id] ?? ours.tombstones[id] else { return true }
+            guard mine.record.digest != entry.record.digest else { continue }
+            let a = try ItemVersion(record: mine.record, overview: mine.overview)
+            let b = try ItemVersion(record: entry.record, overview: entry.overview)
+            switch ItemMerge.dominance(a.clock, b.clock) {
+            case .first: continue
+            case .both where ItemSealer.keepsFirst(of: a, b): continue
+            default: return true
+            }
+        }
+        return false
     }
 
     /// Key slots: every slot either side has, except those either side removed; the

@@ -18,6 +18,16 @@ public enum ReplicaStateLocation: Sendable, Equatable {
     case directory(String)
     /// Remember nothing: a fresh replica id for every opened vault and no rollback warning.
     case none
+
+    /// The state folder this location names, nil for ``none`` (or ``standard`` when neither
+    /// `XDG_STATE_HOME` nor `HOME` is an absolute path).
+    var folder: String? {
+        switch self {
+        case .standard: return ReplicaStateStore.defaultDirectory(environment: ProcessInfo.processInfo.environment)
+        case .directory(let folder): return folder
+        case .none: return nil
+        }
+    }
 }
 
 /// A vault file older than a version this device has already seen (SPEC.md §17.7): it lacks
@@ -56,12 +66,7 @@ struct ReplicaMemory: Sendable {
     /// read or written never stops the vault: it then works as with `.none`.
     init(location: ReplicaStateLocation, path: String, header: VaultHeader, generation: UInt64, entropy: EntropySource) throws(CofferError) {
         vaultID = header.vaultID
-        let directory: String?
-        switch location {
-        case .standard: directory = ReplicaStateStore.defaultDirectory(environment: ProcessInfo.processInfo.environment)
-        case .directory(let folder): directory = folder
-        case .none: directory = nil
-        }
+        let directory = location.folder
         let canonical = VaultFileStore.absolutePath(path)
         if let directory, let canonical {
             let store = ReplicaStateStore(directory: directory)

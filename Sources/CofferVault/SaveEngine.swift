@@ -158,13 +158,32 @@ struct SaveEngine {
 
     /// Joins `other` (verified, same vault) with what this vault holds and saves the result,
     /// under the write lock. Returns what the merge changed.
+    ///
+    /// Every record of `other` is checked against its manifest digest first, those this
+    /// vault holds too among them: a copy that fails any check is refused whole. A merge
+    /// that changes nothing writes nothing: no new generation, and the backup (the one
+    /// level of undo) stays as it was.
     @discardableResult
     mutating func saveMerged(with other: VaultSnapshot, keys: VaultKeys) throws(CofferError) -> MergeReport {
-        try locked { (engine) throws(CofferError) -> MergeReport in
-            // The file, when it changed since we read it, takes part too.
-            let base = try engine.fileChanged() ? try engine.joinedWithFile(keys: keys) : engine.snapshot
+        var other = other
+        try other.checkDigests()
+        return try locked { (engine) throws(CofferError) -> MergeReport in
+            // The file, when it changed since we read it, takes part too: as it is when it
+            // holds all this vault holds, else joined with it (and then saved in any case).
+            var base = engine.snapshot
+            var mustSave = false
+            if try engine.fileChanged() {
+                let fresh = try engine.readVerified(keys: keys)
+                if try ReplicaMerge.adds(engine.snapshot, to: fresh) {
+                    base = try ReplicaMerge.merge(engine.snapshot, fresh, sealer: engine.sealer(keys)).snapshot
+                    mustSave = true
+                } else {
+                    engine.adopt(fresh)
+                    base = fresh
+                }
+            }
             let outcome = try ReplicaMerge.merge(base, other, sealer: engine.sealer(keys))
-            try engine.saveJoined(outcome.snapshot, keys: keys)
+            if mustSave || outcome.changed { try engine.saveJoined(outcome.snapshot, keys: keys) }
             return outcome.report
         }
     }
