@@ -138,10 +138,14 @@ struct ItemSealer {
         }
     }
 
-    /// The values of the item that lost a concurrent edit (none without siblings in its overview).
-    func conflicts(of version: ItemVersion) throws(CofferError) -> [ItemParts.Conflict] {
+    /// The values of the item that lost a concurrent edit (none without siblings in its
+    /// overview), each with its field's name for a named field (``ItemParts/fieldName(of:)``).
+    func conflicts(of version: ItemVersion) throws(CofferError) -> [(conflict: ItemParts.Conflict, name: String?)] {
         guard ItemClockCodec.hasSiblings(version.overview) else { return [] }
-        return try formatCall { () throws(FormatError) in try open(version).parts.conflicts }
+        return try formatCall { () throws(FormatError) in
+            let parts = try open(version).parts
+            return parts.conflicts.map { ($0, parts.fieldName(of: $0.register)) }
+        }
     }
 
     // MARK: The boundary

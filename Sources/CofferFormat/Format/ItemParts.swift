@@ -192,6 +192,23 @@ package struct ItemParts: Sendable {
         return out
     }
 
+    /// The name of a named field's register (custom field, secret field, attachment), from
+    /// any value this item holds for it: its own, or a losing one. Nil for a register that is
+    /// not keyed, or when no value names it (every value is a removal). A name is no secret:
+    /// it is copied out of the secret part.
+    package func fieldName(of register: Register) -> String? {
+        guard register.isKeyed else { return nil }
+        func name(_ bytes: UnsafeRawBufferPointer) -> String? {
+            Self.pairName(bytes).map { String(decoding: $0, as: UTF8.self) }
+        }
+        if let fields = overview[register], let found = fields.withUnsafeBytes(name) { return found }
+        let values = [secrets[register]].compactMap { $0 } + conflicts.filter { $0.register == register }.map(\.value)
+        for value in values where !value.range.isEmpty {
+            if let found = value.source.withUnsafeBytes({ name(UnsafeRawBufferPointer(rebasing: $0[value.range])) }) { return found }
+        }
+        return nil
+    }
+
     /// The registers that hold at least one field.
     package var valuedRegisters: [Register] {
         Array(overview.keys) + secrets.keys.filter { !(secrets[$0]?.range.isEmpty ?? true) }
