@@ -123,11 +123,12 @@ package struct ReplicaStateStore: Sendable {
     }
 
     /// Merges `clock` into the clock remembered for `vaultID` (pointwise maximum) and
-    /// stores the result; zero counters mean "not seen" and are not stored. A replica id
-    /// of 0 -> `invalidArgument`. See the type's notes for two processes remembering at
-    /// once.
-    package func remember(clock: [UInt64: UInt64], vaultID: [UInt8]) throws(StoreError) {
-        try store(clock: clock, vaultID: vaultID, replacing: false)
+    /// stores the result, bounded as a vault clock is (SPEC.md §17.8; the replicas in
+    /// `keeping` stay whatever their age); zero counters mean "not seen" and are not
+    /// stored. A replica id of 0 -> `invalidArgument`. See the type's notes for two
+    /// processes remembering at once.
+    package func remember(clock: [UInt64: UInt64], vaultID: [UInt8], keeping: Set<UInt64> = []) throws(StoreError) {
+        try store(clock: clock, vaultID: vaultID, replacing: false, keeping: keeping)
     }
 
     /// Replaces the clock remembered for `vaultID` by `clock`: the user accepted an older
@@ -137,7 +138,7 @@ package struct ReplicaStateStore: Sendable {
         try store(clock: clock, vaultID: vaultID, replacing: true)
     }
 
-    private func store(clock: [UInt64: UInt64], vaultID: [UInt8], replacing: Bool) throws(StoreError) {
+    private func store(clock: [UInt64: UInt64], vaultID: [UInt8], replacing: Bool, keeping: Set<UInt64> = []) throws(StoreError) {
         guard clock[0] == nil else { throw .invalidArgument("a clock's replica ids are never 0") }
         // Read just before the rename below, to merge with what is there now.
         let (stored, valid) = try readClock(vaultID: vaultID)
@@ -145,6 +146,7 @@ package struct ReplicaStateStore: Sendable {
         for (replica, counter) in clock where counter > 0 {
             merged[replica] = max(merged[replica] ?? 0, counter)
         }
+        merged = VersionVector(merged).compacted(limit: VaultHeader.maxClockReplicas, keeping: keeping).times
         if merged == stored && valid { return }
         let file = try clockFile(vaultID: vaultID)
         let contents = Self.encodeClock(merged, vaultID: vaultID)

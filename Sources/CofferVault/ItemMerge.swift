@@ -113,6 +113,7 @@ enum ItemMerge {
             try set(register, value, in: &out.parts)
             try out.keepLosing(kept, of: register, winner: winner)
         }
+        out.clock = out.clock.compacted()
         return out
     }
 
@@ -205,6 +206,7 @@ enum ItemMerge {
                 try out.keepLosing(resolvingConflicts ? values.filter { !reviewed.contains($0.key) } : values, of: register, winner: winner)
             }
         }
+        out.clock = out.clock.compacted()
         return out
     }
 
@@ -224,6 +226,7 @@ enum ItemMerge {
         var out = state
         out.clock.versions.include(stamp)
         out.clock.deleted = (out.clock.deleted ?? VersionVector()).merged(with: out.clock.versions)
+        out.clock = out.clock.compacted()
         return out
     }
 

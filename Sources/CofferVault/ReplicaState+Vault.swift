@@ -75,10 +75,11 @@ struct ReplicaMemory: Sendable {
             let memoryKey = ((try? BLAKE2b.hash(header.vaultID + Array(canonical.utf8))) ?? header.vaultID).prefix(16).map { $0 }
             vaultID = memoryKey
             if let replica = try? store.replicaID(forVaultAt: canonical) {
-                let remembered = VersionVector((try? store.rememberedClock(vaultID: memoryKey)) ?? [:])
+                let remembered = Self.bounded(VersionVector((try? store.rememberedClock(vaultID: memoryKey)) ?? [:]), own: replica)
                 let file = header.clock
-                if remembered.dominates(file), remembered != file {
-                    let behind = remembered.times.count { file[$0.key] < $0.value }
+                let seen = Self.asFilesHoldIt(remembered)
+                if seen.dominates(file), seen != file {
+                    let behind = seen.times.count { file[$0.key] < $0.value }
                     rollback = RollbackWarning(fileGeneration: generation, replicasBehind: behind)
                 }
                 self.store = store
@@ -117,13 +118,27 @@ struct ReplicaMemory: Sendable {
     /// Records that this device has seen `clock` (best effort: the state is a hint).
     mutating func remember(_ clock: VersionVector) {
         guard let store, !remembered.dominates(clock) else { return }
-        remembered.formMerge(with: clock)
-        try? store.remember(clock: remembered.times, vaultID: vaultID)
+        remembered = Self.bounded(remembered.merged(with: clock), own: replica)
+        try? store.remember(clock: remembered.times, vaultID: vaultID, keeping: [replica])
+    }
+
+    /// A remembered clock bounded as files' vault clocks are (SPEC.md §17.8), with this
+    /// replica's own entry kept whatever its age: it tells whether a file lacks this
+    /// replica's latest edit.
+    static func bounded(_ clock: VersionVector, own replica: UInt64) -> VersionVector {
+        clock.compacted(limit: VaultHeader.maxClockReplicas, keeping: [replica])
+    }
+
+    /// What a file that holds every edit seen here holds in its vault clock: the remembered
+    /// clock under the files' own bound. Rollbacks are judged on it, so an entry a file
+    /// dropped by that bound is never taken for an edit it lacks (no false rollback).
+    static func asFilesHoldIt(_ remembered: VersionVector) -> VersionVector {
+        remembered.compacted(limit: VaultHeader.maxClockReplicas)
     }
 
     /// Whether a save of a file with `clock` would still be a rollback.
     func stillRolledBack(_ clock: VersionVector) -> Bool {
-        rollback != nil && !clock.dominates(remembered)
+        rollback != nil && !clock.dominates(Self.asFilesHoldIt(remembered))
     }
 
     /// Accepts the file with `clock` as the vault's current version, on this device for

@@ -367,17 +367,19 @@ struct StoreReplicaStateTests {
         }
     }
 
-    @Test("A clock too large to store is refused, leaving the stored one and no temporary file")
-    func oversizedClock() throws {
+    /// A remembered clock is bounded as a vault clock is (SPEC.md §17.8: the newest 1,024
+    /// entries, and those asked to be kept), so it always fits in its file.
+    @Test("A clock of more replicas than a vault clock names is stored bounded, the newest and the kept ones")
+    func boundedClock() throws {
         try withTemporaryDirectory { url throws in
             let f = ReplicaStateFixture(url)
             try f.store().remember(clock: [1: 1], vaultID: Self.vaultA)
-            let huge = Dictionary(uniqueKeysWithValues: (1...3000).map { (UInt64($0), UInt64.max) })
-            guard case .fileTooLarge? = storeFailure({ try f.store().remember(clock: huge, vaultID: Self.vaultA) }) else {
-                Issue.record("an oversized clock was stored")
-                return
-            }
-            #expect(try f.store().rememberedClock(vaultID: Self.vaultA) == [1: 1])
+            let huge = Dictionary(uniqueKeysWithValues: (2...3000).map { (UInt64($0), UInt64.max - UInt64($0)) })
+            try f.store().remember(clock: huge, vaultID: Self.vaultA, keeping: [1])
+            let stored = try f.store().rememberedClock(vaultID: Self.vaultA)
+            #expect(stored.count == 1_024)
+            #expect(stored[1] == 1, "the kept replica stays whatever its age")
+            #expect(stored[2] == UInt64.max - 2 && stored[3000] == nil, "the newest others stay")
             #expect(f.temporaryFiles() == [])
         }
     }

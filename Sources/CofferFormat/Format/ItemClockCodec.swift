@@ -22,7 +22,7 @@ package enum ItemClockCodec {
     enum ConflictTag { static let register: UInt16 = 1, key: UInt16 = 2, replica: UInt16 = 3, time: UInt16 = 4, value: UInt16 = 5 }
 
     /// Most replicas one item's clock may name (indices are one byte).
-    static let maxReplicas = 255
+    static let maxReplicas = ItemClock.maxReplicas
     static let entryLength = 16, stampLength = 9, registerStampLength = 10
 
     /// Where the clock fields of one overview are.
@@ -51,8 +51,10 @@ package enum ItemClockCodec {
     /// default stamp implicitly).
     package static func encode(_ clock: ItemClock, present: Set<Register>) throws(FormatError) -> [UInt8] {
         let replicas = clock.versions.sorted
-        guard !replicas.isEmpty, replicas.count <= maxReplicas else {
-            throw .invalidItem("an item's clock names \(replicas.count) replicas, expected 1 to \(maxReplicas)")
+        guard !replicas.isEmpty else { throw .invalidItem("an item's clock names no replica") }
+        // Compacted clocks name at most this many; more are values of that many writers at once.
+        guard replicas.count <= maxReplicas else {
+            throw .limitReached("an item's values were written by \(replicas.count) writers; this format names at most \(maxReplicas)")
         }
         var index: [UInt64: UInt8] = [:]
         for (i, entry) in replicas.enumerated() { index[entry.replica] = UInt8(i) }

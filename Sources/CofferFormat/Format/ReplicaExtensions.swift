@@ -13,7 +13,7 @@ extension VaultHeader {
     }
 
     /// Largest number of replicas a vault's clock names (1,024 × 16 bytes = 16 KiB).
-    static let maxClockReplicas = FormatV1.maxExtensionLength / 16
+    package static let maxClockReplicas = FormatV1.maxExtensionLength / 16
     /// Removed slots remembered; the oldest are forgotten first (682 × 24 bytes ≤ 16 KiB).
     package static let maxRemovedSlots = FormatV1.maxExtensionLength / 24
 
@@ -40,8 +40,11 @@ extension VaultHeader {
             return (try? Self.parseClock(value)) ?? VersionVector()
         }
         set {
-            var w = ByteWriter(capacity: newValue.count * 16)
-            for entry in newValue.sorted.suffix(Self.maxClockReplicas) { w.u64(entry.replica); w.u64(entry.time) }
+            // Bounded by §17.8's rule (the newest entries), never by dropping the lowest ids:
+            // what a device remembers is compacted alike, so no file looks rolled back for it.
+            let clock = newValue.compacted(limit: Self.maxClockReplicas)
+            var w = ByteWriter(capacity: clock.count * 16)
+            for entry in clock.sorted { w.u64(entry.replica); w.u64(entry.time) }
             setExtension(ReplicaExtension.clock, w.bytes)
         }
     }
@@ -78,7 +81,7 @@ extension VaultHeader {
 
     private static func parseClock(_ value: [UInt8]) throws(FormatError) -> VersionVector {
         guard value.count % 16 == 0, !value.isEmpty else { throw .malformed("header: vault clock of \(value.count) bytes") }
-        var times: [UInt64: UInt64] = [:]
+        var times: [UInt64: UInt64] = Dictionary(minimumCapacity: value.count / 16)
         var last: UInt64 = 0
         try value.withBytes { (raw) throws(FormatError) in
             var reader = ByteReader(raw)

@@ -145,6 +145,29 @@ package struct ItemClock: Equatable, Sendable {
     /// A tombstone: every edit the item has seen was seen by a deletion.
     package var isDeleted: Bool { deleted.map { $0.dominates(versions) } ?? false }
 
+    /// Most replicas an item's version vector names (SPEC.md §17.3: stamps name them by a one-byte index).
+    package static let maxReplicas = 255
+
+    /// The clock bounded to `limit` replicas (SPEC.md §17.8). Kept: every replica a stamp
+    /// names (a value's, a losing value's, the default stamp's), every replica an edit of
+    /// which the deletion had not seen (so a live item stays live), then the newest others
+    /// by (time, replica); a dropped replica leaves the version vector and the deletion
+    /// vector together, so a tombstone stays one. Nothing is lost: the clock only forgets
+    /// that it saw the dropped replicas' edits, so a version that still holds one of their
+    /// values (a copy that missed more than `limit` writers) brings it back as a losing value.
+    package func compacted(limit: Int = maxReplicas) -> ItemClock {
+        guard versions.count > limit else { return self }
+        var kept = Set<UInt64>()
+        for stamp in stamps.values { kept.insert(stamp.replica) }
+        for list in siblings.values { for stamp in list { kept.insert(stamp.replica) } }
+        if let defaultStamp { kept.insert(defaultStamp.replica) }
+        if let deleted { for (replica, time) in versions.times where time > deleted[replica] { kept.insert(replica) } }
+        var out = self
+        out.versions = versions.compacted(limit: limit, keeping: kept)
+        if let deleted { out.deleted = VersionVector(deleted.times.filter { out.versions[$0.key] > 0 }) }
+        return out
+    }
+
     /// The clock of an item written before clocks existed (SPEC.md §17.6): one edit by a
     /// replica named after the record's digest, at its revision, wrote every register that
     /// has a value. Two copies of the same record agree; two different records are concurrent.
