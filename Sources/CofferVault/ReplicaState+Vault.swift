@@ -105,6 +105,25 @@ struct ReplicaMemory: Sendable {
         try takeFreshReplica(entropy: entropy)
     }
 
+    /// Before a save made on a file another writer saved: follows the device's replica id
+    /// for the path (another app on this device may have taken a fresh one, restoring a
+    /// backup or opening a rolled-back file), then takes a fresh id when `clock`, what the
+    /// save is made on, lacks that id's latest edit as this device knows it (the state
+    /// folder's clock, or `lastStamp` for an id this vault kept). A restore by a process
+    /// without state, or by a sync tool, is noticed so.
+    mutating func checkReplica(before clock: VersionVector, lastStamp: UInt64, entropy: EntropySource) throws(CofferError) {
+        guard let store, let canonicalPath else { return }
+        var latest = remembered[replica]
+        if let stored = try? store.replicaID(forVaultAt: canonicalPath), stored != replica {
+            replica = stored
+            latest = 0
+        } else {
+            latest = max(latest, lastStamp)
+        }
+        if let known = try? store.rememberedClock(vaultID: vaultID) { latest = max(latest, known[replica] ?? 0) }
+        if clock[replica] < latest { try takeFreshReplica(entropy: entropy) }
+    }
+
     /// Replaces the replica id with a fresh one (stored for the path when there is a store).
     mutating func takeFreshReplica(entropy: EntropySource) throws(CofferError) {
         if let store, let canonicalPath, let fresh = try? store.rotateReplicaID(forVaultAt: canonicalPath) {

@@ -51,18 +51,28 @@ struct SaveEngine {
     /// file, they are applied to the snapshot in place once the file is saved (no copy of a
     /// large vault). Otherwise (another process saved since we read, or a write inside the
     /// transaction's body did) that version is joined with ours, and the changes are made
-    /// again on the result with a fresh stamp from `issueStamp`.
-    mutating func commit(_ changes: Changeset, keys: VaultKeys, issueStamp: (VersionVector) -> Stamp) throws(CofferError) {
+    /// again on the result with a fresh stamp from `issueStamp` (given the clock seen and the
+    /// replica id to stamp with). `lastStamp` is the newest time this vault gave a stamp.
+    ///
+    /// Before that stamp, the replica id is checked against the device (SPEC.md §17.7): a
+    /// file another writer saved may be a restored backup or a rolled-back copy, and another
+    /// app on this device may have taken a fresh id for it; the save follows the device's id,
+    /// and takes a fresh one when what it saves lacks that id's latest edit.
+    mutating func commit(_ changes: Changeset, keys: VaultKeys, lastStamp: UInt64,
+                         issueStamp: (VersionVector, UInt64) -> Stamp) throws(CofferError) {
         guard !changes.isEmpty else { return }
         try locked { (engine) throws(CofferError) in
             let fileChanged = try engine.fileChanged()
             guard fileChanged || changes.basedOn != engine.snapshot.identity else {
-                try engine.save(changes, stamp: changes.stamp ?? issueStamp(engine.snapshot.header.clock), keys: keys)
+                try engine.save(changes, stamp: changes.stamp ?? issueStamp(engine.snapshot.header.clock, engine.memory.replica), keys: keys)
                 return
             }
             var next = fileChanged ? try engine.joinedWithFile(keys: keys) : engine.snapshot
+            if fileChanged {
+                try engine.memory.checkReplica(before: next.header.clock, lastStamp: lastStamp, entropy: engine.entropy)
+            }
             let seen = next.header.clock.merged(with: VersionVector(changes.stamp.map { [$0.replica: $0.time] } ?? [:]))
-            try engine.replay(changes, onto: &next, stamp: issueStamp(seen), keys: keys)
+            try engine.replay(changes, onto: &next, stamp: issueStamp(seen, engine.memory.replica), keys: keys)
             try engine.saveJoined(next, keys: keys)
         }
     }

@@ -83,7 +83,14 @@ public final class Vault: @unchecked Sendable {
     /// A fresh stamp for this replica's next edits, above every time in `clock` and every
     /// stamp given before (SPEC.md §17.1).
     func issueStamp(after clock: VersionVector) -> Stamp {
+        issueStamp(after: clock, replica: replica)
+    }
+
+    /// A fresh stamp as ``issueStamp(after:)``, by `replica`, which this vault stamps with from
+    /// now on (a save that found another app's or a restore's change takes the device's id).
+    func issueStamp(after clock: VersionVector, replica: UInt64) -> Stamp {
         withLock {
+            self.replica = replica
             let now = wallClock.milliseconds()
             lastStampTime = HybridTime.next(after: max(clock.maxTime, lastStampTime), nowMilliseconds: now)
             return Stamp(replica: replica, time: lastStampTime)
@@ -383,7 +390,7 @@ public final class Vault: @unchecked Sendable {
             let result = try body(tx)
             let changes = tx.finish()   // lets go of its copy of the snapshot, which commit changes in place
             do throws(CofferError) {
-                try engine.commit(changes, keys: keys) { clock in issueStamp(after: clock) }
+                try engine.commit(changes, keys: keys, lastStamp: lastStampTime) { clock, replica in issueStamp(after: clock, replica: replica) }
             } catch {
                 throw lift(error)
             }
