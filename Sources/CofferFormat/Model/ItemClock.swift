@@ -56,22 +56,24 @@ package struct Register: Hashable, Comparable, Sendable, CustomStringConvertible
     package var family: Register { Register(code: code) }
 
     /// The register (code) an overview field belongs to; nil for the dates and the clock fields.
-    /// Named fields get their key from their name when a list is cut (``ItemParts``).
+    /// Named fields get their key from their name when a list is cut (``ItemParts``). The
+    /// unassigned tag 0 is an unknown attribute like tags 16 and up (SPEC.md §17.2).
     static func ofOverviewTag(_ tag: UInt16) -> Register? {
         switch tag {
         case 1...12, 15: return Register(code: UInt8(tag))
         case 13, 14: return nil
-        case 16..<0x8000: return .unknownOverview
+        case 0, 16..<0x8000: return .unknownOverview
         default: return nil
         }
     }
 
-    /// The register a secret field belongs to; nil for the history and conflict fields.
+    /// The register a secret field belongs to; nil for the history and conflict fields. The
+    /// unassigned tag 0 is an unknown secret like tags 6 and up (SPEC.md §17.2).
     static func ofSecretTag(_ tag: UInt16) -> Register? {
         switch tag {
         case 1, 2, 3, 5: return Register(code: 0x80 | UInt8(tag))
         case 4: return nil
-        case 6..<0x8000: return .unknownSecret
+        case 0, 6..<0x8000: return .unknownSecret
         default: return nil
         }
     }
