@@ -129,12 +129,18 @@ struct ItemSealer {
         }
     }
 
-    /// An item's secrets as the API shows them (``ItemMerge/secretsView(_:losing:)``).
+    /// An item's secrets as the API shows them (``ItemMerge/secretsView(_:losing:)``). An
+    /// entry with merge fields is checked against them first (SPEC.md §17.3: a register with
+    /// a value and no stamp, or a sibling without its value, is "malformed" for every reader).
     func secrets(of version: ItemVersion) throws(CofferError) -> ItemSecrets {
         try formatCall { () throws(FormatError) in
-            let secrets = try version.record.openSecrets(vaultID: vaultID, keys: keys)
+            guard !version.isLegacy else { return try version.record.openSecrets(vaultID: vaultID, keys: keys) }
+            let list = try version.record.openSecretList(vaultID: vaultID, keys: keys)
+            let parts = try ItemParts(overview: version.overview, secrets: list)
+            try parts.checkConsistency(with: version.clock)
+            let secrets = try list.withUnsafeBytes { (raw) throws(FormatError) in try EntryCodec.decodeSecrets(raw) }
             guard ItemClockCodec.hasSiblings(version.overview) else { return secrets }
-            return try ItemMerge.secretsView(secrets, losing: try open(version).parts.conflicts)
+            return try ItemMerge.secretsView(secrets, losing: parts.conflicts)
         }
     }
 
@@ -153,6 +159,7 @@ struct ItemSealer {
     /// The version's state: its parts (the secret part decrypted and checked) and its stamped clock.
     func open(_ version: ItemVersion) throws(FormatError) -> ItemState {
         let parts = try ItemParts(overview: version.overview, secrets: version.record.openSecretList(vaultID: vaultID, keys: keys))
+        try parts.checkConsistency(with: version.isLegacy ? nil : version.clock)
         return ItemState(parts: parts, clock: version.stampedClock(for: parts))
     }
 

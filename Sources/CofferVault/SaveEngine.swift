@@ -295,8 +295,12 @@ struct SaveEngine {
         let fresh = try readVerified(keys: keys)
         for record in fresh.allRecords.sorted(by: { $0.id < $1.id }) {
             try formatCall { () throws(FormatError) in
-                _ = try record.openOverview(vaultID: fresh.vaultID, keys: keys)
+                let overview = try record.openOverviewList(vaultID: fresh.vaultID, keys: keys)
+                _ = try EntryCodec.decodeOverview(overview)
                 _ = try record.openSecrets(vaultID: fresh.vaultID, keys: keys)
+                // The merge fields agree with the values (SPEC.md §17.3), as a merge would check.
+                try ItemParts(overview: overview, secrets: record.openSecretList(vaultID: fresh.vaultID, keys: keys))
+                    .checkConsistency(with: ItemClockCodec.decode(overview: overview))
             }
         }
     }

@@ -27,8 +27,20 @@ struct FormatTagZeroRegisterTests {
         let parts = try ItemParts(overview: list, secrets: try SecureBytes(copying: Self.secrets))
         #expect(parts.overview[.unknownOverview] == V.field(0, [7]) + V.field(16, [9]))
         #expect(try parts.secrets[.unknownSecret]?.copy().testBytes == V.field(0, [1]) + V.field(6, [2]))
+        try parts.checkConsistency(with: clock)
         let resolved = clock.resolved(present: parts.valuedRegisters)
         #expect(try parts.overviewList(clock: resolved) == list)
         #expect(try parts.secretList().secureBytes().testBytes == Self.secrets)
+    }
+
+    @Test("A field of tag 0 without a stamp for its register is malformed (a register with a value has a stamp)")
+    func tagZeroNeedsStamp() throws {
+        // The overview's tag 0 without bit 13; then the secret part's tag 0 without bit 18.
+        for mask: UInt32 in [1 << 0 | 1 << 2 | 1 << 14 | 1 << 18, 1 << 0 | 1 << 2 | 1 << 13 | 1 << 14] {
+            let list = Self.overview(mask: mask)
+            let clock = try ItemClockCodec.decode(overview: list)
+            let parts = try ItemParts(overview: list, secrets: try SecureBytes(copying: Self.secrets))
+            #expect(throws: FormatError.self) { try parts.checkConsistency(with: clock) }
+        }
     }
 }

@@ -539,6 +539,7 @@ struct MergeTrace {
         let lists = try encodedLists(state)
         let parts = try ItemParts(overview: lists.overview, secrets: lists.secrets)
         guard let clock = try ItemClockCodec.decode(overview: lists.overview) else { throw FormatError.malformed("no clock written") }
+        try parts.checkConsistency(with: clock)
         return (ItemState(parts: parts, clock: clock.resolved(present: parts.valuedRegisters)),
                 Encoded(overview: lists.overview, secrets: lists.secrets.withUnsafeBytes { Array($0) }))
     }

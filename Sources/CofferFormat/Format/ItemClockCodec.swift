@@ -166,6 +166,16 @@ package enum ItemClockCodec {
     }
 
     private static func read(_ raw: UnsafeRawBufferPointer, _ ranges: Ranges, build: Bool) throws(FormatError) -> ItemClock? {
+        // A field's value ends inside an element: the field itself is whole (the list was
+        // checked), so the value is "malformed", not "truncated" (SPEC.md §17.3).
+        do {
+            return try readElements(raw, ranges, build: build)
+        } catch .truncated(let what) {
+            throw .malformed("overview: \(what) is not a whole number of elements")
+        }
+    }
+
+    private static func readElements(_ raw: UnsafeRawBufferPointer, _ ranges: Ranges, build: Bool) throws(FormatError) -> ItemClock? {
         if ranges.isEmpty { return nil }
         guard let versionsRange = ranges.versions else { throw .malformed("overview: clock fields without a version vector") }
         let versions = UnsafeRawBufferPointer(rebasing: raw[versionsRange])

@@ -252,6 +252,33 @@ package struct ItemParts: Sendable {
         return nil
     }
 
+    /// SPEC.md §17.3's rules between an entry's merge fields and its two parts, checked when
+    /// both are open (a merge, an edit, a full check): every register with a value has a
+    /// stamp; every losing value in the secret part is one of its register's siblings, once;
+    /// every sibling has its losing value. `clock` nil: an entry without merge fields, which
+    /// holds no losing value. Any failure is "malformed".
+    package func checkConsistency(with clock: ItemClock?) throws(FormatError) {
+        guard let clock else {
+            guard conflicts.isEmpty else { throw .malformed("secret: a losing value in an entry without merge fields") }
+            return
+        }
+        let valued = valuedRegisters
+        let resolved = clock.resolved(present: valued)
+        for register in valued where resolved.stamps[register] == nil {
+            throw .malformed("overview: register \(register.code) has a value and no stamp")
+        }
+        var found = Set<[UInt64]>()
+        for conflict in conflicts {
+            let key = [UInt64(conflict.register.code), conflict.register.key, conflict.stamp.replica, conflict.stamp.time]
+            guard resolved.siblings[conflict.register]?.contains(conflict.stamp) == true, found.insert(key).inserted else {
+                throw .malformed("secret: a losing value of register \(conflict.register.code) that is not one of its siblings, or twice")
+            }
+        }
+        guard found.count == resolved.siblings.values.reduce(0, { $0 + Set($1).count }) else {
+            throw .malformed("overview: a sibling without its losing value in the secret part")
+        }
+    }
+
     /// The registers that hold at least one field.
     package var valuedRegisters: [Register] {
         Array(overview.keys) + secrets.keys.filter { !(secrets[$0]?.range.isEmpty ?? true) }
