@@ -15,9 +15,7 @@ struct CLIReplicaRestoreTests {
     func restoreThenEdit() throws {
         try withTemporaryDirectory { root in
             let a = Device("a", root: root), b = Device("b", root: root)
-            let folderA = root.appendingPathComponent("A"), folderB = root.appendingPathComponent("B")
-            try FileManager.default.createDirectory(at: folderA, withIntermediateDirectories: true)
-            try FileManager.default.createDirectory(at: folderB, withIntermediateDirectories: true)
+            let (folderA, folderB) = try deviceFolders(in: root)
             try a.ok(["init", "vault.coffer"] + fastKDF, in: folderA)
             try a.ok(["add", "vault.coffer", "--service", "mail", "--account", "me", "--tag", "old", "--field", "f1=v1"],
                      input: "pw\nmail-0\n", in: folderA)

@@ -31,6 +31,14 @@ struct Device {
     }
 }
 
+/// The folders `A` and `B` under `root`, created: two devices' copies of one vault.
+func deviceFolders(in root: URL) throws -> (a: URL, b: URL) {
+    let a = root.appendingPathComponent("A"), b = root.appendingPathComponent("B")
+    try FileManager.default.createDirectory(at: a, withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(at: b, withIntermediateDirectories: true)
+    return (a, b)
+}
+
 /// The items of a vault as `list --json` shows them, by service (or label for notes).
 func itemsByName(_ result: CLIResult) throws -> [String: [String: Any]] {
     var items: [String: [String: Any]] = [:]

@@ -21,17 +21,23 @@ struct VaultConflictListingTests {
         return (a, try Vault.open(at: pathB, password: secure("pw"), options: testOptions), id, pathB)
     }
 
+    /// Replica A holding the item with A's password losing to B's (a conflict).
+    func losingPassword(_ dir: URL) throws -> (Vault, ItemID) {
+        let (a, b, id, pathB) = try replicas(dir)
+        try a.update(id) { _, secrets in secrets.password = try secure("from-a") }
+        Thread.sleep(forTimeInterval: 0.005)
+        try b.update(id) { _, secrets in secrets.password = try secure("from-b") }
+        try a.merge(contentsOf: pathB)
+        return (a, id)
+    }
+
     /// A losing password was listed (`conflicts(for:)`, `itemsWithConflicts()`) only until the
     /// item's next edit of any field: the edit moved it into the history and dropped the
     /// conflict, so `list --conflicts` and `history` stopped showing it unresolved.
     @Test("A losing password stays a conflict through edits of other fields, until its own field is edited or it is resolved")
     func losingPasswordStays() throws {
         try withTemporaryDirectory { dir in
-            let (a, b, id, pathB) = try replicas(dir)
-            try a.update(id) { _, secrets in secrets.password = try secure("from-a") }
-            Thread.sleep(forTimeInterval: 0.005)
-            try b.update(id) { _, secrets in secrets.password = try secure("from-b") }
-            try a.merge(contentsOf: pathB)
+            let (a, id) = try losingPassword(dir)
             func passwordConflicts() throws -> [String] {
                 try a.conflicts(for: id).filter { $0.field == "password" }.compactMap { $0.secrets?.password?.testString }
             }
@@ -57,11 +63,7 @@ struct VaultConflictListingTests {
     @Test("A losing password stays until resolved")
     func resolvedLeaves() throws {
         try withTemporaryDirectory { dir in
-            let (a, b, id, pathB) = try replicas(dir)
-            try a.update(id) { _, secrets in secrets.password = try secure("from-a") }
-            Thread.sleep(forTimeInterval: 0.005)
-            try b.update(id) { _, secrets in secrets.password = try secure("from-b") }
-            try a.merge(contentsOf: pathB)
+            let (a, id) = try losingPassword(dir)
             try a.update(id) { attributes, _ in attributes.comment = "edited" }
             #expect(try a.conflicts(for: id).map(\.field) == ["password"])
             try a.resolveConflicts(for: id)
