@@ -8,11 +8,25 @@ import os
 import random
 import sys
 
-# EFF's large wordlist (7,776 words), shipped with Coffer: notes and names drawn from
-# it compress about as well as ordinary text, which matters for KDBX's gzip.
-WORDLIST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Sources", "CofferGenerator", "Resources",
-                        "eff_large_wordlist.txt")
-WORDS = [line.split()[-1] for line in open(WORDLIST, encoding="utf-8") if line.strip()]
+# EFF's large wordlist (7,776 words), compiled into Coffer as the `dice<TAB>word` lines of a
+# Swift raw string: notes and names drawn from it compress about as well as ordinary text,
+# which matters for KDBX's gzip.
+WORDLIST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Sources", "CofferGenerator", "WordLists",
+                        "EFFLargeWordlist.swift")
+
+
+def dice_words(path):
+    words = []
+    for line in open(path, encoding="utf-8"):
+        dice, tab, word = line.rstrip("\n").partition("\t")
+        if tab and len(dice) == 5 and set(dice) <= set("123456") and word:
+            words.append(word)
+    if len(words) != 7776:
+        sys.exit(f"gen_entries: expected 7,776 words in {path}, found {len(words):,}")
+    return words
+
+
+WORDS = dice_words(WORDLIST)
 PASSWORD_CHARS = ("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
                   "!#$%&()*+,-./:;<=>?@[]^_{|}~")
 

@@ -61,6 +61,7 @@ struct CofferCommand: ParsableCommand {
             CommandGroup(name: "Vault and keys", subcommands: [
                 InitCommand.self, InfoCommand.self, CheckCommand.self, AuditCommand.self, RestoreCommand.self,
                 PasswdCommand.self, AddKeyfileCommand.self, RemoveKeyfileCommand.self, KeyfileCommand.self,
+                RekeyCommand.self, UpgradeCommand.self,
             ]),
             CommandGroup(name: "Unlock once", subcommands: [UnlockCommand.self, LockCommand.self, StatusCommand.self]),
             CommandGroup(name: "Devices and sync", subcommands: [

@@ -49,8 +49,11 @@ package struct ReplicaStateStore: Sendable {
     /// Where replica ids come from.
     let entropy: EntropySource
 
-    /// Largest state file read or written: 64 KiB (a clock of about 1,700 replicas).
-    static let maximumFileSize = 64 * 1024
+    /// Largest state file read or written: 1 MiB. A remembered clock holds at most a vault
+    /// clock's 16,384 entries (SPEC.md §17.9), each a line of at most 38 bytes (about 610 KiB).
+    static let maximumFileSize = 1 << 20
+    /// Most entries a remembered clock keeps: as many as a vault clock names (SPEC.md §17.9).
+    static var maximumClockEntries: Int { VaultHeaderV2.maxClockReplicas }
 
     package init(directory: String, io: FileIO = .live, entropy: EntropySource = .system) {
         self.directory = directory
@@ -123,7 +126,7 @@ package struct ReplicaStateStore: Sendable {
     }
 
     /// Merges `clock` into the clock remembered for `vaultID` (pointwise maximum) and
-    /// stores the result, bounded as a vault clock is (SPEC.md §17.8; the replicas in
+    /// stores the result, bounded as a vault clock is (SPEC.md §17.9; the replicas in
     /// `keeping` stay whatever their age); zero counters mean "not seen" and are not
     /// stored. A replica id of 0 -> `invalidArgument`. See the type's notes for two
     /// processes remembering at once.
@@ -146,12 +149,12 @@ package struct ReplicaStateStore: Sendable {
         for (replica, counter) in clock where counter > 0 {
             merged[replica] = max(merged[replica] ?? 0, counter)
         }
-        merged = VersionVector(merged).compacted(limit: VaultHeader.maxClockReplicas, keeping: keeping).times
+        merged = VersionVector(merged).compacted(limit: Self.maximumClockEntries, keeping: keeping).times
         if merged == stored && valid { return }
         let file = try clockFile(vaultID: vaultID)
         let contents = Self.encodeClock(merged, vaultID: vaultID)
         guard contents.count <= Self.maximumFileSize else {
-            throw .fileTooLarge("a remembered clock of \(merged.count) replicas is larger than 64 KiB", path: file)
+            throw .fileTooLarge("a remembered clock of \(merged.count) replicas is larger than \(Self.maximumFileSize >> 10) KiB", path: file)
         }
         try ensureDirectory(clocksDirectory)
         _ = try writeStateFile(contents, to: file, exclusive: false)

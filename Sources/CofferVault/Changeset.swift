@@ -20,9 +20,9 @@ struct Changeset: Sendable {
     /// Items whose conflicts the transaction resolved.
     var resolved: Set<ItemID> = []
     /// A replacement header, when key slots changed.
-    var header: VaultHeader?
+    var header: VaultHeaderV2?
     /// The header the transaction read (the base of `header`'s slot changes).
-    var baseHeader: VaultHeader?
+    var baseHeader: VaultHeaderV2?
     /// The stamp of this transaction's edits (SPEC.md §17.1), drawn at its first write.
     var stamp: Stamp?
     /// The file the transaction's snapshot was read from.
@@ -68,6 +68,6 @@ extension Changeset.Change {
 
 /// A sealed record and its overview list (as checked and kept by the snapshot).
 struct SealedItem: Sendable {
-    let record: EntryRecord
+    let record: RecordV2
     let overview: [UInt8]
 }

@@ -47,6 +47,17 @@ extension CofferError.Kind {
                                             failureReason: "The file is a copy of another vault (its vault id differs).") {
         "not a replica of this vault: \($0.shownDetail)"
     }
+    /// A copy offered as a replica of this vault (a copy to merge, a conflict copy, the
+    /// file another process wrote, the backup) is sealed under another key epoch: the vault
+    /// key was rotated (``Vault/rotateKey()``, `coffer rekey`) on one side after the copy
+    /// was made. Merging across a rotation (SPEC.md §17.8) is not supported yet, so the copy
+    /// is refused whole and left untouched: nothing of it is merged and none of its key
+    /// slots is added. The detail says which side was rotated.
+    public static let otherKeyEpoch = Self(
+        "otherKeyEpoch",
+        failureReason: "The copy and this vault are sealed under different vault keys: the key was rotated (rekey) on one side after the copy was made.",
+        recoverySuggestion: "Merging across a key rotation is not supported yet: make the copy's changes again in the vault that was rotated, then delete the copy."
+    ) { "sealed under another vault key: \($0.shownDetail)" }
     /// The vault file is older than a version this device has already seen (it lacks
     /// edits this device saw, and merging would not bring them back): restored from a
     /// backup, or put back by a sync tool. Saves are refused until the rollback is
@@ -78,6 +89,8 @@ extension CofferError {
     public static func conflict(_ why: String) -> CofferError { CofferError(Kind.conflict, detail: why) }
     public static let differentVault = CofferError(Kind.differentVault)
     public static func differentVault(_ why: String) -> CofferError { CofferError(Kind.differentVault, detail: why) }
+    public static let otherKeyEpoch = CofferError(Kind.otherKeyEpoch)
+    public static func otherKeyEpoch(_ why: String) -> CofferError { CofferError(Kind.otherKeyEpoch, detail: why) }
     public static let rolledBack = CofferError(Kind.rolledBack)
     public static func rolledBack(_ why: String) -> CofferError { CofferError(Kind.rolledBack, detail: why) }
 }

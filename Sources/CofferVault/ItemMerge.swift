@@ -9,20 +9,71 @@ struct ItemState: Sendable {
     var parts: ItemParts
     var clock: ItemClock
 
-    /// A register's values: the winner and the losing ones, by stamp.
+    /// A register's values: the winner and the losing ones, by stamp; a value a deletion
+    /// erased (every value of a tombstone) is ``ItemMerge/Value/erased``.
     func values(of register: Register) -> [Stamp: ItemMerge.Value] {
         var out: [Stamp: ItemMerge.Value] = [:]
-        if let stamp = clock.stamps[register] { out[stamp] = ItemMerge.value(register, in: parts) }
-        for conflict in parts.conflicts where conflict.register == register { out[conflict.stamp] = .secret(conflict.value) }
+        let tombstone = clock.isDeleted
+        func erased(_ stamp: Stamp) -> Bool { tombstone || clock.erased.contains(ValueID(register: register, stamp: stamp)) }
+        if let stamp = clock.stamps[register] { out[stamp] = erased(stamp) ? .erased : ItemMerge.value(register, in: parts) }
+        for stamp in clock.siblings[register] ?? [] where erased(stamp) { out[stamp] = .erased }
+        for conflict in parts.conflicts where conflict.register == register && !erased(conflict.stamp) {
+            out[conflict.stamp] = .secret(conflict.value)
+        }
         return out
     }
 
+    /// The confirmation vector of a value (SPEC.md §17.5), reduced by the deletion vector:
+    /// the vector of the last state that had it as current, the item's own unless the clock
+    /// says otherwise; empty for an erased value.
+    func confirmation(_ register: Register, _ stamp: Stamp) -> VersionVector {
+        let id = ValueID(register: register, stamp: stamp)
+        if clock.isDeleted || clock.erased.contains(id) { return VersionVector() }
+        return clock.confirmations[id] ?? clock.defaultConfirmation
+    }
+
+    /// The confirmation vector of the `index`-th history entry, reduced by the deletion vector.
+    func historyConfirmation(_ index: Int) -> VersionVector {
+        parts.historyConfirmations[index] ?? clock.defaultConfirmation
+    }
+
+    /// Turns this state into a tombstone's (SPEC.md §7.6): every value erased, its contents,
+    /// losing values and history gone; its dates and clock (stamps and siblings) kept.
+    /// Bounds the clock (SPEC.md §17.9), keeping every replica the history's confirmations name.
+    mutating func compact() {
+        clock = clock.compacted(alsoKeeping: parts.historyConfirmations.values)
+    }
+
+    mutating func becomeTombstone() {
+        clock = clock.resolved(present: parts.valuedRegisters)
+        // Every value erased: each register's winner is its value of largest stamp.
+        for (register, siblings) in clock.siblings {
+            guard let winner = clock.stamps[register], let newest = siblings.max(), newest > winner else { continue }
+            clock.stamps[register] = newest
+            clock.siblings[register] = (siblings.filter { $0 != newest } + [winner]).sorted()
+        }
+        clock.deleted = clock.versions
+        clock.erased = []
+        clock.confirmations = [:]
+        parts.overview = [:]
+        parts.secrets = [:]
+        parts.conflicts = []
+        parts.history = []
+        parts.historyConfirmations = [:]
+        parts.order = []
+    }
+
     /// Keeps `values`, except `winner`'s, as losing values of `register`, oldest first: their
-    /// stamps among the clock's siblings, their fields among the conflicts.
+    /// stamps among the clock's siblings, their fields among the conflicts (an erased value
+    /// keeps its stamp only, SPEC.md §17.5).
     mutating func keepLosing(_ values: [Stamp: ItemMerge.Value], of register: Register, winner: Stamp) throws(FormatError) {
         for (stamp, value) in values.sorted(by: { $0.key < $1.key }) where stamp != winner {
             clock.siblings[register, default: []].append(stamp)
-            parts.conflicts.append(ItemParts.Conflict(register: register, stamp: stamp, value: try ItemMerge.fragment(value)))
+            if case .erased = value {
+                clock.erased.insert(ValueID(register: register, stamp: stamp))
+            } else {
+                parts.conflicts.append(ItemParts.Conflict(register: register, stamp: stamp, value: try ItemMerge.fragment(value)))
+            }
         }
     }
 }
@@ -38,12 +89,15 @@ enum ItemMerge {
         case none
         case overview([UInt8])
         case secret(SecretFragment)
+        /// A value whose contents a deletion erased: its stamp stays (SPEC.md §17.5).
+        case erased
 
         func sameBytes(as other: Value) -> Bool {
             switch (self, other) {
             case (.none, .none): return true
             case (.overview(let a), .overview(let b)): return a == b
             case (.secret(let a), .secret(let b)): return a.sameBytes(as: b)
+            case (.erased, .erased): return true
             default: return false
             }
         }
@@ -85,41 +139,107 @@ enum ItemMerge {
     }
 
     /// §17.5 step 3, for two concurrent states: a value of one side survives if the other
-    /// side holds it too or has not seen it; of a register's surviving values the newest
-    /// stamp wins and the others become its conflicts.
+    /// side holds it too (its contents from a side where they are not erased, its
+    /// confirmation vector the join of both) or has not seen it; a value whose confirmation
+    /// the joined deletion has seen is erased; of a register's surviving values the newest
+    /// stamp wins and the others become its conflicts. Dates: the earliest creation, the
+    /// latest modification. A result that its deletion covers is a tombstone.
     static func joinConcurrent(_ a: ItemState, _ b: ItemState) throws(FormatError) -> ItemState {
         var clock = ItemClock(versions: a.clock.versions.merged(with: b.clock.versions), stamps: [:])
         if a.clock.deleted != nil || b.clock.deleted != nil {
             clock.deleted = (a.clock.deleted ?? VersionVector()).merged(with: b.clock.deleted ?? VersionVector())
         }
+        let deletion = clock.deleted
         var parts = a.parts
         parts.conflicts = []
         parts.order = []   // named fields by name: the same order whichever side merges
         parts.created = min(a.parts.created, b.parts.created)
         parts.modified = max(a.parts.modified, b.parts.modified)
-        parts.history = mergedHistory(a.parts.history, b.parts.history)
+        (parts.history, parts.historyConfirmations) = mergedHistory(a, b, deletion: deletion, versions: clock.versions)
         var out = ItemState(parts: parts, clock: clock)
-        for register in Set(a.clock.stamps.keys).union(b.clock.stamps.keys).sorted() {
+        let registers = Set(a.clock.stamps.keys).union(b.clock.stamps.keys).union(a.clock.siblings.keys).union(b.clock.siblings.keys)
+        for register in registers.sorted() {
             let sa = a.values(of: register), sb = b.values(of: register)
-            var kept: [Stamp: Value] = [:]
-            for (stamp, value) in sa where sb[stamp] != nil || !b.clock.versions.covers(stamp) { kept[stamp] = value }
-            for (stamp, value) in sb where kept[stamp] == nil && (sa[stamp] != nil || !a.clock.versions.covers(stamp)) { kept[stamp] = value }
+            var kept: [Stamp: (value: Value, confirmation: VersionVector)] = [:]
+            for (stamp, value) in sa where sb[stamp] != nil || !b.clock.versions.covers(stamp) {
+                kept[stamp] = (value, a.confirmation(register, stamp))
+            }
+            for (stamp, value) in sb {
+                if let mine = kept[stamp] {
+                    // Both hold it: its contents from whichever did not erase it.
+                    if case .erased = mine.value { kept[stamp]?.value = value }
+                    kept[stamp]?.confirmation = mine.confirmation.merged(with: b.confirmation(register, stamp))
+                } else if sa[stamp] != nil || !a.clock.versions.covers(stamp) {
+                    kept[stamp] = (value, b.confirmation(register, stamp))
+                }
+            }
             if kept.isEmpty {
                 // Only a faulty writer's clocks get here; keep every value rather than none.
-                kept = sa.merging(sb) { first, _ in first }
+                for (stamp, value) in sa.merging(sb, uniquingKeysWith: { first, _ in first }) { kept[stamp] = (value, out.clock.versions) }
             }
-            guard let winner = kept.keys.max(), let value = kept[winner] else { continue }
+            // A deletion erases every value it has seen as current (SPEC.md §17.5); the other
+            // values keep their confirmation reduced by the deletion.
+            for (stamp, entry) in kept {
+                kept[stamp]?.confirmation = entry.confirmation.above(deletion)
+                if deletion != nil, kept[stamp]?.confirmation.isEmpty == true { kept[stamp]?.value = .erased }
+            }
+            guard let winner = winner(of: kept.mapValues(\.value)), let value = kept[winner]?.value else { continue }
             out.clock.stamps[register] = winner
-            try set(register, value, in: &out.parts)
-            try out.keepLosing(kept, of: register, winner: winner)
+            if case .erased = value {
+                out.clock.erased.insert(ValueID(register: register, stamp: winner))
+                try set(register, .none, in: &out.parts)
+            } else {
+                try set(register, value, in: &out.parts)
+            }
+            try out.keepLosing(kept.mapValues(\.value), of: register, winner: winner)
+            let standard = out.clock.defaultConfirmation
+            for (stamp, entry) in kept where !entry.confirmation.isEmpty && entry.confirmation != standard {
+                out.clock.confirmations[ValueID(register: register, stamp: stamp)] = entry.confirmation
+            }
         }
-        out.clock = out.clock.compacted()
+        if out.clock.isDeleted { out.becomeTombstone() }
+        out.compact()
         return out
     }
 
-    /// History entries of both: each password once, at the latest date either side
-    /// replaced it, newest first (then by bytes). A union (of the map password -> date), so
-    /// the order of merges does not matter.
+    /// The winner of a register's values (SPEC.md §17.5): the largest stamp of those not
+    /// erased, or the largest stamp when every value is erased.
+    static func winner(of values: [Stamp: Value]) -> Stamp? {
+        let live = values.filter { if case .erased = $0.value { return false } else { return true } }
+        return live.keys.max() ?? values.keys.max()
+    }
+
+    /// History entries of both (SPEC.md §17.5, format 2): each entry (its bytes) once, with
+    /// the join of the two sides' confirmation vectors reduced by the deletion; an entry the
+    /// deletion has seen as present (its vector reduced to nothing) is dropped; newest first,
+    /// then by bytes. A union of entries, so the order of merges does not matter.
+    static func mergedHistory(_ a: ItemState, _ b: ItemState, deletion: VersionVector?,
+                              versions: VersionVector) -> (entries: [SecretFragment], confirmations: [Int: VersionVector]) {
+        func confirmed(_ state: ItemState) -> [(SecretFragment, VersionVector)] {
+            state.clock.isDeleted ? [] : state.parts.history.enumerated().map { ($1, state.historyConfirmation($0)) }
+        }
+        var out: [(entry: SecretFragment, replaced: Int64, confirmation: VersionVector)] = []
+        for (entry, confirmation) in confirmed(a) + confirmed(b) {
+            if let index = out.firstIndex(where: { $0.entry.sameBytes(as: entry) }) {
+                out[index].confirmation.formMerge(with: confirmation)
+            } else {
+                out.append((entry, HistoryField(entry)?.replaced ?? 0, confirmation))
+            }
+        }
+        for index in out.indices { out[index].confirmation = out[index].confirmation.above(deletion) }
+        if deletion != nil { out.removeAll { $0.confirmation.isEmpty } }
+        let sorted = out.sorted { x, y in
+            if x.replaced != y.replaced { return x.replaced > y.replaced }
+            return precedes(x.entry, y.entry)
+        }
+        let standard = versions.above(deletion)
+        var confirmations: [Int: VersionVector] = [:]
+        for (index, entry) in sorted.enumerated() where entry.confirmation != standard { confirmations[index] = entry.confirmation }
+        return (sorted.map(\.entry), confirmations)
+    }
+
+    /// History entries of both (as fragments alone, confirmed by their own version), for an
+    /// edit made again on a newer version: each password once, newest first.
     static func mergedHistory(_ a: [SecretFragment], _ b: [SecretFragment]) -> [SecretFragment] {
         var out: [(entry: SecretFragment, password: SecretFragment?, replaced: Int64)] = []
         for entry in a + b {
@@ -146,9 +266,13 @@ enum ItemMerge {
 
     // MARK: Local edits
 
-    /// The clock of a new item whose first edit, `stamp`, wrote every register in `registers`.
+    /// The clock of a new item whose first edit, `stamp`, wrote every register in `registers`,
+    /// and every unkeyed register (those without a value written empty): every version of
+    /// an item has seen its creation, so an empty register stamped then merges as one never
+    /// written, and the item's stamps are then implied by its version vector (SPEC.md §7.6).
     static func clock(ofNewItem registers: some Sequence<Register>, stamp: Stamp) -> ItemClock {
         var stamps: [Register: Stamp] = [:]
+        for register in Register.all where !register.isKeyed { stamps[register] = stamp }
         for register in registers { stamps[register] = stamp }
         return ItemClock(versions: VersionVector([stamp.replica: stamp.time]), stamps: stamps)
     }
@@ -166,6 +290,11 @@ enum ItemMerge {
                      resolvingConflicts: Bool = false) throws(FormatError) -> ItemState {
         let read = base ?? current
         var out = current
+        // Every value and history entry the edit has that is not erased is confirmed by it
+        // (SPEC.md §17.5): its confirmation becomes the default.
+        out.clock.confirmations = [:]
+        out.parts.historyConfirmations = [:]
+        out.clock.erased = []
         out.clock.versions.include(stamp)
         // The edit's order of named fields, then any another writer added meanwhile.
         let edited = Set(new.order)
@@ -196,17 +325,51 @@ enum ItemMerge {
                 // Values of the register the edit never saw: another writer's, concurrent with it.
                 let seen = read.values(of: register)
                 try out.keepLosing(values.filter { seen[$0.key] == nil }, of: register, winner: stamp)
+                for value in out.clock.erased where value.register == register && seen[value.stamp] != nil {
+                    out.clock.erased.remove(value)
+                }
             } else {
                 // A resolution drops the losing values it reviewed: those that had lost in
                 // `base`. A value that won in `base` and has lost since, to one another writer
                 // saved meanwhile, was not reviewed: it stays. An edit of other fields keeps
                 // every losing value of this one.
                 guard let winner = current.clock.stamps[register] else { continue }
+                // A value another writer's deletion erased meanwhile that the edit had whole
+                // comes back with its contents: the edit had it as current (SPEC.md §17.5).
+                var values = values
+                let had = read.values(of: register)
+                for (stamp, value) in values {
+                    guard case .erased = value, let kept = had[stamp] else { continue }
+                    if case .erased = kept { continue }
+                    values[stamp] = kept
+                }
                 let reviewed = Set(read.parts.conflicts.lazy.filter { $0.register == register }.map(\.stamp))
-                try out.keepLosing(resolvingConflicts ? values.filter { !reviewed.contains($0.key) } : values, of: register, winner: winner)
+                // An edit of other fields keeps every losing value of this register, a
+                // losing password too: it stays a conflict until resolved or its own field is
+                // edited (issue 27, finding 13).
+                let dropsReviewed = resolvingConflicts
+                let keep = dropsReviewed ? values.filter { !reviewed.contains($0.key) || $0.key == winner } : values
+                guard let newWinner = Self.winner(of: keep), let value = keep[newWinner] else { continue }
+                if case .erased = value, base != nil, let readWinner = read.clock.stamps[register], let mine = had[readWinner] {
+                    // Every value erased, the edit's own replaced meanwhile by a write that a
+                    // deletion erased since: the edit writes the value it had, stamped `stamp`,
+                    // so that the item it brings back is the one it saw (SPEC.md §17.5).
+                    switch mine {
+                    case .erased, .none: break
+                    case .overview, .secret:
+                        try set(register, mine, in: &out.parts)
+                        out.clock.stamps[register] = stamp
+                        try out.keepLosing(values.filter { had[$0.key] == nil }, of: register, winner: stamp)
+                        continue
+                    }
+                }
+                out.clock.stamps[register] = newWinner
+                try set(register, value, in: &out.parts)
+                if case .erased = value { out.clock.erased.insert(ValueID(register: register, stamp: newWinner)) }
+                try out.keepLosing(keep, of: register, winner: newWinner)
             }
         }
-        out.clock = out.clock.compacted()
+        out.compact()
         return out
     }
 
@@ -226,7 +389,9 @@ enum ItemMerge {
         var out = state
         out.clock.versions.include(stamp)
         out.clock.deleted = (out.clock.deleted ?? VersionVector()).merged(with: out.clock.versions)
-        out.clock = out.clock.compacted()
+        // Every value the item has was current for the deletion: erased (SPEC.md §17.5).
+        out.becomeTombstone()
+        out.compact()
         return out
     }
 
@@ -241,6 +406,19 @@ enum ItemMerge {
             out.passwordHistory.append(PasswordHistoryEntry(password: password, replaced: Date(millisecondsSince1970: conflict.stamp.milliseconds)))
         }
         out.passwordHistory.sort { $0.replaced > $1.replaced }
+        out.passwordHistory = visibleHistory(out.passwordHistory)
+        return out
+    }
+
+    /// A history as applications see it (SPEC.md §17.5): each password once, at the latest
+    /// date it was replaced. The record keeps every entry merges brought (a union, so that
+    /// merging in any order gives the same record); the next edit writes this view back.
+    static func visibleHistory(_ entries: [PasswordHistoryEntry]) -> [PasswordHistoryEntry] {
+        guard entries.count > 1 else { return entries }
+        var out: [PasswordHistoryEntry] = []
+        for entry in entries.sorted(by: { $0.replaced > $1.replaced }) where !out.contains(where: { $0.password == entry.password }) {
+            out.append(entry)
+        }
         return out
     }
 
@@ -254,7 +432,7 @@ enum ItemMerge {
     /// Puts a register's value (its fields) into `parts`.
     static func set(_ register: Register, _ value: Value, in parts: inout ItemParts) throws(FormatError) {
         switch value {
-        case .none:
+        case .none, .erased:
             parts.overview[register] = nil
             parts.secrets[register] = nil
         case .overview(let bytes):
@@ -273,7 +451,7 @@ enum ItemMerge {
     /// A value as guarded bytes, for the secret part's conflict records.
     static func fragment(_ value: Value) throws(FormatError) -> SecretFragment {
         switch value {
-        case .none: return try SecretFragment(copying: [])
+        case .none, .erased: return try SecretFragment(copying: [])
         case .overview(let bytes): return try SecretFragment(copying: bytes)
         case .secret(let fragment):
             return fragment

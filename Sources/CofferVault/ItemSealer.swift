@@ -2,36 +2,42 @@ import CofferCrypto
 import CofferFormat
 
 /// One version of an item as a record holds it: the record, its checked overview list and
-/// its clock (derived for an item written before clocks, SPEC.md §17.6). Enough to decide
-/// §17.5's steps 1 and 2 without decrypting anything.
+/// its clock. Enough to decide §17.5's steps 1 and 2 without decrypting anything. Every
+/// format-2 record has a clock (a format-1 record written before clocks got its derived one,
+/// SPEC.md §17.6, when it was read, §11.1).
 struct ItemVersion: Sendable {
-    let record: EntryRecord
+    let record: RecordV2
     let overview: [UInt8]
-    /// Versions and deletion only, for a legacy item: its stamps need its parts (``stampedClock(for:)``).
+    /// Versions, stamps and deletion: named fields' stamps need its parts (``stampedClock(for:)``).
     let clock: ItemClock
-    /// Written before clocks: no clock fields in its overview.
-    let isLegacy: Bool
 
-    /// The record's digest is checked (SPEC.md §10, step 13): nothing is edited, merged or
-    /// replayed from a record the manifest does not name.
-    init(record: EntryRecord, overview: [UInt8]) throws(CofferError) {
-        (clock, isLegacy) = try formatCall { () throws(FormatError) in
-            try record.checkDigest()
-            if let clock = try ItemClockCodec.decode(overview: overview) { return (clock, false) }
-            return (ItemClock.legacy(digest: record.digest, revision: record.revision, registers: []), true)
+    /// The record's overview was authenticated when the snapshot read it; its secret part
+    /// is, when it is opened (nothing is edited, merged or replayed from a record that
+    /// fails its AEAD).
+    init(record: RecordV2, overview: [UInt8]) throws(CofferError) {
+        clock = try formatCall { () throws(FormatError) in
+            guard let clock = try ItemClockCodec.decode(overview: overview) else { throw .malformed("entry \(record.id.hex): no clock") }
+            return clock
         }
         self.record = record
         self.overview = overview
     }
 
-    /// The clock with every register of `parts` (this version's) stamped: a legacy item's
-    /// valued registers get the legacy stamp, a named field its clock's default stamp.
+    /// The clock with every register of `parts` (this version's) stamped: a named field
+    /// its clock's default stamp, where format 1's encoding left it implied.
     func stampedClock(for parts: ItemParts) -> ItemClock {
-        guard isLegacy else { return clock.resolved(present: parts.valuedRegisters) }
-        return ItemClock.legacy(digest: record.digest, revision: record.revision, registers: parts.valuedRegisters)
+        clock.resolved(present: parts.valuedRegisters)
     }
 
     var sealed: SealedItem { SealedItem(record: record, overview: overview) }
+
+    /// Its dates, milliseconds since 1970, from its checked overview.
+    var dates: Dates {
+        let fields = overview.withUnsafeBytes { OverviewFields($0) }
+        return Dates(created: fields?.created ?? 0, modified: fields?.modified ?? 0)
+    }
+
+    struct Dates: Equatable { let created: Int64, modified: Int64 }
 }
 
 /// Where items meet the vault's keys: it opens a version into the state the merge rules
@@ -40,7 +46,7 @@ struct ItemVersion: Sendable {
 /// the merge of replicas; format errors take their ``CofferError`` kind here.
 struct ItemSealer {
     let vaultID: [UInt8]
-    let keys: VaultKeys
+    let keys: EpochKeys
     let entropy: EntropySource
 
     /// A new item written by one edit stamped `stamp`.
@@ -53,17 +59,28 @@ struct ItemSealer {
             var overview = EntryCodec.encodeOverview(attributes).publicBytes
             let present = try ItemParts.registers(ofOverview: overview).union(ItemParts.registers(of: secrets))
             overview += try ItemClockCodec.encode(ItemMerge.clock(ofNewItem: present, stamp: stamp), present: present)
-            let record = try EntryRecord.seal(id: id, revision: 1, overview: overview, secrets: EntryCodec.encodeSecrets(secrets),
-                                              vaultID: vaultID, keys: keys, entropy: entropy)
-            return SealedItem(record: record, overview: overview)
+            let sealed = try RecordV2.sealReturningOverview(id: id, revision: 1, overview: overview, secrets: EntryCodec.encodeSecrets(secrets),
+                                                            vaultID: vaultID, keys: keys, entropy: entropy)
+            return SealedItem(record: sealed.record, overview: sealed.overview)
         }
     }
 
     /// The join of two versions of one item (SPEC.md §17.5): one of them, record for
     /// record, when it has seen all the other has; else a new record at the higher revision + 1.
     func merge(_ a: ItemVersion, _ b: ItemVersion) throws(CofferError) -> SealedItem {
-        if a.record.digest == b.record.digest { return a.sealed }
-        switch ItemMerge.dominance(a.clock, b.clock) {
+        if a.record.identity == b.record.identity { return a.sealed }
+        // A version that has seen all the other has is the join only when its dates also
+        // hold the other's (created no later, modified no earlier): `modified` is then a
+        // function of the merged contents alone, whatever the order (SPEC.md §17.5).
+        var dominance = ItemMerge.dominance(a.clock, b.clock)
+        let (da, db) = (a.dates, b.dates)
+        switch dominance {
+        case .first where !(da.created <= db.created && da.modified >= db.modified): dominance = .neither
+        case .second where !(db.created <= da.created && db.modified >= da.modified): dominance = .neither
+        case .both where da != db: dominance = .neither
+        default: break
+        }
+        switch dominance {
         case .first: return a.sealed
         case .second: return b.sealed
         case .both: return Self.keepsFirst(of: a, b) ? a.sealed : b.sealed
@@ -76,19 +93,18 @@ struct ItemSealer {
     }
 
     /// Of two versions that have seen the same edits (sealed twice), the one every replica
-    /// keeps: the higher revision, then the lower digest.
+    /// keeps: the higher revision, then the smaller nonce (SPEC.md §17.5, step 2).
     static func keepsFirst(of a: ItemVersion, _ b: ItemVersion) -> Bool {
         if a.record.revision != b.record.revision { return a.record.revision > b.record.revision }
-        return a.record.digest.bytes.lexicographicallyPrecedes(b.record.digest.bytes)
+        return a.record.identity.bytes.lexicographicallyPrecedes(b.record.identity.bytes)
     }
 
     /// Checks that a record another replica holds opens as a reader would open it (its
-    /// digest, then its secret part decrypted and parsed; its overview was checked when the
-    /// replica was read), before the record is taken into this vault as it is.
-    func check(_ record: EntryRecord) throws(CofferError) {
+    /// secret part decrypted, parsed and checked against `overview`, its overview list,
+    /// authenticated when the replica was read), before it is taken into this vault as it is.
+    func check(_ record: RecordV2, overview: [UInt8]) throws(CofferError) {
         try formatCall { () throws(FormatError) in
-            try record.checkDigest()
-            _ = try record.openSecretList(vaultID: vaultID, keys: keys)
+            _ = try record.openSecretList(vaultID: vaultID, keys: keys, overview: overview)
         }
     }
 
@@ -112,7 +128,7 @@ struct ItemSealer {
         return try formatCall { () throws(FormatError) in
             let new = try open(edit).parts
             let now = try open(current)
-            let then = current.record.digest == base.record.digest ? nil : try open(base)
+            let then = current.record.identity == base.record.identity ? nil : try open(base)
             return try seal(try ItemMerge.edit(now, madeOn: then, to: new, stamp: stamp, resolvingConflicts: resolvingConflicts),
                             id: current.record.id, revision: current.record.revision + 1)
         }
@@ -121,7 +137,7 @@ struct ItemSealer {
     /// The tombstone of `current`; nil when another writer edited the item after `base`,
     /// the version the deletion was asked on (``ItemMerge/deletionStands(on:askedOn:)``).
     func delete(_ current: ItemVersion, askedOn base: ItemVersion, stamp: Stamp) throws(CofferError) -> SealedItem? {
-        guard current.record.digest == base.record.digest || ItemMerge.deletionStands(on: current.clock, askedOn: base.clock) else {
+        guard current.record.identity == base.record.identity || ItemMerge.deletionStands(on: current.clock, askedOn: base.clock) else {
             return nil
         }
         return try formatCall { () throws(FormatError) in
@@ -129,18 +145,17 @@ struct ItemSealer {
         }
     }
 
-    /// An item's secrets as the API shows them (``ItemMerge/secretsView(_:losing:)``). An
-    /// entry with merge fields is checked against them first (SPEC.md §17.3: a register with
-    /// a value and no stamp, or a sibling without its value, is "malformed" for every reader).
+    /// An item's secrets as the API shows them (``ItemMerge/secretsView(_:losing:)``), the
+    /// secret part checked against the merge fields first (SPEC.md §17.3: a register with a
+    /// value and no stamp, or a sibling without its value, is "malformed" for every reader).
     func secrets(of version: ItemVersion) throws(CofferError) -> ItemSecrets {
         try formatCall { () throws(FormatError) in
-            guard !version.isLegacy else { return try version.record.openSecrets(vaultID: vaultID, keys: keys) }
-            let list = try version.record.openSecretList(vaultID: vaultID, keys: keys)
-            let parts = try ItemParts(overview: version.overview, secrets: list)
-            try parts.checkConsistency(with: version.clock)
-            let secrets = try list.withUnsafeBytes { (raw) throws(FormatError) in try EntryCodec.decodeSecrets(raw) }
-            guard ItemClockCodec.hasSiblings(version.overview) else { return secrets }
-            return try ItemMerge.secretsView(secrets, losing: parts.conflicts)
+            var secrets = try version.record.openSecrets(vaultID: vaultID, keys: keys, overview: version.overview)
+            guard ItemClockCodec.hasSiblings(version.overview) else {
+                secrets.passwordHistory = ItemMerge.visibleHistory(secrets.passwordHistory)
+                return secrets
+            }
+            return try ItemMerge.secretsView(secrets, losing: try open(version).parts.conflicts)
         }
     }
 
@@ -158,20 +173,28 @@ struct ItemSealer {
 
     /// The version's state: its parts (the secret part decrypted and checked) and its stamped clock.
     func open(_ version: ItemVersion) throws(FormatError) -> ItemState {
-        let parts = try ItemParts(overview: version.overview, secrets: version.record.openSecretList(vaultID: vaultID, keys: keys))
-        try parts.checkConsistency(with: version.isLegacy ? nil : version.clock)
+        let parts = try ItemParts(overview: version.overview,
+                                  secrets: version.record.openSecretList(vaultID: vaultID, keys: keys, overview: version.overview))
         return ItemState(parts: parts, clock: version.stampedClock(for: parts))
     }
 
     /// `state` sealed as record `revision` of item `id`.
     func seal(_ state: ItemState, id: ItemID, revision: UInt64) throws(FormatError) -> SealedItem {
+        if state.clock.isDeleted {
+            // A tombstone keeps its dates and clock only (SPEC.md §7.6).
+            let sealed = try RecordV2.sealReturningOverview(id: id, revision: revision, overview: try state.parts.tombstoneList(clock: state.clock),
+                                                            secrets: FieldList(), tombstone: true, vaultID: vaultID, keys: keys, entropy: entropy)
+            return SealedItem(record: sealed.record, overview: sealed.overview)
+        }
         let overview = try state.parts.overviewList(clock: state.clock)
         let secrets = try state.parts.secretList()
         // What is sealed is read back first: a list cut and put together again is never
         // written unless a reader would accept it (the overview is checked as it is built).
-        _ = try secrets.secureBytes().withUnsafeBytes { (raw) throws(FormatError) in try EntryCodec.decodeSecrets(raw) }
-        let record = try EntryRecord.seal(id: id, revision: revision, overview: overview, secrets: secrets,
-                                          vaultID: vaultID, keys: keys, entropy: entropy)
-        return SealedItem(record: record, overview: overview)
+        let secretList = try secrets.secureBytes()
+        _ = try secretList.withUnsafeBytes { (raw) throws(FormatError) in try EntryCodec.decodeSecrets(raw) }
+        try ItemParts(overview: overview, secrets: secretList).checkConsistency(with: state.clock)
+        let sealed = try RecordV2.sealReturningOverview(id: id, revision: revision, overview: overview, secrets: secrets,
+                                                        vaultID: vaultID, keys: keys, entropy: entropy)
+        return SealedItem(record: sealed.record, overview: sealed.overview)
     }
 }

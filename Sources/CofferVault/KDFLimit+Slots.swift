@@ -4,7 +4,7 @@ import CofferFormat
 extension KDFLimit {
     /// Checks the Argon2id slots an unlock with a credential of `kind` tries (every
     /// Argon2id slot when `kind` is nil), before any KDF runs.
-    func check(_ slots: [KeySlotRecord], kind: KeySlotKind?) throws(CofferError) {
+    func check(_ slots: [KeySlotV2], kind: KeySlotKind?) throws(CofferError) {
         try check(slots.filter { kind == nil || $0.kind == kind }.compactMap(\.kdf))
     }
 }

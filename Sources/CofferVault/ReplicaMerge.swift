@@ -22,23 +22,33 @@ enum ReplicaMerge {
         var result = ours
         var report = MergeReport()
         result.header = try mergedHeader(ours.header, theirs.header, report: &report)
+        // The epoch start (SPEC.md §17.4): the later of two format-2 files' (a format-1 vault
+        // upgraded on two devices has two); a file read as format 1 has none yet.
+        switch (ours.sourceVersion == FormatV2.version, theirs.sourceVersion == FormatV2.version) {
+        case (true, true): result.header.epochStart = max(ours.header.epochStart, theirs.header.epochStart)
+        case (false, true):
+            result.header.epochStart = theirs.header.epochStart
+            result.sourceVersion = FormatV2.version
+        default: break
+        }
         result.generation = max(ours.generation, theirs.generation)
         var changed: [(ItemID, SealedItem)] = []
         var both: [(ItemID, SnapshotEntry, SnapshotEntry)] = []
         for (id, entry) in theirs.entries.lazy.map({ ($0.key, $0.value) }) + theirs.tombstones.map({ ($0.key, $0.value) }) {
             guard let mine = ours.entries[id] ?? ours.tombstones[id] else {
-                try sealer.check(entry.record)
+                try sealer.check(entry.record, overview: entry.overview)
                 changed.append((id, SealedItem(record: entry.record, overview: entry.overview)))
                 continue
             }
-            if mine.record.digest != entry.record.digest { both.append((id, mine, entry)) }
+            if mine.record.identity != entry.record.identity { both.append((id, mine, entry)) }
         }
         // In id order: a merge that seals draws nonces, and the same inputs give the same file.
         for (id, mine, entry) in both.sorted(by: { $0.0 < $1.0 }) {
             let merged = try sealer.merge(try ItemVersion(record: mine.record, overview: mine.overview),
                                           try ItemVersion(record: entry.record, overview: entry.overview))
-            if merged.record.digest == entry.record.digest { try sealer.check(entry.record) }
-            if merged.record.digest != mine.record.digest { changed.append((id, merged)) }
+            // A record taken as it is from the copy: its secret part opened first (SPEC.md §17.5).
+            if merged.record.identity == entry.record.identity { try sealer.check(entry.record, overview: entry.overview) }
+            if merged.record.identity != mine.record.identity { changed.append((id, merged)) }
         }
         for (id, sealed) in changed {
             let wasLive = result.entries[id] != nil
@@ -57,13 +67,13 @@ enum ReplicaMerge {
     }
 
     /// Whether merging `theirs` into `ours` would change `ours` (``merge(_:_:sealer:)``'s
-    /// `changed`), decided from headers, digests and clocks alone: nothing is sealed.
+    /// `changed`), decided from headers, record identities and clocks alone: nothing is sealed.
     static func adds(_ theirs: VaultSnapshot, to ours: VaultSnapshot) throws(CofferError) -> Bool {
         var report = MergeReport()
         guard (try? mergedHeader(ours.header, theirs.header, report: &report)) == ours.header else { return true }
         for (id, entry) in theirs.entries.lazy.map({ ($0.key, $0.value) }) + theirs.tombstones.map({ ($0.key, $0.value) }) {
             guard let mine = ours.entries[id] ?? ours.tombstones[id] else { return true }
-            guard mine.record.digest != entry.record.digest else { continue }
+            guard mine.record.identity != entry.record.identity else { continue }
             let a = try ItemVersion(record: mine.record, overview: mine.overview)
             let b = try ItemVersion(record: entry.record, overview: entry.overview)
             switch ItemMerge.dominance(a.clock, b.clock) {
@@ -78,13 +88,13 @@ enum ReplicaMerge {
     /// Key slots: every slot either side has, except those either side removed; the
     /// vault clock and the removed slots: the union; other extensions: ours, then theirs'
     /// of types we lack.
-    static func mergedHeader(_ ours: VaultHeader, _ theirs: VaultHeader, report: inout MergeReport) throws(CofferError) -> VaultHeader {
+    static func mergedHeader(_ ours: VaultHeaderV2, _ theirs: VaultHeaderV2, report: inout MergeReport) throws(CofferError) -> VaultHeaderV2 {
         if ours == theirs { return ours }
         var header = ours
         let removed = Set(ours.removedSlots).union(theirs.removedSlots)
         let gone = Set(removed.map(\.identity))
         var seen = Set<[UInt8]>()
-        var slots: [KeySlotRecord] = []
+        var slots: [KeySlotV2] = []
         for slot in ours.slots + theirs.slots {
             let identity = slot.identity
             guard !gone.contains(identity), seen.insert(identity).inserted else { continue }

@@ -64,7 +64,7 @@ struct ReplicaMemory: Sendable {
     /// notices a rollback, and takes a fresh replica id when the file lacks this replica's
     /// own latest edits (stamping on would claim to have seen them). State that cannot be
     /// read or written never stops the vault: it then works as with `.none`.
-    init(location: ReplicaStateLocation, path: String, header: VaultHeader, generation: UInt64, entropy: EntropySource) throws(CofferError) {
+    init(location: ReplicaStateLocation, path: String, header: VaultHeaderV2, generation: UInt64, entropy: EntropySource) throws(CofferError) {
         vaultID = header.vaultID
         let directory = location.folder
         let canonical = VaultFileStore.absolutePath(path)
@@ -141,18 +141,18 @@ struct ReplicaMemory: Sendable {
         try? store.remember(clock: remembered.times, vaultID: vaultID, keeping: [replica])
     }
 
-    /// A remembered clock bounded as files' vault clocks are (SPEC.md §17.8), with this
+    /// A remembered clock bounded as files' vault clocks are (SPEC.md §17.9), with this
     /// replica's own entry kept whatever its age: it tells whether a file lacks this
     /// replica's latest edit.
     static func bounded(_ clock: VersionVector, own replica: UInt64) -> VersionVector {
-        clock.compacted(limit: VaultHeader.maxClockReplicas, keeping: [replica])
+        clock.compacted(limit: VaultHeaderV2.maxClockReplicas, keeping: [replica])
     }
 
     /// What a file that holds every edit seen here holds in its vault clock: the remembered
     /// clock under the files' own bound. Rollbacks are judged on it, so an entry a file
     /// dropped by that bound is never taken for an edit it lacks (no false rollback).
     static func asFilesHoldIt(_ remembered: VersionVector) -> VersionVector {
-        remembered.compacted(limit: VaultHeader.maxClockReplicas)
+        remembered.compacted(limit: VaultHeaderV2.maxClockReplicas)
     }
 
     /// Whether a save of a file with `clock` would still be a rollback.

@@ -23,6 +23,11 @@ struct SaveEngine {
     private(set) var highestGeneration: UInt64
     /// This device's replica id for the vault and the newest version it has seen (SPEC.md §17.7).
     private(set) var memory: ReplicaMemory
+    /// The new-style slot that replaces the legacy slot this vault was opened with, put in
+    /// by the next save (SPEC.md §11.1).
+    var conversion: SlotConversion?
+    /// The slot key of the converted slot once a save put it in: what a cached unlock holds now.
+    private(set) var convertedSlotKey: SlotKey?
 
     init(path: String, store: VaultFileStore, options: VaultOptions, entropy: EntropySource,
          snapshot: VaultSnapshot, memory: ReplicaMemory) {
@@ -58,7 +63,7 @@ struct SaveEngine {
     /// file another writer saved may be a restored backup or a rolled-back copy, and another
     /// app on this device may have taken a fresh id for it; the save follows the device's id,
     /// and takes a fresh one when what it saves lacks that id's latest edit.
-    mutating func commit(_ changes: Changeset, keys: VaultKeys, lastStamp: UInt64,
+    mutating func commit(_ changes: Changeset, keys: EpochKeys, lastStamp: UInt64,
                          issueStamp: (VersionVector, UInt64) -> Stamp) throws(CofferError) {
         guard !changes.isEmpty else { return }
         try locked { (engine) throws(CofferError) in
@@ -79,13 +84,13 @@ struct SaveEngine {
 
     /// Saves `changes`, made on ``snapshot`` which is the file, encoding the new file from
     /// both, and applies them to the snapshot once the file is saved.
-    private mutating func save(_ changes: Changeset, stamp: Stamp, keys: VaultKeys) throws(CofferError) {
+    private mutating func save(_ changes: Changeset, stamp: Stamp, keys: EpochKeys) throws(CofferError) {
         let generation = max(snapshot.generation, highestGeneration) + 1
-        let header = Self.stamped(changes.header ?? snapshot.header, removing: Self.removedSlots(snapshot.header, changes.header),
-                                  stamp: stamp)
+        let header = upgraded(Self.stamped(changes.header ?? snapshot.header, removing: Self.removedSlots(snapshot.header, changes.header),
+                                           stamp: stamp), stamp: stamp)
         // Nothing unchecked is carried into the new file: the records it keeps are checked
         // first (once per snapshot), those the transaction sealed are new.
-        try snapshot.checkDigests()
+        try snapshot.checkDigests(keys: keys)
         try write(header: header, generation: generation, records: snapshot.records(applying: changes), keys: keys) { engine, identity in
             changes.applyChecked(to: &engine.snapshot)
             engine.snapshot.header = header
@@ -99,7 +104,7 @@ struct SaveEngine {
     /// made on: edits keep what another writer changed meanwhile (its values of the same
     /// fields become conflicts), a deletion of an item changed meanwhile is dropped (the
     /// edit wins), key slots added and removed are added and removed.
-    private func replay(_ changes: Changeset, onto next: inout VaultSnapshot, stamp: Stamp, keys: VaultKeys) throws(CofferError) {
+    private func replay(_ changes: Changeset, onto next: inout VaultSnapshot, stamp: Stamp, keys: EpochKeys) throws(CofferError) {
         let base = changes.baseHeader ?? snapshot.header
         if let header = changes.header {
             var merged = next.header
@@ -146,19 +151,19 @@ struct SaveEngine {
 
     /// The header to save after a transaction on `base`: `header` with the transaction's
     /// stamp in the vault clock and the slots it removed remembered as removed (SPEC.md §17.4).
-    private static func stamped(_ header: VaultHeader, removing removed: [[UInt8]], stamp: Stamp) -> VaultHeader {
+    private static func stamped(_ header: VaultHeaderV2, removing removed: [[UInt8]], stamp: Stamp) -> VaultHeaderV2 {
         var out = header
         var clock = out.clock
         clock.include(stamp)
         out.clock = clock
         if !removed.isEmpty {
-            out.removedSlots = out.removedSlots + removed.map { VaultHeader.RemovedSlot(identity: $0, time: stamp.time) }
+            out.removedSlots = out.removedSlots + removed.map { RemovedKeySlot(identity: $0, time: stamp.time) }
         }
         return out
     }
 
     /// The identities of the slots of `base` that `changed` no longer has.
-    private static func removedSlots(_ base: VaultHeader, _ changed: VaultHeader?) -> [[UInt8]] {
+    private static func removedSlots(_ base: VaultHeaderV2, _ changed: VaultHeaderV2?) -> [[UInt8]] {
         guard let changed else { return [] }
         let kept = Set(changed.slots.map(\.identity))
         return base.slots.map(\.identity).filter { !kept.contains($0) }
@@ -169,14 +174,14 @@ struct SaveEngine {
     /// Joins `other` (verified, same vault) with what this vault holds and saves the result,
     /// under the write lock. Returns what the merge changed.
     ///
-    /// Every record of `other` is checked against its manifest digest first, those this
-    /// vault holds too among them: a copy that fails any check is refused whole. A merge
+    /// Every record of `other` has its secret part authenticated first, those this vault
+    /// holds too among them: a copy that fails any check is refused whole. A merge
     /// that changes nothing writes nothing: no new generation, and the backup (the one
     /// level of undo) stays as it was.
     @discardableResult
-    mutating func saveMerged(with other: VaultSnapshot, keys: VaultKeys) throws(CofferError) -> MergeReport {
+    mutating func saveMerged(with other: VaultSnapshot, keys: EpochKeys) throws(CofferError) -> MergeReport {
         var other = other
-        try other.checkDigests()
+        try other.checkDigests(keys: keys)
         return try locked { (engine) throws(CofferError) -> MergeReport in
             // The file, when it changed since we read it, takes part too: as it is when it
             // holds all this vault holds, else joined with it (and then saved in any case).
@@ -201,7 +206,7 @@ struct SaveEngine {
     /// Re-reads the file if another process saved it since this vault last did; returns
     /// true when something was reloaded. A file that lacks something this vault holds is
     /// merged with it and the merge is saved.
-    mutating func refresh(keys: VaultKeys) throws(CofferError) -> Bool {
+    mutating func refresh(keys: EpochKeys) throws(CofferError) -> Bool {
         guard try fileChanged() else { return false }
         let fresh = try readVerified(keys: keys)
         if fresh.header.clock.dominates(snapshot.header.clock), fresh.generation >= snapshot.generation {
@@ -218,10 +223,10 @@ struct SaveEngine {
     /// A restore is an edit made on an older version (SPEC.md §17.7): the file now lacks
     /// this replica's latest edits, which other copies may hold, so the replica takes a
     /// fresh id; its next stamps then claim to have seen only what the backup holds.
-    mutating func restoreBackup(keys: VaultKeys) throws(CofferError) {
+    mutating func restoreBackup(keys: EpochKeys) throws(CofferError) {
         try locked { (engine) throws(CofferError) in
             var restored = try engine.readBackup(keys: keys)
-            try restored.checkDigests()
+            try restored.checkDigests(keys: keys)
             restored.identity = try storeCall { () throws(StoreError) in try engine.store.restoreBackup() }
             engine.adopt(restored)
             try engine.memory.takeFreshReplica(entropy: engine.entropy)
@@ -237,18 +242,19 @@ struct SaveEngine {
     }
 
     /// This version joined with the file another writer saved since we read it.
-    private func joinedWithFile(keys: VaultKeys) throws(CofferError) -> VaultSnapshot {
+    private func joinedWithFile(keys: EpochKeys) throws(CofferError) -> VaultSnapshot {
         try ReplicaMerge.merge(snapshot, try readVerified(keys: keys), sealer: sealer(keys)).snapshot
     }
 
     /// Saves `joined`, this version joined with another (the file another writer saved, a
     /// replica merged in), and makes it this vault's version. It holds the other's records
     /// too, so every digest is checked before they are written again.
-    private mutating func saveJoined(_ joined: VaultSnapshot, keys: VaultKeys) throws(CofferError) {
+    private mutating func saveJoined(_ joined: VaultSnapshot, keys: EpochKeys) throws(CofferError) {
         var next = joined
         next.generation = max(next.generation, highestGeneration) + 1
+        next.header = upgraded(next.header, stamp: Stamp(replica: memory.replica, time: max(1, next.header.clock.maxTime)))
         next.digestsChecked = false
-        try next.checkDigests()
+        try next.checkDigests(keys: keys)
         try write(header: next.header, generation: next.generation, records: next.allRecords, keys: keys) { engine, identity in
             next.identity = identity
             engine.snapshot = next
@@ -256,7 +262,82 @@ struct SaveEngine {
         }
     }
 
-    private func sealer(_ keys: VaultKeys) -> ItemSealer { ItemSealer(vaultID: snapshot.vaultID, keys: keys, entropy: entropy) }
+    // MARK: Format upgrade and key rotation
+
+    /// Writes the file as format 2 with nothing else changed (SPEC.md §11.1): the version-1
+    /// file becomes the backup. False when the file is format 2 already and no legacy slot
+    /// waits for its conversion.
+    mutating func upgrade(keys: EpochKeys, issueStamp: (VersionVector) -> Stamp) throws(CofferError) -> Bool {
+        try locked { (engine) throws(CofferError) -> Bool in
+            if try engine.fileChanged() { engine.adopt(try engine.readVerified(keys: keys)) }
+            guard engine.snapshot.sourceVersion != FormatV2.version || engine.conversion != nil else { return false }
+            let stamp = issueStamp(engine.snapshot.header.clock)
+            let header = engine.upgraded(Self.stamped(engine.snapshot.header, removing: [], stamp: stamp), stamp: stamp)
+            let generation = max(engine.snapshot.generation, engine.highestGeneration) + 1
+            try engine.snapshot.checkDigests(keys: keys)
+            try engine.write(header: header, generation: generation, records: engine.snapshot.allRecords, keys: keys,
+                             keepBackup: true) { engine, identity in
+                engine.snapshot.header = header
+                engine.snapshot.generation = generation
+                engine.snapshot.identity = identity
+                engine.highestGeneration = generation
+            }
+            return true
+        }
+    }
+
+    /// Rotates the vault to a new epoch key (SPEC.md §11.2) and saves it: every record
+    /// sealed again, the old key in the key history, every format-2 slot given a stanza
+    /// for the new key; legacy slots (after the one that opened the vault is converted)
+    /// and slots of unknown types are removed, and returned. No backup under the old key is
+    /// left. Returns the new keys and the removed slots.
+    mutating func rotate(keys: EpochKeys, issueStamp: (VersionVector) -> Stamp) throws(CofferError) -> (keys: EpochKeys, removed: [KeySlotV2]) {
+        try locked { (engine) throws(CofferError) -> (keys: EpochKeys, removed: [KeySlotV2]) in
+            var base = try engine.fileChanged() ? engine.joinedWithFile(keys: keys) : engine.snapshot
+            try base.checkDigests(keys: keys)
+            let stamp = issueStamp(base.header.clock)
+            let header = engine.upgraded(Self.stamped(base.header, removing: [], stamp: stamp), stamp: stamp)
+            let records = base.allRecords
+            let rotated = try formatCall { () throws(FormatError) in
+                try EpochRotation.rotate(header: header, records: records, keys: keys, at: stamp, entropy: engine.entropy)
+            }
+            let generation = max(base.generation, engine.highestGeneration) + 1
+            try engine.write(header: rotated.header, generation: generation, records: rotated.records, keys: rotated.keys,
+                             changesKey: true) { engine, identity in
+                // The overviews are those of the records before: only their sealing changed.
+                base.replaceRecords(rotated.records)
+                base.header = rotated.header
+                base.generation = generation
+                base.identity = identity
+                base.digestsChecked = true
+                engine.snapshot = base
+                engine.highestGeneration = generation
+            }
+            return (rotated.keys, rotated.removed)
+        }
+    }
+
+    /// `header` as the next save writes it: a file read as format 1 gets its epoch start
+    /// (the upgrading save's stamp), and the legacy slot that opened the vault its new-style
+    /// replacement, the legacy one listed as removed (SPEC.md §11.1).
+    private func upgraded(_ header: VaultHeaderV2, stamp: Stamp) -> VaultHeaderV2 {
+        var out = header
+        if snapshot.sourceVersion != FormatV2.version { out.epochStart = stamp }
+        if let conversion, let index = out.slots.firstIndex(where: { $0.identity == conversion.legacy }),
+           conversion.slot.stanza.count == 80, !out.slots.contains(where: { $0.identity == conversion.slot.identity }) {
+            out.slots[index] = conversion.slot
+            out.removedSlots = out.removedSlots + [RemovedKeySlot(identity: conversion.legacy, time: stamp.time)]
+        }
+        return out
+    }
+
+    /// The slots of `header` with the converted slot put back as the legacy one it replaced:
+    /// a conversion changes no credential, so it keeps the backup (SPEC.md §11.1).
+    private func credentialSlots(_ header: VaultHeaderV2) -> [[UInt8]] {
+        header.slots.map { slot in slot.identity == conversion?.slot.identity ? (conversion?.legacy ?? slot.identity) : slot.identity }
+    }
+
+    private func sealer(_ keys: EpochKeys) -> ItemSealer { ItemSealer(vaultID: snapshot.vaultID, keys: keys, entropy: entropy) }
 
     /// Runs `body` under the cross-process write lock.
     private mutating func locked<R>(_ body: (inout SaveEngine) throws(CofferError) -> R) throws(CofferError) -> R {
@@ -268,14 +349,14 @@ struct SaveEngine {
 
     /// Writes a new vault's first version (no items; it fails if the file exists) and
     /// returns it as read back.
-    static func createFile(_ store: VaultFileStore, header: VaultHeader, keys: VaultKeys,
+    static func createFile(_ store: VaultFileStore, header: VaultHeaderV2, keys: EpochKeys,
                            lockTimeout: Duration) throws(CofferError) -> VaultSnapshot {
-        let bytes = try formatCall { () throws(FormatError) in try VaultFile.encode(header: header, generation: 1, records: [], keys: keys) }
+        let bytes = try formatCall { () throws(FormatError) in try VaultFileV2.encode(header: header, generation: 1, records: [], keys: keys).bytes }
         // Under the write lock, so this never races another writer's temp-file cleanup.
         let identity = try store.withExclusiveLock(timeout: lockTimeout) { () throws(CofferError) in
             try storeCall { () throws(StoreError) in try store.create(bytes) }
         }
-        let codec = try formatCall { () throws(FormatError) in try VaultFile.parse(bytes) }
+        let codec = try formatCall { () throws(FormatError) in try VaultFileV2.parse(bytes) }
         return try VaultSnapshot(codec: codec, keys: keys, identity: identity)
     }
 
@@ -285,41 +366,76 @@ struct SaveEngine {
     }
 
     /// Reads, parses and verifies the file with `keys`.
-    func readVerified(keys: VaultKeys) throws(CofferError) -> VaultSnapshot {
+    func readVerified(keys: EpochKeys) throws(CofferError) -> VaultSnapshot {
         let file = try storeCall { () throws(StoreError) in try store.read() }
         return try replicaSnapshot(file.bytes, name: "the file at \(path) now", keys: keys, identity: file.identity)
     }
 
     /// Reads the file and decrypts and checks every record with `keys` (``Vault/verifyAll()``).
-    func verifyAll(keys: VaultKeys) throws(CofferError) {
+    func verifyAll(keys: EpochKeys) throws(CofferError) {
         let fresh = try readVerified(keys: keys)
         for record in fresh.allRecords.sorted(by: { $0.id < $1.id }) {
             try formatCall { () throws(FormatError) in
                 let overview = try record.openOverviewList(vaultID: fresh.vaultID, keys: keys)
-                _ = try EntryCodec.decodeOverview(overview)
-                _ = try record.openSecrets(vaultID: fresh.vaultID, keys: keys)
-                // The merge fields agree with the values (SPEC.md §17.3), as a merge would check.
-                try ItemParts(overview: overview, secrets: record.openSecretList(vaultID: fresh.vaultID, keys: keys))
-                    .checkConsistency(with: ItemClockCodec.decode(overview: overview))
+                _ = try record.openSecretList(vaultID: fresh.vaultID, keys: keys, overview: overview)
             }
         }
     }
 
     /// Reads and verifies the backup (`<path>.bak`) with `keys`.
-    func readBackup(keys: VaultKeys) throws(CofferError) -> VaultSnapshot {
+    func readBackup(keys: EpochKeys) throws(CofferError) -> VaultSnapshot {
         let backup = try storeCall { () throws(StoreError) in try store.readBackup() }
         return try replicaSnapshot(backup.bytes, name: "the backup \(path).bak", keys: keys)
     }
 
     /// Parses and verifies a replica of this vault with `keys`; overviews of records we
     /// hold already are not decrypted again.
-    func replicaSnapshot(_ bytes: [UInt8], name: String, keys: VaultKeys, identity: FileIdentity? = nil) throws(CofferError) -> VaultSnapshot {
-        let codec = try formatCall { () throws(FormatError) in try VaultFile.parse(bytes) }
-        guard codec.header.vaultID == snapshot.vaultID else {
+    func replicaSnapshot(_ bytes: [UInt8], name: String, keys: EpochKeys, identity: FileIdentity? = nil) throws(CofferError) -> VaultSnapshot {
+        let parsed = try formatCall { () throws(FormatError) in try VaultFileReader.Parsed(bytes) }
+        guard parsed.vaultID == snapshot.vaultID else {
             throw .differentVault("\(name) holds a different vault")
         }
-        try formatCall { () throws(FormatError) in try codec.authenticate(keys: keys) }
+        if let why = try formatCall({ () throws(FormatError) in try otherEpoch(parsed, keys: keys) }) {
+            throw .otherKeyEpoch("\(name) \(why)")
+        }
+        let codec = try formatCall { () throws(FormatError) in try parsed.authenticated(with: keys, entropy: entropy) }
         return try VaultSnapshot(codec: codec, keys: keys, identity: identity ?? snapshot.identity, reusing: snapshot)
+    }
+
+    /// Why `parsed` is sealed under another key epoch than `keys` (SPEC.md §17.8), or nil
+    /// when it is under the same one. Merging across a rotation is not implemented yet, so
+    /// such a copy is refused before anything of it is read; the reason names which side
+    /// was rotated, from the public epoch ids (and, for a format-1 copy, the header MAC
+    /// under each earlier key this vault still holds).
+    private func otherEpoch(_ parsed: VaultFileReader.Parsed, keys: EpochKeys) throws(FormatError) -> String? {
+        let ours = snapshot.header.keyHistory
+        switch parsed {
+        case .v2(let codec):
+            guard !ConstantTime.equals(codec.header.epochID, keys.epochID) else { return nil }
+            if ours?.epochs.contains(where: { $0.epochID == codec.header.epochID }) == true {
+                return "was sealed before this vault's key was rotated (rekey)"
+            }
+            if codec.header.keyHistory?.epochs.contains(where: { $0.epochID == keys.epochID }) == true {
+                return "was rekeyed after this vault last read it"
+            }
+            return "is sealed under a key this vault never held (both sides were rekeyed, or the copy is older than the key history)"
+        case .v1(let codec):
+            // A format-1 copy's vault key is the first epoch key of the upgraded vault: under
+            // the current key unless a rotation came after the upgrade.
+            guard let ours else { return nil }
+            for earlier in try ours.open(with: keys, vaultID: snapshot.vaultID) {
+                let earlierKeys = try VaultKeys(vaultKey: earlier.keys.epochKey)
+                do {
+                    try codec.authenticate(keys: earlierKeys)
+                } catch .tampered(.header) {
+                    continue
+                } catch {
+                    // Its header authenticated under that key: a copy of that epoch, damaged after.
+                }
+                return "is a format-1 copy made before this vault's key was rotated (rekey)"
+            }
+            return nil
+        }
     }
 
     /// Encodes a new file and puts it in place of the old one, then hands `install` the new
@@ -327,17 +443,25 @@ struct SaveEngine {
     /// (``Vault/acceptRollback()``). When the key slots change, no backup under the old ones
     /// is left (see `VaultFileStore.replace`): a `.bak` that still opened with a replaced
     /// password would unwrap the vault key, which decrypts everything saved later too.
-    private mutating func write(header: VaultHeader, generation: UInt64, records: [EntryRecord], keys: VaultKeys,
+    /// `keepBackup` overrides the options' choice (an upgrade keeps the version-1 file, as
+    /// does any first save of one);
+    /// `changesKey` (a rotation) leaves no backup under the old key, as changed slots do.
+    private mutating func write(header: VaultHeaderV2, generation: UInt64, records: [RecordV2], keys: EpochKeys,
+                                keepBackup: Bool? = nil, changesKey: Bool = false,
                                 install: (inout SaveEngine, FileIdentity) -> Void) throws(CofferError) {
         let bytes = try formatCall { () throws(FormatError) in
-            try VaultFile.encodeInPieces(header: header, generation: generation, records: records, keys: keys)
+            try VaultFileV2.encode(header: header, generation: generation, records: records, keys: keys)
         }
         if memory.stillRolledBack(header.clock), let warning = memory.rollback {
             throw .rolledBack("\(path): \(warning.description); nothing was saved (accept the rollback to save anyway)")
         }
         let identity: FileIdentity
         do throws(StoreError) {
-            identity = try store.replace(with: bytes, keepBackup: options.keepsBackup, slotsChanged: header.slots != snapshot.header.slots)
+            let slotsChanged = changesKey || credentialSlots(header) != snapshot.header.slots.map(\.identity)
+            // The first save of a format-1 file keeps it as the backup whatever the options
+            // say: an older Coffer can still read it (SPEC.md §11.1).
+            let backup = keepBackup ?? (snapshot.sourceVersion != FormatV2.version || options.keepsBackup)
+            identity = try store.replace(with: bytes, keepBackup: backup, slotsChanged: slotsChanged)
         } catch {
             if case .system(.syncDirectory, _, _) = error {
                 // The new file is in place (only its durability is unknown): remember it, so
@@ -347,6 +471,11 @@ struct SaveEngine {
             throw CofferError(error)
         }
         install(&self, identity)
+        snapshot.sourceVersion = FormatV2.version
+        if let conversion, header.slots.contains(where: { $0.identity == conversion.slot.identity }) {
+            convertedSlotKey = conversion.slotKey
+            self.conversion = nil
+        }
         memory.remember(header.clock)
     }
 }

@@ -14,7 +14,9 @@ extension Vault {
     /// is kept as a conflict (``conflicts(for:)``; a password goes to the history), and a
     /// deletion loses to an edit it had not seen.
     ///
-    /// Throws ``CofferError/differentVault(_:)`` for a copy of another vault, and the usual
+    /// Throws ``CofferError/differentVault(_:)`` for a copy of another vault,
+    /// ``CofferError/otherKeyEpoch(_:)`` for a copy sealed under another vault key (a
+    /// rotation, ``rotateKey()``, on one side since: not merged yet), and the usual
     /// read errors (``CofferError/tampered(_:)``, ``CofferError/truncated(_:)``…) for a
     /// damaged one; the other file is only read, never changed.
     ///

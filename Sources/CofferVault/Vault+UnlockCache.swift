@@ -32,9 +32,8 @@ extension Vault {
     static func open(at path: String, unlockCache cache: some UnlockCache, options: VaultOptions,
                      entropy: EntropySource, store: VaultFileStore? = nil, clock: WallClock = .system) throws(CofferError) -> Vault? {
         let store = store ?? VaultFileStore(path: path)
-        let file = try storeCall { () throws(StoreError) in try store.read() }
-        let codec = try formatCall { () throws(FormatError) in try VaultFile.parse(file.bytes) }
-        let vaultID = ItemID(validated: codec.header.vaultID).hex
+        let (file, parsed) = try VaultFileReader.readParsed(store)
+        let vaultID = ItemID(validated: parsed.vaultID).hex
         // A cached unlock made at this path for another vault: the file was replaced.
         if let here = VaultFileStore.absolutePath(path) {
             for other in try cache.entries() where other.path == here && other.vaultID != vaultID {
@@ -47,13 +46,13 @@ extension Vault {
             return nil
         }
         do {
-            guard let keys = try formatCall({ () throws(FormatError) in try codec.unlockAndAuthenticate(with: cached.slotKey) }) else {
+            guard let opened = try formatCall({ () throws(FormatError) in try parsed.unlock(with: cached.slotKey, entropy: entropy) }) else {
                 try cache.remove(forVault: vaultID)
                 return nil
             }
             // The overviews are checked here (SPEC.md §10): a damaged one forgets the unlock too.
-            let vault = try Vault(opened: codec, identity: file.identity, keys: keys, slotKey: cached.slotKey,
-                                  path: path, options: options, store: store, entropy: entropy)
+            let vault = try Vault(opened: opened.codec, identity: file.identity, keys: opened.keys, slotKey: cached.slotKey,
+                                  conversion: opened.conversion, path: path, options: options, store: store, entropy: entropy)
             vault.wallClock = clock
             return vault
         } catch {

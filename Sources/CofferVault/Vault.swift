@@ -30,7 +30,7 @@ public final class Vault: @unchecked Sendable {
     let store: VaultFileStore
     let entropy: EntropySource
     private let stateLock = NSRecursiveLock()
-    private var keys: VaultKeys?
+    private var keys: EpochKeys?
     /// The key slot that opened the vault and its key-encryption key, for
     /// ``cacheUnlock(in:for:)``; wiped with the keys.
     private var slotKey: SlotKey?
@@ -52,7 +52,7 @@ public final class Vault: @unchecked Sendable {
     package func now() -> Date { withLock { wallClock.now() } }
 
     init(path: String, options: VaultOptions, store: VaultFileStore, entropy: EntropySource,
-         keys: VaultKeys, slotKey: SlotKey?, snapshot: VaultSnapshot, memory: ReplicaMemory) {
+         keys: EpochKeys, slotKey: SlotKey?, snapshot: VaultSnapshot, memory: ReplicaMemory) {
         self.path = path
         self.slotKey = slotKey
         self.options = options
@@ -131,21 +131,25 @@ public final class Vault: @unchecked Sendable {
             try options.kdfLimit.check(Array(repeating: options.kdf, count: credentials.count { $0.slotKind == kind }))
         }
         let store = store ?? VaultFileStore(path: path)
-        let vaultKey = try entropy.secureBytes(FormatV1.keyLength)
-        let keys = try formatCall { () throws(FormatError) in try VaultKeys(vaultKey: vaultKey) }
+        let epochKey = try entropy.secureBytes(FormatV1.keyLength)
+        let keys = try formatCall { () throws(FormatError) in try EpochKeys(epochKey: epochKey) }
         let vaultID = try entropy.bytes(FormatV1.vaultIDLength)
-        var slots: [KeySlotRecord] = []
+        var slots: [KeySlotV2] = []
         var firstSlotKey: SlotKey?
         for credential in credentials {
             let made = try formatCall { () throws(FormatError) in
-                try KeySlotRecord.makeReturningKEK(for: credential, vaultKey: vaultKey, vaultID: vaultID, kdf: options.kdf, entropy: entropy)
+                try KeySlotV2.make(for: credential, kdf: options.kdf, vaultID: vaultID, epoch: keys, entropy: entropy)
             }
             slots.append(made.slot)
-            if firstSlotKey == nil { firstSlotKey = SlotKey(slotIdentity: made.slot.identity, slotKind: made.slot.kind, kek: made.kek) }
+            if firstSlotKey == nil { firstSlotKey = SlotKey(slotIdentity: made.slot.identity, seeds: made.seeds) }
         }
-        var header = VaultHeader(vaultID: vaultID, slots: slots, extensions: [])
+        // The epoch start is set below, once the replica's stamp is known.
+        var header = VaultHeaderV2(vaultID: vaultID, epochID: keys.epochID, epochStart: Stamp(replica: 1, time: 1),
+                                   slots: slots, extensions: [])
         var memory = try ReplicaMemory(location: options.replicaState, path: path, header: header, generation: 1, entropy: entropy)
-        header.clock = VersionVector([memory.replica: HybridTime.next(after: 0, nowMilliseconds: clock.milliseconds())])
+        let created = Stamp(replica: memory.replica, time: HybridTime.next(after: 0, nowMilliseconds: clock.milliseconds()))
+        header.clock = VersionVector([created.replica: created.time])
+        header.epochStart = created
         let snapshot = try SaveEngine.createFile(store, header: header, keys: keys, lockTimeout: options.lockTimeout)
         memory.remember(header.clock)
         return Vault(path: path, options: options, store: store, entropy: entropy, keys: keys, slotKey: firstSlotKey,
@@ -176,18 +180,20 @@ public final class Vault: @unchecked Sendable {
     static func open(at path: String, credential: VaultCredential, options: VaultOptions,
                      entropy: EntropySource, store: VaultFileStore? = nil) throws(CofferError) -> Vault {
         let store = store ?? VaultFileStore(path: path)
-        let opened = try VaultFileReader.readAndUnlock(store, with: credential, kdfLimit: options.kdfLimit)
+        let opened = try VaultFileReader.readAndUnlock(store, with: credential, kdfLimit: options.kdfLimit, entropy: entropy)
         return try Vault(opened: opened.codec, identity: opened.file.identity, keys: opened.keys, slotKey: opened.slotKey,
-                         path: path, options: options, store: store, entropy: entropy)
+                         conversion: opened.conversion, path: path, options: options, store: store, entropy: entropy)
     }
 
-    /// A vault for a file just read and verified with `keys`.
-    convenience init(opened codec: VaultFile, identity: FileIdentity, keys: VaultKeys, slotKey: SlotKey?,
+    /// A vault for a file just read and verified with `keys`; `conversion` replaces the
+    /// legacy slot that opened it at the next save (SPEC.md §11.1).
+    convenience init(opened codec: VaultFileV2, identity: FileIdentity, keys: EpochKeys, slotKey: SlotKey?, conversion: SlotConversion?,
                      path: String, options: VaultOptions, store: VaultFileStore, entropy: EntropySource) throws(CofferError) {
         let snapshot = try VaultSnapshot(codec: codec, keys: keys, identity: identity)
         let memory = try ReplicaMemory(location: options.replicaState, path: path, header: snapshot.header,
                                        generation: snapshot.generation, entropy: entropy)
         self.init(path: path, options: options, store: store, entropy: entropy, keys: keys, slotKey: slotKey, snapshot: snapshot, memory: memory)
+        engine.conversion = conversion
     }
 
     /// Reads a vault's format version, KDF parameters, slots and entry count, without a password.
@@ -312,9 +318,13 @@ public final class Vault: @unchecked Sendable {
     /// the header (a password change removes it).
     var openingSlotKey: SlotKey? {
         withLock {
-            guard keys != nil, let slotKey,
-                  engine.snapshot.header.slots.contains(where: { $0.identity == slotKey.slotIdentity }) else { return nil }
-            return slotKey
+            guard keys != nil else { return nil }
+            // The slot that opened the vault, or the new-style slot that replaced it (SPEC.md §11.1).
+            for candidate in [slotKey, engine.convertedSlotKey].compactMap({ $0 })
+            where engine.snapshot.header.slots.contains(where: { $0.identity == candidate.slotIdentity }) {
+                return candidate
+            }
+            return nil
         }
     }
 
@@ -325,11 +335,12 @@ public final class Vault: @unchecked Sendable {
     /// Unlocks a locked vault again, re-reading the file.
     public func unlock(with credential: VaultCredential) throws(CofferError) {
         try withLock { () throws(CofferError) in
-            let opened = try VaultFileReader.readAndUnlock(store, with: credential, kdfLimit: options.kdfLimit)
+            let opened = try VaultFileReader.readAndUnlock(store, with: credential, kdfLimit: options.kdfLimit, entropy: entropy)
             // Unlocking accepts the file as it is now, like opening it.
             try engine.adoptUnlocked(try VaultSnapshot(codec: opened.codec, keys: opened.keys, identity: opened.file.identity),
                                      lastStamp: lastStampTime)
             replica = engine.memory.replica
+            engine.conversion = opened.conversion
             keys = opened.keys
             slotKey = opened.slotKey
         }
@@ -383,7 +394,7 @@ public final class Vault: @unchecked Sendable {
     private func runTransaction<R, E: Error>(_ body: (VaultTransaction) throws(E) -> R,
                                              lift: (CofferError) -> E) throws(E) -> R {
         try withLock { () throws(E) -> R in
-            let keys: VaultKeys
+            let keys: EpochKeys
             do throws(CofferError) { keys = try requireKeys() } catch { throw lift(error) }
             let tx = VaultTransaction(vault: self, keys: keys, base: engine.snapshot)
             defer { tx.close() }
@@ -408,14 +419,24 @@ public final class Vault: @unchecked Sendable {
     }
 
     /// Runs `body` on the save engine with the keys, under the vault's lock.
-    func saving<R>(_ body: (inout SaveEngine, VaultKeys) throws(CofferError) -> R) throws(CofferError) -> R {
+    func saving<R>(_ body: (inout SaveEngine, EpochKeys) throws(CofferError) -> R) throws(CofferError) -> R {
         try withLock { () throws(CofferError) -> R in
             let keys = try requireKeys()
             return try body(&engine, keys)
         }
     }
 
-    func requireKeys() throws(CofferError) -> VaultKeys {
+    /// Runs a key rotation on the file and takes its new keys (``rotateKey()``).
+    func rotatingKey() throws(CofferError) -> KeyRotation {
+        try withLock { () throws(CofferError) -> KeyRotation in
+            let old = try requireKeys()
+            let (new, removed) = try engine.rotate(keys: old) { clock in issueStamp(after: clock) }
+            keys = new
+            return KeyRotation(removedSlots: removed.map(\.kind), records: engine.snapshot.entries.count + engine.snapshot.tombstones.count)
+        }
+    }
+
+    func requireKeys() throws(CofferError) -> EpochKeys {
         guard let keys else { throw .vaultLocked }
         return keys
     }

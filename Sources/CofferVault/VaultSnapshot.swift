@@ -6,7 +6,7 @@ import Dispatch
 /// What an open vault knows of its file: the version it last read or wrote,
 /// with every overview decrypted and checked.
 package struct VaultSnapshot: Sendable {
-    var header: VaultHeader
+    var header: VaultHeaderV2
     var generation: UInt64
     /// Every item's record and checked overview, in one dictionary: a large vault
     /// spends a good part of its opening time filling it.
@@ -15,6 +15,9 @@ package struct VaultSnapshot: Sendable {
     /// replica that has not seen the deletion merges correctly. Never listed.
     package var tombstones: [ItemID: SnapshotEntry] = [:]
     var identity: FileIdentity
+    /// The format version of the file read: 1 for a format-1 file held as format-2 parts,
+    /// which the next save upgrades (SPEC.md §11.1).
+    var sourceVersion: UInt16 = FormatV2.version
     /// True when every record's digest is known to match the manifest: checked, or sealed
     /// by this process. An open checks digests lazily (SPEC.md §10, step 13), so a save
     /// checks the records it carries forward first, unless this is set: damage is never
@@ -28,9 +31,10 @@ package struct VaultSnapshot: Sendable {
 
     /// Decrypts every overview of a verified file, on all cores. Overviews of records
     /// that are byte for byte those of `previous` are reused instead of decrypted again.
-    package init(codec: VaultFile, keys: VaultKeys, identity: FileIdentity, reusing previous: VaultSnapshot? = nil) throws(CofferError) {
+    package init(codec: VaultFileV2, keys: EpochKeys, identity: FileIdentity, reusing previous: VaultSnapshot? = nil) throws(CofferError) {
         header = codec.header
-        generation = codec.manifest.generation
+        generation = codec.generation
+        sourceVersion = codec.sourceVersion
         self.identity = identity
         let vaultID = codec.header.vaultID
         let read = codec.records
@@ -39,7 +43,8 @@ package struct VaultSnapshot: Sendable {
         // every thread at once.
         let opened = try read.withUnsafeBufferPointer { (records) throws(CofferError) -> [[UInt8]] in
             try formatCall { () throws(FormatError) in try ParallelWork.map(count: records.count) { (index) throws(FormatError) -> [UInt8] in
-                if let previous, let old = previous.entries[records[index].id], old.record.digest == records[index].digest {
+                if let previous, let old = previous.entries[records[index].id] ?? previous.tombstones[records[index].id],
+                   old.record.identity == records[index].identity {
                     return old.overview
                 }
                 return try records[index].openOverviewList(vaultID: vaultID, keys: keys)
@@ -48,7 +53,7 @@ package struct VaultSnapshot: Sendable {
         entries = Dictionary(minimumCapacity: read.count)
         for index in read.indices {
             let entry = SnapshotEntry(record: read[index], overview: opened[index])
-            if try Self.isTombstone(entry.overview) {
+            if read[index].isTombstone {
                 tombstones[read[index].id] = entry
             } else {
                 entries[read[index].id] = entry
@@ -56,8 +61,8 @@ package struct VaultSnapshot: Sendable {
         }
     }
 
-    /// Whether a checked overview is that of a deleted item (only those with a deletion field
-    /// are decoded to find out).
+    /// Whether a checked overview is that of a deleted item: its deletion vector dominates
+    /// its version vector (only those with a deletion field are decoded to find out).
     static func isTombstone(_ overview: [UInt8]) throws(CofferError) -> Bool {
         guard ItemClockCodec.mayBeDeleted(overview) else { return false }
         return try formatCall { () throws(FormatError) in try ItemClockCodec.decode(overview: overview)?.isDeleted ?? false }
@@ -84,10 +89,10 @@ package struct VaultSnapshot: Sendable {
     }
 
     /// The record of item `id`.
-    func record(_ id: ItemID) -> EntryRecord? { entries[id]?.record }
+    func record(_ id: ItemID) -> RecordV2? { entries[id]?.record }
 
     /// Every record, tombstones included, in no particular order.
-    var allRecords: [EntryRecord] { entries.values.map(\.record) + tombstones.values.map(\.record) }
+    var allRecords: [RecordV2] { entries.values.map(\.record) + tombstones.values.map(\.record) }
 
     /// Forgets the decrypted overviews, and the records with them (unlocking reads the
     /// file again).
@@ -111,18 +116,31 @@ package struct VaultSnapshot: Sendable {
 
     static let backgroundReleaseThreshold = 10_000
 
-    /// Checks the digest of every record (SPEC.md §10, step 13), on all cores, unless
-    /// ``digestsChecked``; then sets it.
-    mutating func checkDigests() throws(CofferError) {
+    /// Checks every record's secret part (its AEAD, SPEC.md §10 step 15), on all cores,
+    /// unless ``digestsChecked``; then sets it. Format 2 has no record digest: a record
+    /// carried into a new file is checked by opening it.
+    mutating func checkDigests(keys: EpochKeys) throws(CofferError) {
         guard !digestsChecked else { return }
         let records = allRecords
-        try formatCall { () throws(FormatError) in try EntryRecord.checkDigests(records) }
+        try formatCall { () throws(FormatError) in try RecordV2.verifySecrets(records, vaultID: vaultID, keys: keys) }
         digestsChecked = true
     }
 
+    /// Puts `records` (the same items, sealed again: a rotation) in place of the held ones;
+    /// the overviews stay, as their plaintexts did not change.
+    mutating func replaceRecords(_ records: [RecordV2]) {
+        for record in records {
+            if let entry = entries[record.id] {
+                entries[record.id] = SnapshotEntry(record: record, overview: entry.overview)
+            } else if let entry = tombstones[record.id] {
+                tombstones[record.id] = SnapshotEntry(record: record, overview: entry.overview)
+            }
+        }
+    }
+
     /// The records after `changes`, for encoding a save without changing this snapshot.
-    func records(applying changes: Changeset) -> [EntryRecord] {
-        var out: [EntryRecord] = []
+    func records(applying changes: Changeset) -> [RecordV2] {
+        var out: [RecordV2] = []
         out.reserveCapacity(entries.count + tombstones.count + changes.order.count)
         for (id, entry) in entries where changes.entries[id] == nil { out.append(entry.record) }
         for (id, entry) in tombstones where changes.entries[id] == nil { out.append(entry.record) }
@@ -178,10 +196,10 @@ package struct VaultSnapshot: Sendable {
 /// around is one reference count, where copying the record's struct cost a dozen
 /// when a large vault is listed.
 package final class SnapshotEntry: Sendable {
-    let record: EntryRecord
+    let record: RecordV2
     let overview: [UInt8]
 
-    init(record: EntryRecord, overview: [UInt8]) {
+    init(record: RecordV2, overview: [UInt8]) {
         self.record = record
         self.overview = overview
     }

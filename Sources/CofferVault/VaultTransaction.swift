@@ -17,7 +17,7 @@ import Foundation
 /// ```
 public final class VaultTransaction {
     private unowned let vault: Vault
-    private let keys: VaultKeys
+    private let keys: EpochKeys
     /// Opens the items this transaction reads and seals those it writes.
     private let sealer: ItemSealer
     /// The vault when the transaction began. Never changed: reads see `changes` over
@@ -28,7 +28,7 @@ public final class VaultTransaction {
     private var keyChanges: [UniquenessKey: KeyHolders?] = [:]
     private var isOpen = true
 
-    init(vault: Vault, keys: VaultKeys, base: VaultSnapshot) {
+    init(vault: Vault, keys: EpochKeys, base: VaultSnapshot) {
         self.vault = vault
         self.keys = keys
         self.base = base
@@ -48,9 +48,9 @@ public final class VaultTransaction {
 
     // MARK: The base with this transaction's changes
 
-    var header: VaultHeader { changes.header ?? base.header }
+    var header: VaultHeaderV2 { changes.header ?? base.header }
 
-    private func currentRecord(_ id: ItemID) -> EntryRecord? {
+    private func currentRecord(_ id: ItemID) -> RecordV2? {
         switch changes.entries[id] {
         case .put(let sealed, _)?: return sealed.record
         case .tombstone?: return nil
@@ -163,9 +163,8 @@ public final class VaultTransaction {
         }
         var found = try formatCall { () throws(FormatError) in 
             try ParallelWork.map(count: candidates.count) { [candidates] (index) throws(FormatError) -> Item in
-                // An item is returned only from a record the manifest names (SPEC.md §10, step 13).
+                // The overview was authenticated, under its row's nonce, when the snapshot read it.
                 let entry = candidates[index]
-                try entry.record.checkDigest()
                 return Item(id: entry.record.id, revision: entry.record.revision, attributes: try EntryCodec.decodeOverview(entry.overview))
             }
         }
@@ -193,7 +192,6 @@ public final class VaultTransaction {
     public func item(_ id: ItemID) throws(CofferError) -> Item {
         try ensureOpen()
         guard let attributes = try currentAttributes(id), let record = currentRecord(id) else { throw .itemNotFound }
-        try formatCall { () throws(FormatError) in try record.checkDigest() }
         return Item(id: id, revision: record.revision, attributes: attributes)
     }
 
@@ -378,7 +376,7 @@ public final class VaultTransaction {
             try vault.options.kdfLimit.check(header.slots.filter { $0.kind == credential.slotKind }.compactMap(\.kdf) + [kdf])
         }
         header.slots.append(try formatCall { () throws(FormatError) in
-            try KeySlotRecord.make(for: credential, vaultKey: keys.vaultKey, vaultID: header.vaultID, kdf: kdf, entropy: vault.entropy)
+            try KeySlotV2.make(for: credential, kdf: kdf, vaultID: header.vaultID, epoch: keys, entropy: vault.entropy).slot
         })
         setHeader(header)
     }
@@ -389,9 +387,11 @@ public final class VaultTransaction {
         var header = self.header
         let key = credential
         try vault.options.kdfLimit.check(header.slots, kind: key.slotKind)
-        var kept: [KeySlotRecord] = []
+        var kept: [KeySlotV2] = []
         for slot in header.slots {
-            let opens = try formatCall { () throws(FormatError) in try slot.unwrap(with: key, vaultID: header.vaultID) != nil }
+            let opens = try formatCall { () throws(FormatError) in
+                try slot.open(with: key, vaultID: header.vaultID, epochID: header.epochID) != nil
+            }
             if !opens { kept.append(slot) }
         }
         guard kept.count < header.slots.count else { throw CofferError(key.wrongKeyError) }
@@ -425,14 +425,14 @@ public final class VaultTransaction {
         let kdf = header.slots[first].kdf ?? vault.options.kdf
         try vault.options.kdfLimit.check(kdf)
         let slot = try formatCall { () throws(FormatError) in
-            try KeySlotRecord.make(for: credential, vaultKey: keys.vaultKey, vaultID: header.vaultID, kdf: kdf, entropy: vault.entropy)
+            try KeySlotV2.make(for: credential, kdf: kdf, vaultID: header.vaultID, epoch: keys, entropy: vault.entropy).slot
         }
         header.slots[first] = slot
         header.slots = header.slots.enumerated().filter { $0.offset == first || $0.element.kind != kind }.map(\.element)
         setHeader(header)
     }
 
-    private func setHeader(_ header: VaultHeader) {
+    private func setHeader(_ header: VaultHeaderV2) {
         if changes.baseHeader == nil { changes.baseHeader = base.header }
         _ = stamp()
         changes.header = header

@@ -10,7 +10,7 @@ struct CLICommandTests {
         try withVault { dir in
             let info = try CLI.run(["info", "v.coffer"], in: dir)
             #expect(info.status == 0)
-            #expect(info.out.contains("format version: 1"))
+            #expect(info.out.contains("format version: 2"))
             #expect(info.out.contains("entries:        0"))
 
             var result = try CLI.run(["add", "v.coffer", "--service", "github.com", "--account", "octocat",

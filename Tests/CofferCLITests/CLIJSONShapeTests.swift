@@ -11,7 +11,7 @@ struct CLIJSONShapeTests {
             let json = try CLI.run(["info", "v.coffer", "--json"], in: dir).jsonObject()
             #expect(Set(json.keys) == ["path", "formatVersion", "vaultID", "generation", "entryCount", "fileSize", "slots"])
             #expect(json["path"] as? String == "v.coffer")
-            #expect(json["formatVersion"] as? Int == 1)
+            #expect(json["formatVersion"] as? Int == 2)
             #expect((json["vaultID"] as? String)?.count == 32)
             #expect(json["generation"] as? Int == 1)
             #expect(json["entryCount"] as? Int == 0)

@@ -159,3 +159,62 @@ struct CryptoVectorTests {
         #expect(!ConstantTime.equals(a, Array(a.prefix(31))))
     }
 }
+
+/// RFC 7748 known answers for the X25519 wrapper (vault format 2's slots, SPEC.md §4.7).
+@Suite("X25519 known-answer vectors")
+struct X25519VectorTests {
+    private func scalar(_ hex: String) throws -> SecureBytes { try SecureBytes(copying: Hex.decode(hex)) }
+
+    @Test("RFC 7748 §5.2: the two single scalar multiplications")
+    func scalarMultiplication() throws {
+        let cases: [(String, String, String)] = [
+            ("a546e36bf0527c9d3b16154b82465edd62144c0ac1fc5a18506a2244ba449ac4",
+             "e6db6867583030db3594c1a424b15f7c726624ec26b3353b10a903a6d0ab1c4c",
+             "c3da55379de9c6908e94ea4df28d084f32eccf03491c71f754b4075577a28552"),
+            ("4b66e9d4d1b4673c5ad22691957d6af5c11b6421e0ea01d42ca4169e7918ba0d",
+             "e5210f12786811d3f4b7959d0538ae2c31dbe7106fc03c3efc4cd549c715a493",
+             "95cbde9476e8907d7aade45cb4b873f88b595a68799fa152e6f8f7647aac7957"),
+        ]
+        for (k, u, expected) in cases {
+            #expect(Hex.encode(try X25519.sharedSecret(scalar(k), peer: Hex.decode(u)).testBytes) == expected)
+        }
+    }
+
+    @Test("RFC 7748 §5.2: iterated 1 and 1,000 times from k = u = 9")
+    func iterated() throws {
+        var k = [UInt8](repeating: 0, count: 32), u = [UInt8](repeating: 0, count: 32)
+        k[0] = 9
+        u[0] = 9
+        for round in 1...1_000 {
+            let next = try X25519.sharedSecret(SecureBytes(copying: k), peer: u).testBytes
+            u = k
+            k = next
+            if round == 1 { #expect(Hex.encode(k) == "422c8e7a6227d7bca1350b3e2bb7279f7897b87bb6854b783c60e80311ae3079") }
+        }
+        #expect(Hex.encode(k) == "684cf59ba83309552800ef566f2f4d3c1c3887c49360e3875f2eb94d99532c51")
+    }
+
+    @Test("RFC 7748 §6.1: Alice's and Bob's public keys and their shared secret")
+    func diffieHellman() throws {
+        let alice = try scalar("77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a")
+        let bob = try scalar("5dab087e624a8a4b79e17f8b83800ee66f3bb1292618b6fd1c2f8b27ff88e0eb")
+        let alicePublic = try X25519.publicKey(alice), bobPublic = try X25519.publicKey(bob)
+        #expect(Hex.encode(alicePublic) == "8520f0098930a754748b7ddcb43ef75a0dbf3a0d26381af4eba4a98eaa9b4e6a")
+        #expect(Hex.encode(bobPublic) == "de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f")
+        let shared = "4a5d9d5ba4ce2de1728e3bf480350f25e07e21c947d19e3376f09b3c1e161742"
+        #expect(Hex.encode(try X25519.sharedSecret(alice, peer: bobPublic).testBytes) == shared)
+        #expect(Hex.encode(try X25519.sharedSecret(bob, peer: alicePublic).testBytes) == shared)
+    }
+
+    @Test("A point of small order gives an all-zero result, refused with a typed error; bad lengths too")
+    func smallOrderRefused() throws {
+        let k = try scalar("a546e36bf0527c9d3b16154b82465edd62144c0ac1fc5a18506a2244ba449ac4")
+        var one = [UInt8](repeating: 0, count: 32); one[0] = 1
+        var minusOne = [UInt8](repeating: 0xFF, count: 32); minusOne[0] = 0xEC; minusOne[31] = 0x7F
+        for point in [[UInt8](repeating: 0, count: 32), one, minusOne] {
+            #expect(throws: CofferError.authenticationFailed) { try X25519.sharedSecret(k, peer: point) }
+        }
+        #expect(throws: CofferError.self) { try X25519.sharedSecret(k, peer: [UInt8](repeating: 9, count: 31)) }
+        #expect(throws: CofferError.self) { try X25519.publicKey(SecureBytes(copying: [UInt8](repeating: 1, count: 16))) }
+    }
+}

@@ -29,15 +29,15 @@ struct FormatStreamedFileTests {
 
             // The file on disk, written by the streamed save, verifies in full and holds every record.
             let onDisk = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
-            let codec = try VaultFile.parse(onDisk)
-            let keys = try VaultFile.unlock(codec.header, with: .password(try secure("pw"))).keys
-            try codec.verify(keys: keys)
+            let codec = try VaultFileV2.parse(onDisk)
+            let keys = try VaultFileV2.unlock(codec.header, with: .password(try secure("pw"))).keys
+            _ = try codec.authenticate(keys: keys)
+            for record in codec.records { try record.verifySecret(vaultID: codec.header.vaultID, keys: keys) }
             #expect(codec.records.count == 42)
             #expect(codec.records.contains { $0.body.count > EncodedVaultFile.chunkSize })
 
             // The pieces, gathered, are the file; no piece is empty.
-            let encoded = try VaultFile.encodeInPieces(header: codec.header, generation: codec.manifest.generation,
-                                                       records: codec.records, keys: keys)
+            let encoded = try VaultFileV2.encode(header: codec.header, generation: codec.generation, records: codec.records, keys: keys)
             var gathered: [UInt8] = []
             var pieces = 0
             encoded.withChunks { (chunk: UnsafeRawBufferPointer) in

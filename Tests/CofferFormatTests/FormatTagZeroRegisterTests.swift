@@ -11,11 +11,17 @@ import CofferTestSupport
 struct FormatTagZeroRegisterTests {
     typealias V = VectorCatalog
 
-    /// Bits of the stamp mask (§17.3): kind 0, service 2, unknown attributes 13, password 14, unknown secrets 18.
+    /// Bits of the stamp mask (§17.3): kind 0, service 2, unknown attributes 13, password 14,
+    /// unknown secrets 18. The merge fields as a decrypted list holds them (format 2's
+    /// encoding): the default stamp is index 0 counted back 0, then the mask as a varint.
     static func overview(mask: UInt32) -> [UInt8] {
-        V.field(0, [7]) + V.field(1, [1]) + V.field(3, Array("example.com".utf8))
+        var varint: [UInt8] = []
+        var rest = mask
+        while rest >= 0x80 { varint.append(UInt8(rest & 0x7F) | 0x80); rest >>= 7 }
+        varint.append(UInt8(rest))
+        return V.field(0, [7]) + V.field(1, [1]) + V.field(3, Array("example.com".utf8))
             + V.field(13, V.i64(V.t0)) + V.field(14, V.i64(V.t0)) + V.field(16, [9])
-            + V.field(0x8010, V.u64(1) + V.u64(5)) + V.field(0x8011, [0] + V.u64(5) + V.u32(mask))
+            + V.field(0x8010, V.u64(1) + V.u64(5)) + V.field(0x8011, [0, 0] + varint)
     }
 
     static let secrets = V.field(0, [1]) + V.field(1, Array("pw".utf8)) + V.field(6, [2])

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import CofferFormat
-import CofferVault
+@testable import CofferVault
 import CofferTestSupport
 
 /// The tamper matrix (RELIABILITY.md) on vaults made by the public `Vault` API, opened
@@ -33,61 +33,69 @@ struct FormatTamperEndToEndTests {
         let single = try Vault.create(at: path("single.coffer"), password: try secure(password), options: testOptions)
         try single.add(.genericPassword(service: "site", account: "alice"), secrets: ItemSecrets(password: try secure(secret)))
 
-        let vault = try Vault.create(at: path("pair.coffer"), password: try secure(password), options: testOptions)
-        let site = try vault.add(.genericPassword(service: "site", account: "alice"), secrets: ItemSecrets(password: try secure("old")))
+        // A fixed wall clock for both vaults: each edit's time is one more than the last, so
+        // the records' sizes do not depend on how long the test takes.
+        let clock = WallClock { 1_717_243_200_000 }
+        let vault = try Vault.create(at: path("pair.coffer"), credentials: [.password(try secure(password))], options: testOptions,
+                                     entropy: .system, clock: clock)
+        vault.wallClock = clock
+        // Two edits of one comment, of the same length: the record replayed from the older
+        // version has the same shape and lengths (format 2's rows give each record's lengths).
+        let site = try vault.add(.genericPassword(service: "site", account: "alice"), secrets: ItemSecrets(password: try secure(secret)))
         try vault.add(.genericPassword(service: "other", account: "bob"), secrets: ItemSecrets(password: try secure("bob's")))
+        try vault.update(site.id) { attributes, _ in attributes.comment = "version 1" }
         let older = try #require(Reliability.contents(path("pair.coffer")))
-        try vault.update(site.id, secrets: ItemSecrets(password: try secure(secret)))
+        try vault.update(site.id) { attributes, _ in attributes.comment = "version 2" }
 
-        let other = try Vault.create(at: path("other.coffer"), password: try secure(password), options: testOptions)
-        try other.add(.genericPassword(service: "site", account: "alice"), secrets: ItemSecrets(password: try secure("transplanted")))
+        let other = try Vault.create(at: path("other.coffer"), credentials: [.password(try secure(password))], options: testOptions,
+                                     entropy: .system, clock: clock)
+        other.wallClock = clock
+        let otherSite = try other.add(.genericPassword(service: "site", account: "alice"),
+                                      secrets: ItemSecrets(password: try secure("transplanted-pw-of-si1")))
+        try other.update(otherSite.id) { attributes, _ in attributes.comment = "version 1" }
+        try other.update(otherSite.id) { attributes, _ in attributes.comment = "version 2" }
         try other.add(.genericPassword(service: "other", account: "bob"), secrets: ItemSecrets(password: try secure("bob's")))
         return Files(single: try #require(Reliability.contents(path("single.coffer"))),
                      current: try #require(Reliability.contents(path("pair.coffer"))),
                      older: older, other: try #require(Reliability.contents(path("other.coffer"))))
     }
 
-    /// The record blocks (`u32` length and body) of a file, as ranges.
-    static func recordRanges(_ bytes: [UInt8]) -> [Range<Int>] {
-        func u32(_ at: Int) -> Int { (0..<4).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
-        var at = FormatV1.preambleLength + u32(10) + 64
-        at += 4 + u32(at) + 32
-        var ranges: [Range<Int>] = []
-        while at + 4 <= bytes.count {
-            let end = at + 4 + u32(at)
-            ranges.append(at..<end)
-            at = end
+    /// The records of a format-2 file (SPEC.md §2): each one's manifest row and its bytes'
+    /// range in the file (the records follow the manifest MAC, in the rows' order).
+    static func records(_ bytes: [UInt8]) throws -> [(row: RawVaultFileV2.Row, range: Range<Int>)] {
+        let raw = try RawVaultFileV2(splitting: bytes)
+        let start = bytes.count - raw.records.count
+        return raw.rows.indices.map { i in
+            let (at, overview, secret) = raw.record(i)
+            return (raw.rows[i], (start + at)..<(start + at + overview + secret))
         }
-        return ranges
     }
 
-    /// The record block of the entry whose id starts the body, in `bytes`.
-    static func block(of id: ArraySlice<UInt8>, in bytes: [UInt8]) -> Range<Int>? {
-        recordRanges(bytes).first { bytes[($0.lowerBound + 4)..<($0.lowerBound + 20)] == id }
-    }
-
-    /// The entry-level cases: name and file.
+    /// The entry-level cases: name and file. Records keep their rows (the manifest MAC
+    /// holds): each is then read under another record's nonce, or sealed by another copy
+    /// or vault, and fails its AEAD.
     static func entryCases(_ files: Files) throws -> [(String, [UInt8])] {
         let current = files.current
-        let records = recordRanges(current)
+        let records = try Self.records(current)
         try #require(records.count == 2)
-        var swapped = Array(current[..<records[0].lowerBound])
-        swapped += current[records[1]] + current[records[0]]
+        var swapped = Array(current[..<records[0].range.lowerBound])
+        swapped += current[records[1].range] + current[records[0].range]
 
-        // The entry of `site` at revision 2, replaced by its revision-1 record from the older file.
-        let siteBlock = try #require(records.first { range in
-            let body = current[(range.lowerBound + 4)...]
-            return body.dropFirst(16).prefix(8).first == 2   // revision 2 (little-endian)
-        })
-        let siteID = current[(siteBlock.lowerBound + 4)..<(siteBlock.lowerBound + 20)]
-        let oldBlock = try #require(block(of: siteID, in: files.older))
+        // The entry of `site` at revision 2, replaced by its revision-1 record from the older
+        // file (the same lengths: the old password has the new one's length).
+        let site = try #require(records.max { $0.row.revision < $1.row.revision })
+        let old = try #require(try Self.records(files.older).first { $0.row.id == site.row.id })
+        try #require(old.range.count == site.range.count, "the older record has another length")
         var replayed = current
-        replayed.replaceSubrange(siteBlock, with: files.older[oldBlock])
+        replayed.replaceSubrange(site.range, with: files.older[old.range])
 
-        // The same entry replaced by the other vault's `site` record (another vault, another key).
-        let otherBlock = try #require(recordRanges(files.other).first)
+        // The same entry replaced by the other vault's record of the same lengths (another vault, another key).
+        let others = try Self.records(files.other)
+        let other = try #require(others.first {
+            $0.row.overviewLength == site.row.overviewLength && $0.row.secretLength == site.row.secretLength
+        }, "no record of \(site.row.overviewLength) + \(site.row.secretLength) bytes in \(others.map { ($0.row.overviewLength, $0.row.secretLength) })")
         var transplanted = current
-        transplanted.replaceSubrange(siteBlock, with: files.other[otherBlock])
+        transplanted.replaceSubrange(site.range, with: files.other[other.range])
         return [("entries swapped", swapped), ("entry replayed from the older version", replayed),
                 ("entry transplanted from another vault", transplanted)]
     }
@@ -126,7 +134,7 @@ struct FormatTamperEndToEndTests {
                     var changed = files.single
                     changed[offset] ^= mask
                     let (outcome, error) = try Self.libraryOutcome(changed, at: path, "byte \(offset) ^ \(mask)")
-                    #expect(outcome.map(allowed.contains) == true, "byte \(offset) ^ \(mask): \(String(describing: error))")
+                    #expect(outcome.map(allowed.contains) == true, "byte \(offset) ^ \(mask): \(String(describing: error)), allowed \(allowed)")
                     cases += 1
                 }
             }

@@ -29,18 +29,22 @@ struct FormatTamperTests {
     }
 
     /// The outcome classes a change inside each region may give.
+    /// Both versions share these regions (SPEC.md §2, A.2): preamble, header, checksum and
+    /// header MAC, manifest length, manifest, manifest MAC, records.
     static func allowedClasses(at offset: Int, in bytes: [UInt8]) throws -> Set<VectorExpectation> {
-        let raw = try RawVaultFile(splitting: bytes)
-        let headerEnd = FormatV1.preambleLength + raw.headerBody.count
+        func u32(_ at: Int) -> Int { (0..<4).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
+        let headerEnd = FormatV1.preambleLength + u32(10)
         let manifestStart = headerEnd + 64 + 4
-        let manifestEnd = manifestStart + raw.manifest.count
+        let manifestEnd = manifestStart + u32(headerEnd + 64)
         switch offset {
         case 0..<8: return [.notACofferFile]
         case 8..<10: return [.unsupportedVersion]
         case 10..<14: return [.malformed, .truncated, .headerFailure]
         case 14..<(headerEnd + 64): return [.headerFailure]
         case (headerEnd + 64)..<manifestStart: return [.malformed, .truncated, .manifestFailure]
-        case manifestStart..<manifestEnd: return [.malformed, .manifestFailure]
+        // Format 2's rows hold varints: a flipped length byte can make a row run past the
+        // manifest's end, which reads as truncated (SPEC.md §10.1), as a count too large does.
+        case manifestStart..<manifestEnd: return bytes[8] >= 2 ? [.malformed, .truncated, .manifestFailure] : [.malformed, .manifestFailure]
         case manifestEnd..<(manifestEnd + 32): return [.manifestFailure]
         default: return [.entryFailure, .malformed, .truncated]
         }

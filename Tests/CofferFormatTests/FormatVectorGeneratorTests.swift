@@ -42,8 +42,10 @@ struct FormatVectorGeneratorTests {
           .enabled(if: ProcessInfo.processInfo.environment["COFFER_WORKED_EXAMPLE"] != nil))
     func writeWorkedExample() throws {
         let path = try #require(ProcessInfo.processInfo.environment["COFFER_WORKED_EXAMPLE"])
-        let vector = try #require(try VectorCatalog.build().first { $0.name == WorkedExample.vectorName })
-        try Data(try WorkedExample.render(vector).utf8).write(to: URL(fileURLWithPath: path))
+        let vectors = try VectorCatalog.build()
+        let vector = try #require(vectors.first { $0.name == WorkedExample.vectorName })
+        let v2 = try #require(vectors.first { $0.name == WorkedExampleV2.vectorName })
+        try Data((try WorkedExample.render(vector) + "\n" + (try WorkedExampleV2.render(v2))).utf8).write(to: URL(fileURLWithPath: path))
     }
 }
 #endif
@@ -390,12 +392,14 @@ enum VectorCatalog {
                 "success-items cut just before the last record: every structure is whole but the manifest lists one more entry")
 
         // ---- unsupported version ----
-        try add("unsupported-version-2", .unsupportedVersion, patched(itemsBytes, at: 8, [2, 0]), password: password,
-                "success-items with format version 2")
+        try add("unsupported-version-3", .unsupportedVersion, patched(itemsBytes, at: 8, [3, 0]), password: password,
+                "success-items with format version 3")
+        try add("header-checksum-version-relabelled", .headerFailure, patched(itemsBytes, at: 8, [2, 0]), password: password,
+                "success-items with its version field changed to 2: read as format 2, its header checksum (which covers the version) fails")
         try add("unsupported-version-0", .unsupportedVersion, patched(itemsBytes, at: 8, [0, 0]), password: password,
                 "success-items with format version 0")
-        try add("unsupported-version-2-short", .unsupportedVersion, FormatV1.magic + [2, 0], password: password,
-                "magic and version 2 only: the version is checked before anything else")
+        try add("unsupported-version-3-short", .unsupportedVersion, FormatV1.magic + [3, 0], password: password,
+                "magic and version 3 only: the version is checked before anything else")
 
         // ---- malformed ----
         try add("malformed-slot-length", .malformed,
@@ -468,9 +472,13 @@ enum VectorCatalog {
         try add("not-coffer-7-bit", .notACofferFile, patched(itemsBytes, at: 0, [0x09]), password: password,
                 "success-items after a 7-bit transfer cleared the magic's high bit")
         try add("not-coffer-text", .notACofferFile, Array("# not a vault\n".utf8), password: password, "a text file")
+        // The version-1 merge vectors were written by the vault before it wrote version 2:
+        // they stay as they are (a version-2 vault merges them), read back from the directory.
         #if DEBUG
+        out += try VectorFile.loadAll().filter { MergeVectors.versionOneNames.contains($0.name) }
         out += try MergeVectors.build()
         #endif
+        out += try VectorCatalogV2.build()
         return out
     }
 

@@ -69,12 +69,106 @@ enum FuzzEntryPoints {
 
     static func vault(_ bytes: [UInt8]) -> Report {
         var report = Report()
+        if (try? VaultFile.formatVersion(bytes)) == FormatV2.version {
+            var unlocked: [[UInt8]: (Int, EpochKeys?)] = [:]
+            examineV2(bytes, &report, &unlocked, restampMACs: true)
+            if let stamped = withHeaderChecksum(bytes), stamped != bytes {
+                examineV2(stamped, &report, &unlocked, restampMACs: true)
+            }
+            return report
+        }
         var unlocked: [[UInt8]: (Int, VaultKeys?)] = [:]
         examine(bytes, &report, &unlocked, restampMACs: true)
         if let stamped = withHeaderChecksum(bytes), stamped != bytes {
             examine(stamped, &report, &unlocked, restampMACs: true)
         }
         return report
+    }
+
+    /// ``examine(_:_:_:restampMACs:)`` for a format-2 file (SPEC.md §10): parse, unlock,
+    /// authenticate (MACs recomputed after a failure), every overview and secret part with
+    /// the rules of both parts, and the byte-for-byte re-encoding.
+    private static func examineV2(_ bytes: [UInt8], _ report: inout Report, _ unlocked: inout [[UInt8]: (Int, EpochKeys?)],
+                                  restampMACs: Bool) {
+        let codec: VaultFileV2
+        do {
+            codec = try formatCall { () throws(FormatError) in try VaultFileV2.parse(bytes) }
+        } catch {
+            report.errors.append(error)
+            return
+        }
+        report.reach(.parsed)
+        if codec.header.encodeBody() != Array(bytes[FormatV1.preambleLength..<codec.headerEnd]) {
+            report.violation("format-2 header does not re-encode byte for byte")
+        }
+        let header = Array(bytes[0..<codec.headerEnd])
+        for (index, key) in credentials.enumerated() where affordableV2(codec.header, key.slotKind) {
+            let keys: EpochKeys
+            if let (known, cached) = unlocked[header] {
+                guard known == index, let cached else { continue }
+                keys = cached
+            } else {
+                do {
+                    keys = try formatCall { () throws(FormatError) in try codec.unlock(with: key).keys }
+                } catch {
+                    report.errors.append(error)
+                    continue
+                }
+                unlocked[header] = (index, keys)
+            }
+            report.reach(.unlocked)
+            do {
+                _ = try formatCall { () throws(FormatError) in try codec.authenticate(keys: keys) }
+            } catch {
+                report.errors.append(error)
+                if restampMACs, let stamped = try? withMACs(codec, keys: keys), stamped != bytes {
+                    examineV2(stamped, &report, &unlocked, restampMACs: false)
+                }
+                break
+            }
+            report.reach(.verified)
+            var openedAll = true
+            for record in codec.records {
+                do {
+                    try formatCall { () throws(FormatError) in
+                        let overview = try record.openOverviewList(vaultID: codec.header.vaultID, keys: keys)
+                        _ = try record.openSecretList(vaultID: codec.header.vaultID, keys: keys, overview: overview)
+                    }
+                } catch {
+                    report.errors.append(error)
+                    openedAll = false
+                }
+            }
+            guard openedAll else { break }
+            report.reach(.opened)
+            do {
+                let again = try VaultFileV2.encode(header: codec.header, generation: codec.generation, records: codec.records, keys: keys).bytes
+                if again != bytes { report.violation("an opened format-2 vault does not re-encode byte for byte") }
+            } catch {
+                report.violation("an opened format-2 vault cannot be encoded again: \(error)")
+            }
+            break
+        }
+        if unlocked[header] == nil { unlocked[header] = (-1, nil) }
+    }
+
+    static func affordableV2(_ header: VaultHeaderV2, _ kind: KeySlotKind) -> Bool {
+        let slots = header.slots.filter { $0.kind == kind }
+        guard !slots.isEmpty, slots.count <= 4 else { return false }
+        return slots.allSatisfy { slot in
+            guard let kdf = slot.kdf else { return true }
+            return kdf.memoryKiB <= maxFuzzMemoryKiB && kdf.iterations <= maxFuzzIterations && kdf.lanes <= maxFuzzLanes
+        }
+    }
+
+    /// A format-2 file with its header MAC and manifest MAC recomputed.
+    static func withMACs(_ codec: VaultFileV2, keys: EpochKeys) throws -> [UInt8] {
+        var out = codec.bytes
+        let headerMAC = try BLAKE2b.mac(out[0..<codec.headerEnd], key: keys.headerKey)
+        out.replaceSubrange((codec.headerEnd + 32)..<(codec.headerEnd + 64), with: headerMAC)
+        let manifestMAC = try BLAKE2b.mac(out[0..<codec.manifestEnd], key: keys.manifestKey)
+        out.replaceSubrange(codec.manifestEnd..<(codec.manifestEnd + 32), with: manifestMAC)
+        return out
     }
 
     /// `unlocked` remembers, per header, which credential opened it, so that the passes over
@@ -123,7 +217,10 @@ enum FuzzEntryPoints {
             report.reach(.verified)
             var openedAll = true
             do {
-                _ = try VaultSnapshot(codec: codec, keys: keys, identity: FileIdentity(device: 0, inode: 0, size: 0, modifiedNanoseconds: 0))
+                // What a vault holds of a format-1 file: its parts converted to format 2 (SPEC.md §11.1).
+                let converted = try formatCall { () throws(FormatError) in try VaultFileV2.converting(codec, keys: keys, entropy: .system) }
+                let epoch = try formatCall { () throws(FormatError) in try EpochKeys(epochKey: keys.vaultKey) }
+                _ = try VaultSnapshot(codec: converted, keys: epoch, identity: FileIdentity(device: 0, inode: 0, size: 0, modifiedNanoseconds: 0))
             } catch {
                 report.errors.append(error)
                 openedAll = false
@@ -170,7 +267,7 @@ enum FuzzEntryPoints {
         guard bytes.count >= FormatV1.preambleLength else { return nil }
         let headerLength = Int(bytes[10]) | Int(bytes[11]) << 8 | Int(bytes[12]) << 16 | Int(bytes[13]) << 24
         let headerEnd = FormatV1.preambleLength + headerLength
-        guard headerLength <= FormatV1.maxHeaderLength, bytes.count >= headerEnd + FormatV1.digestLength else { return nil }
+        guard headerLength <= FormatV2.maxHeaderLength, bytes.count >= headerEnd + FormatV1.digestLength else { return nil }
         guard let checksum = try? BLAKE2b.hash(bytes[0..<headerEnd]) else { return nil }
         var out = bytes
         out.replaceSubrange(headerEnd..<(headerEnd + FormatV1.digestLength), with: checksum)

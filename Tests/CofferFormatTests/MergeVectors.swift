@@ -8,6 +8,8 @@ import CofferTestSupport
 /// vault API with seeded randomness and a ticking clock, so regenerating gives the same bytes.
 enum MergeVectors {
     static let rawKey: [UInt8] = Array(0x00...0x1F)
+    /// The merge vectors of version 1, kept as written then (no longer generated).
+    static let versionOneNames: Set<String> = ["merge-replica-a.vec", "merge-replica-b.vec", "merge-replica-c.vec"]
 
     /// A clock that starts at `start` and moves one second per reading.
     final class Ticker: @unchecked Sendable {
@@ -67,7 +69,7 @@ enum MergeVectors {
             try result.merge(contentsOf: path("b"))
             try result.merge(contentsOf: path("c"))
             let merged = try MergedVault(result)
-            let names = ["a", "b", "c"].map { "merge-replica-\($0).vec" }
+            let names = ["a", "b", "c"].map { "v2-merge-replica-\($0).vec" }
             let comments = [
                 "replica A: the bank's label and password changed, an item added, the shop deleted",
                 "replica B: the bank's password (later than A's) and notes, a custom field of the mail, a raw-key slot added",
@@ -76,7 +78,7 @@ enum MergeVectors {
             return try ["a", "b", "c"].enumerated().map { index, name in
                 let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path(name))))
                 let opened = try FormatReader.open(bytes, key: .rawKey(try SecureBytes(copying: rawKey)))
-                return VectorFile(name: names[index], expect: .success, rawKey: rawKey, generation: opened.codec.manifest.generation,
+                return VectorFile(name: names[index], expect: .success, rawKey: rawKey, generation: opened.generation,
                                   comment: comments[index], entries: opened.entries,
                                   mergeWith: index == 0 ? Array(names.dropFirst()) : nil, merged: index == 0 ? merged : nil,
                                   bytes: bytes)

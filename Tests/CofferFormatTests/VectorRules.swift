@@ -241,8 +241,8 @@ extension VectorCatalog {
         }
         let versions15 = field(0x8010, u64(1) + u64(5))
         let control = try clocked(versions: [(1, 5)])
-        _ = try EntryCodec.decodeOverview(Array(control.prefix(control.lastIndex(of: 0x80) ?? 0)))
-        guard try ItemClockCodec.decode(overview: Array(control.prefix(control.lastIndex(of: 0x80) ?? 0))) != nil else {
+        _ = try EntryCodec.decodeOverview(V1ClockFields.toWorking(Array(control.prefix(control.lastIndex(of: 0x80) ?? 0))))
+        guard try ItemClockCodec.decode(overview: V1ClockFields.toWorking(Array(control.prefix(control.lastIndex(of: 0x80) ?? 0)))) != nil else {
             throw VectorFileError(description: "the merge-field control overview has no clock")
         }
         let clockLists: [(String, [UInt8], String)] = [

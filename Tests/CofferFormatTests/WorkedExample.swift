@@ -14,7 +14,7 @@ enum WorkedExample {
         let opened = try FormatReader.open(vector.bytes, key: key)
         let header = opened.codec.header
         let slot = header.slots[0]
-        let keys = opened.keys
+        let keys: VaultKeys = opened.keys
         let kek = try KeySlotRecord.keyEncryptionKey(for: key, kdf: nil, salt: slot.salt)
         let record = RawRecord(raw.records[0])
         let id = ItemID(validated: record.id)
@@ -96,12 +96,19 @@ enum WorkedExample {
 
     /// The two fenced blocks SPEC.md §16 holds.
     static func render(_ vector: VectorFile) throws -> String {
-        var text = "<!-- worked-example-values: \(vectorName) -->\n```text\n"
-        for (name, value) in try values(vector) {
+        try renderBlocks(values: values(vector), fields: fields(vector), valuesMarker: "worked-example-values",
+                         fileMarker: "worked-example-file", vectorName: vectorName)
+    }
+
+    /// A values block and a file block (64 hex digits a line, each field's comment after it).
+    static func renderBlocks(values: [(String, [UInt8])], fields: [(String, [UInt8])], valuesMarker: String,
+                             fileMarker: String, vectorName: String) -> String {
+        var text = "<!-- \(valuesMarker): \(vectorName) -->\n```text\n"
+        for (name, value) in values {
             text += "\(name) = \(Hex.encode(value))\n"
         }
-        text += "```\n\n<!-- worked-example-file: \(vectorName) -->\n```text\n"
-        for (comment, value) in try fields(vector) {
+        text += "```\n\n<!-- \(fileMarker): \(vectorName) -->\n```text\n"
+        for (comment, value) in fields {
             let hex = Hex.encode(value)
             var lines: [String] = []
             var index = hex.startIndex
@@ -119,7 +126,7 @@ enum WorkedExample {
     }
 
     /// Reads a block back from SPEC.md: the fenced block after `<!-- marker: vectorName -->`.
-    static func block(in spec: String, marker: String) -> [String]? {
+    static func block(in spec: String, marker: String, vectorName: String = vectorName) -> [String]? {
         guard let start = spec.range(of: "<!-- \(marker): \(vectorName) -->") else { return nil }
         let rest = spec[start.upperBound...]
         guard let open = rest.range(of: "```text\n"), let close = rest[open.upperBound...].range(of: "```") else { return nil }

@@ -22,7 +22,9 @@ package struct VectorEntry: Codable, Equatable, Sendable {
 
     package var id: String
     package var revision: UInt64
-    package var kind: String
+    /// Absent only for a format-2 tombstone, which keeps no attributes (SPEC.md §7.6), as are
+    /// the lists, the favourite flag and the secrets below.
+    package var kind: String?
     package var label: String?
     package var service: String?
     package var account: String?
@@ -31,15 +33,15 @@ package struct VectorEntry: Codable, Equatable, Sendable {
     package var port: UInt16?
     package var path: String?
     package var comment: String?
-    package var urls: [String]
-    package var tags: [String]
-    package var favorite: Bool
-    package var fields: [Pair]
+    package var urls: [String]?
+    package var tags: [String]?
+    package var favorite: Bool?
+    package var fields: [Pair]?
     /// Milliseconds since 1970-01-01T00:00:00Z.
     package var created: Int64
     package var modified: Int64
     package var unknown: [Unknown]?
-    package var secrets: Secrets
+    package var secrets: Secrets?
     /// True for a deleted item's tombstone (SPEC.md §17.5); omitted otherwise.
     package var deleted: Bool?
 
@@ -71,6 +73,22 @@ package struct VectorEntry: Codable, Equatable, Sendable {
             unknown: s.preservedFields.isEmpty ? nil : s.preservedFields.map { Unknown(tag: $0.tag, value: Hex.encode($0.value.testBytes)) })
     }
 
+
+    /// A format-2 tombstone: its id, revision and dates, and `deleted: true` (SPEC.md §15.1).
+    package static func tombstone(id: ItemID, revision: UInt64, created: Int64, modified: Int64) -> VectorEntry {
+        var entry = VectorEntry(id: id, revision: revision, attributes: ItemAttributes(kind: .genericPassword, created: Date()),
+                                secrets: ItemSecrets())
+        entry.kind = nil
+        entry.urls = nil
+        entry.tags = nil
+        entry.favorite = nil
+        entry.fields = nil
+        entry.secrets = nil
+        entry.created = created
+        entry.modified = modified
+        entry.deleted = true
+        return entry
+    }
 
     package static func encodeLine(_ entries: [VectorEntry]) throws -> String {
         let encoder = JSONEncoder()

@@ -85,14 +85,14 @@ struct VaultBehaviourTests {
             for i in 0..<5 {
                 try vault.add(.genericPassword(service: "s\(i)", account: "a"), secrets: ItemSecrets(password: secure("p\(i)")))
             }
-            let recordsBefore = try VaultFile.parse(Array(try Data(contentsOf: URL(fileURLWithPath: path)))).records.map { Array($0.body) }
+            let recordsBefore = try VaultFileV2.parse(Array(try Data(contentsOf: URL(fileURLWithPath: path)))).records.map { Array($0.body) }
             try vault.changePassword(to: secure("new password"))
             #expect(throws: CofferError.wrongPassword) { try Vault.open(at: path, password: secure("pw")) }
             let reopened = try Vault.open(at: path, password: secure("new password"), options: testOptions)
             #expect(try reopened.items().count == 5)
             #expect(try reopened.password(matching: ItemQuery(service: "s3")).testString == "p3")
             // No entry was re-encrypted: every record is byte for byte the same.
-            let recordsAfter = try VaultFile.parse(Array(try Data(contentsOf: URL(fileURLWithPath: path)))).records.map { Array($0.body) }
+            let recordsAfter = try VaultFileV2.parse(Array(try Data(contentsOf: URL(fileURLWithPath: path)))).records.map { Array($0.body) }
             #expect(recordsAfter == recordsBefore)
         }
     }

@@ -50,7 +50,7 @@ struct VaultLifecycleTests {
             let missing = dir.appendingPathComponent("nope.coffer").path
             #expect(throws: CofferError.fileNotFound(missing)) { try Vault.open(at: missing, password: secure("x")) }
             let info = try Vault.info(at: path)
-            #expect(info.formatVersion == 1)
+            #expect(info.formatVersion == 2)
             #expect(info.entryCount == 0)
             #expect(info.slots.map(\.kind) == [.password])
             #expect(info.slots.first?.kdf == testKDF)

@@ -23,7 +23,11 @@ import CofferTestSupport
 ///   or a conflict;
 /// - an edit, a resolution or a deletion has seen more than the version it changed;
 /// - a deletion holds exactly: a state is deleted when the deletions it has seen had seen
-///   every edit it has seen, and its deletion vector is theirs.
+///   every edit it has seen, and its deletion vector is theirs;
+/// - erasure is exact (format 2): a value is erased exactly when the deletions a state has
+///   seen had seen every edit (or addition) it has seen that held the value, and a password
+///   may be gone only when they had seen every such edit that held it (as a value or in
+///   the history): a concurrent edit brings the item back as its device had it.
 ///
 /// `COFFER_MERGE_LAW_TRACES=<n>` runs more traces; `COFFER_MERGE_LAW_SEED=<seed>` runs one
 /// and prints its steps; `COFFER_MERGE_LAW_BASE_SEED=<n>` starts the seeds elsewhere.
@@ -134,6 +138,10 @@ struct MergeTrace {
     var replacements: [Replacement] = []
     /// Each deletion: its stamp and what it had seen (with what the deletions before it had).
     var deletions: [(stamp: Stamp, seen: VersionVector)] = []
+    /// Each state an addition or an edit made (its values confirmed, SPEC.md §17.5): its
+    /// version vector, the values it held not erased, the passwords it held as values (with
+    /// their stamps) and in its history.
+    var confirming: [(versions: VersionVector, values: Set<ValueID>, passwords: [(stamp: Stamp, password: [UInt8])], history: [[UInt8]])] = []
     /// The wall clock in milliseconds, and each replica's last stamp time (hybrid times, §17.1).
     var wall: Int64 = 1_700_000_000_000
     var lastTime: [UInt64] = [0, 0, 0]
@@ -175,18 +183,22 @@ struct MergeTrace {
             let parts = try randomParts()
             let stamp = nextStamp(0, after: VersionVector())
             let state = ItemState(parts: parts, clock: ItemMerge.clock(ofNewItem: parts.valuedRegisters, stamp: stamp))
-            try record(state, writtenBy: stamp, registers: parts.valuedRegisters)
+            // A new item's edit stamps every unkeyed register, empty or not (SPEC.md §17.5).
+            try record(state, writtenBy: stamp, registers: Array(state.clock.stamps.keys))
             dates.append((stamp, parts.created, parts.modified))
             try reach(state, replica: 0)
+            confirm(0)
             steps.append("replica 0 adds the item \(Self.describe(state))")
             return
         }
         let first = try legacy()
         for replica in 0..<3 { try reach(first, replica: replica) }
+        confirm(0)
         steps.append("every replica holds a version written before clocks \(Self.describe(first))")
         if chance(50) {
             let second = try legacy()
             try reach(second, replica: 1)
+            confirm(1)
             earlier[1] = []   // it never held the first
             steps.append("replica 1 holds another such version \(Self.describe(second))")
         }
@@ -230,6 +242,7 @@ struct MergeTrace {
         expectNewer(edited, than: current, "an edit")
         try recordEdit(new, base: current, stamp: stamp, resolving: false)
         try reach(edited, replica: replica)
+        confirm(replica)
         steps.append("replica \(replica) edits \(what) at \(stamp) \(Self.describe(edited))")
     }
 
@@ -245,7 +258,15 @@ struct MergeTrace {
         let edited = try ItemMerge.edit(current, madeOn: base, to: new, stamp: stamp, resolvingConflicts: resolving)
         expectNewer(edited, than: current, "an edit made on an older version")
         try recordEdit(new, base: base, stamp: stamp, resolving: resolving)
+        // Registers whose every value a deletion erased meanwhile, the edit's own replaced
+        // first: the edit writes the value it had (ItemMerge.edit), a write of its own.
+        for (register, written) in edited.clock.stamps where written == stamp && !writes.contains(where: { $0.register == register && $0.stamp == stamp }) {
+            try record(edited, writtenBy: stamp, registers: [register])
+            let seen = writes.filter { $0.register == register && $0.stamp != stamp && base.clock.versions.covers($0.stamp) }
+            replacements.append(Replacement(by: stamp, register: register, stamps: Set(seen.map(\.stamp))))
+        }
         try reach(edited, replica: replica)
+        confirm(replica)
         steps.append("replica \(replica) edits \(what)\(resolving ? " and resolves" : "") on an older version \(Self.describe(base)) at \(stamp) \(Self.describe(edited))")
     }
 
@@ -285,6 +306,7 @@ struct MergeTrace {
         expectNewer(resolved, than: current, "a resolution")
         try recordEdit(new, base: current, stamp: stamp, resolving: true)
         try reach(resolved, replica: replica)
+        confirm(replica)
         steps.append("replica \(replica) resolves the conflicts at \(stamp) \(Self.describe(resolved))")
     }
 
@@ -310,6 +332,20 @@ struct MergeTrace {
         held[replica] = state
         pool[replica].append((state, encoded))
         counts.states += 1
+    }
+
+    /// Notes what `replica` holds now as made by an addition or an edit: it confirms its values.
+    mutating func confirm(_ replica: Int) {
+        guard let state = held[replica] else { return }
+        var values = Set<ValueID>(), passwords: [(stamp: Stamp, password: [UInt8])] = []
+        for register in Set(state.clock.stamps.keys).union(state.clock.siblings.keys) {
+            for (stamp, value) in state.values(of: register) {
+                if case .erased = value { continue }
+                values.insert(ValueID(register: register, stamp: stamp))
+                if register == .password, let password = Self.password(of: value) { passwords.append((stamp, password)) }
+            }
+        }
+        confirming.append((state.clock.versions, values, passwords, Self.history(of: state)))
     }
 
     mutating func join(_ a: ItemState, _ b: ItemState) throws -> ItemState {
@@ -398,16 +434,40 @@ struct MergeTrace {
     /// Nothing lost, nothing invented, deletions exact: `state` against the ledger.
     mutating func checkLedger(_ state: ItemState, _ what: @autoclosure () -> String) throws {
         let seen = state.clock.versions
+        let deletion = state.clock.deleted
+        // The additions and edits this state has seen, and those its deletions had not.
+        let confirmed = confirming.filter { seen.dominates($0.versions) }
+        let unseenByDeletion = confirmed.filter { !(deletion?.dominates($0.versions) ?? false) }
         var expected: [Register: [Stamp: [UInt8]]] = [:]
         for write in writes where seen.covers(write.stamp) {
             counts.writesChecked += 1
             let held = Self.fields(of: write.register, stamp: write.stamp, in: state)
-            if let password = write.password, !password.isEmpty, held != write.fields, !Self.history(of: state).contains(password) {
+            // A password may go only with a deletion: when every edit the deletion had not seen
+            // held it neither in its history nor as a value that a write this state has seen
+            // replaced (that write moved it into a history the deletion erased).
+            if let password = write.password, !password.isEmpty, held != write.fields, !Self.history(of: state).contains(password),
+               !state.values(of: .password).values.contains(where: { Self.password(of: $0) == password }),
+               unseenByDeletion.contains(where: { edit in
+                   edit.history.contains(password) || edit.passwords.contains { value in
+                       value.password == password
+                           && !replacements.contains { $0.register == .password && $0.stamps.contains(value.stamp) && seen.covers($0.by) }
+                   }
+               }) {
                 failures.append("password \(Self.text(password)) written at \(write.stamp) is gone from \(what())")
             }
             let replaced = replacements.contains { $0.register == write.register && $0.stamps.contains(write.stamp) && seen.covers($0.by) }
             if replaced { continue }
             expected[write.register, default: [:]][write.stamp] = write.fields
+            let id = ValueID(register: write.register, stamp: write.stamp)
+            let confirmation = confirmed.filter { $0.values.contains(id) }.reduce(VersionVector()) { $0.merged(with: $1.versions) }
+            let shouldErase = deletion?.dominates(confirmation) ?? false
+            var erased = false
+            if case .erased? = state.values(of: write.register)[write.stamp] { erased = true }
+            if erased != shouldErase {
+                failures.append("\(write.register) written at \(write.stamp) is \(erased ? "" : "not ")erased, expected the opposite (confirmed by \(Self.describe(confirmation))), in \(what())")
+                continue
+            }
+            if erased { continue }
             if held != write.fields {
                 failures.append("\(write.register) = \(Self.text(write.fields)) written at \(write.stamp) is lost (holds \(held.map(Self.text) ?? "nothing")) from \(what())")
             }
@@ -416,8 +476,11 @@ struct MergeTrace {
             for stamp in [winner] + (state.clock.siblings[register] ?? []) where expected[register]?[stamp] == nil {
                 failures.append("\(register) holds \(stamp), a write it should not (replaced, or never made), in \(what())")
             }
-            // The newest value wins (an edit's stamp is above every stamp its replica has seen).
-            if let newer = state.clock.siblings[register]?.first(where: { $0 > winner }) {
+            // The newest value not erased wins (an edit's stamp is above every stamp its
+            // replica has seen); when every value is erased, the newest.
+            let values = state.values(of: register)
+            let live = values.filter { if case .erased = $0.value { return false } else { return true } }
+            if let newer = (live.isEmpty ? values : live).keys.first(where: { $0 > winner }) {
                 failures.append("\(register)'s value \(winner) beats a newer one, \(newer), in \(what())")
             }
         }
@@ -546,7 +609,7 @@ struct MergeTrace {
 
     static func bytes(_ value: ItemMerge.Value) -> [UInt8] {
         switch value {
-        case .none: return []
+        case .none, .erased: return []
         case .overview(let bytes): return bytes
         case .secret(let fragment): return fragment.source.withUnsafeBytes { Array($0[fragment.range]) }
         }
@@ -605,9 +668,15 @@ struct MergeTrace {
     static func describe(_ state: ItemState) -> String {
         var out = "{seen \(describe(state.clock.versions))"
         if let deleted = state.clock.deleted { out += " deleted \(describe(deleted))\(state.clock.isDeleted ? " (tombstone)" : "")" }
+        // An erased value (SPEC.md §17.5) is marked with "×".
+        func mark(_ register: Register, _ stamp: Stamp) -> String {
+            state.clock.erased.contains(ValueID(register: register, stamp: stamp)) ? "×" : ""
+        }
         for (register, stamp) in state.clock.stamps.sorted(by: { $0.key < $1.key }) {
-            out += " \(register)@\(stamp)"
-            if let losers = state.clock.siblings[register] { out += " beats \(losers.map(\.description).joined(separator: ","))" }
+            out += " \(register)@\(stamp)\(mark(register, stamp))"
+            if let losers = state.clock.siblings[register] {
+                out += " beats \(losers.map { "\($0)\(mark(register, $0))" }.joined(separator: ","))"
+            }
         }
         return out + "}"
     }

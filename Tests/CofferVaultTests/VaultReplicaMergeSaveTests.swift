@@ -48,8 +48,8 @@ struct VaultReplicaMergeSaveTests {
         }
     }
 
-    /// A copy whose record for an item the vault holds too (same digest in its manifest) is
-    /// damaged: the merge never looked at that record, reported the copy merged and `sync`
+    /// A copy whose record for an item the vault holds too (same nonce in its manifest) is
+    /// damaged in its secret part: the merge never opened that record, reported the copy merged and `sync`
     /// moved it away, while `coffer check` called the same file tampered.
     @Test("A copy damaged in a record the vault already holds is refused, and nothing is saved")
     func damagedSharedRecord() throws {
@@ -60,8 +60,8 @@ struct VaultReplicaMergeSaveTests {
             try other.add(.genericPassword(service: "new", account: "me"))
             other.lock()
             var damaged = [UInt8](try bytes(copy))
-            let parsed = try VaultFile.parse(damaged)
-            let shared = try #require(parsed.records.first { record in vault.snapshotForTests.entries[record.id]?.record.digest == record.digest })
+            let parsed = try VaultFileV2.parse(damaged)
+            let shared = try #require(parsed.records.first { record in vault.snapshotForTests.entries[record.id]?.record.identity == record.identity })
             damaged[shared.body.endIndex - 1] ^= 0x01
             try Data(damaged).write(to: URL(fileURLWithPath: copy))
 

@@ -818,8 +818,8 @@ final class SimulationRun {
         }
     }
 
-    static func header(_ path: String) throws -> VaultHeader {
-        try VaultFile.parse(try VaultFileStore(path: path).read().bytes).header
+    static func header(_ path: String) throws -> VaultHeaderV2 {
+        try VaultFileV2.parse(try VaultFileStore(path: path).read().bytes).header
     }
 
     private func secure(_ text: String) throws -> SecureBytes { try SecureBytes(copying: text) }
@@ -1129,12 +1129,41 @@ final class SimulationRun {
                     $0.id != write.id && $0.seen.contains(write.id) && !$0.isNoop && $0.field != nil && $0.field == write.field
                 } || writes.contains { model.resolves($0, write) }
                 if superseded { continue }
+                // Erased (SPEC.md §17.5): every version that had the value as current (the
+                // write's, and each later edit's that had seen it, no write replacing it, and
+                // held it not erased) was seen by a deletion the item has seen. An edit the
+                // deletion had not seen brought the item back as its device had it: without it.
+                if isErased(write, in: writes, view: all) { continue }
                 let seenByDeletion = writes.contains { $0.isDelete && $0.seen.contains(write.id) }
                 fail("item\(item): lost edit \(describe(write))"
-                     + (seenByDeletion ? " (a deletion had seen it, but an edit the deletion had not seen brought the item back without it)" : "")
+                     + (seenByDeletion ? " (a deletion had seen it, and an edit the deletion had not seen had it too)" : "")
                      + "\n    now: \(Self.describe(attributes)) | \(Self.describe(secrets))\n    conflicts: \(conflicts.map(Self.describe))")
             }
         }
+    }
+
+    /// Whether `write`'s value is erased in a state that has seen `view`: the deletions in
+    /// `view` had seen every edit in `view` that held the value as current (SPEC.md §17.5).
+    private func isErased(_ write: SimWrite, in writes: [SimWrite], view: Set<Int>) -> Bool {
+        let deletions = writes.filter { $0.isDelete && view.contains($0.id) }
+        guard !deletions.isEmpty else { return false }
+        for edit in writes where view.contains(edit.id) && !edit.isDelete && !edit.isNoop {
+            let holds: Bool
+            if edit.id == write.id {
+                holds = true
+            } else if edit.seen.contains(write.id) {
+                // Not replaced by a write the edit had seen (or is), and not erased when it was made.
+                let replaced = writes.contains { other in
+                    other.id != write.id && (other.id == edit.id || edit.seen.contains(other.id)) && other.seen.contains(write.id)
+                        && !other.isNoop && ((other.field != nil && other.field == write.field) || model.resolves(other, write))
+                }
+                holds = !replaced && !isErased(write, in: writes, view: edit.seen)
+            } else {
+                holds = false
+            }
+            if holds && !deletions.contains(where: { $0.seen.contains(edit.id) }) { return false }
+        }
+        return true
     }
 
     private func describe(_ write: SimWrite) -> String {
@@ -1193,11 +1222,11 @@ final class SimulationRun {
 
     /// A file's key slots, removed slots, vault clock and records (id and digest), undecrypted.
     static func records(_ path: String) throws -> [String] {
-        let file = try VaultFile.parse(try VaultFileStore(path: path).read().bytes)
+        let file = try VaultFileV2.parse(try VaultFileStore(path: path).read().bytes)
         return ["slots \(file.header.slots.map { Self.hex($0.identity) }.sorted())",
                 "removed \(Set(file.header.removedSlots.map { Self.hex($0.identity) }).sorted())",
                 "clock \(describe(file.header.clock))"]
-            + file.records.map { "\($0.id.hex) \(Self.hex($0.digest.bytes))" }.sorted()
+            + file.records.map { "\($0.id.hex) \(Self.hex($0.identity.bytes))" }.sorted()
     }
 
     static func hex(_ bytes: some Sequence<UInt8>) -> String {
@@ -1209,9 +1238,9 @@ final class SimulationRun {
 
     static func snapshot(_ path: String, credential: VaultCredential) throws -> VaultSnapshot {
         let file = try VaultFileStore(path: path).read()
-        let codec = try VaultFile.parse(file.bytes)
+        let codec = try VaultFileV2.parse(file.bytes)
         let keys = try codec.unlock(with: credential).keys
-        try codec.verify(keys: keys)
+        try codec.authenticate(keys: keys)
         return try VaultSnapshot(codec: codec, keys: keys, identity: file.identity)
     }
 

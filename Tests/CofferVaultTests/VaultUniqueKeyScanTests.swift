@@ -31,8 +31,8 @@ struct VaultUniqueKeyScanTests {
     func scanEqualsIndex() throws {
         try withTemporaryDirectory { dir in
             let (path, _) = try largeVault(dir)
-            let codec = try VaultFile.parse(try Array(Data(contentsOf: URL(fileURLWithPath: path))))
-            let keys = try VaultFile.unlock(codec.header, with: .password(try secure("pw"))).keys
+            let codec = try VaultFileV2.parse(try Array(Data(contentsOf: URL(fileURLWithPath: path))))
+            let keys = try VaultFileV2.unlock(codec.header, with: .password(try secure("pw"))).keys
             let snapshot = try VaultSnapshot(codec: codec, keys: keys,
                                              identity: FileIdentity(device: 0, inode: 0, size: 0, modifiedNanoseconds: 0))
             let built = UniqueIndex()

@@ -198,10 +198,10 @@ struct VaultUnlockCacheTests {
             let cache = MemoryUnlockCache()
             try vault.cacheUnlock(in: cache, for: .seconds(60))
             var bytes = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
-            // Inside the first record's overview ciphertext (id 16, revision 8, nonce 24,
-            // length 4): overviews are checked at open (SPEC.md §10).
-            let record = try #require(try VaultFile.parse(bytes).records.first)
-            bytes[record.body.startIndex + 16 + 8 + 24 + 4] ^= 0x01
+            // Inside the first record's overview ciphertext (the record starts with it):
+            // overviews are checked at open (SPEC.md §10).
+            let record = try #require(try VaultFileV2.parse(bytes).records.first)
+            bytes[record.body.startIndex] ^= 0x01
             try Data(bytes).write(to: URL(fileURLWithPath: path))
             let error = #expect(throws: CofferError.self) { try Vault.open(at: path, unlockCache: cache, options: testOptions) }
             #expect(error?.kind == .tampered)

@@ -20,7 +20,8 @@ struct PasswdCommand: ParsableCommand {
             change (a sync history, a backup disk, a copy someone took) still opens with the \
             old password, and the vault key it unwraps is unchanged: it also decrypts items \
             saved later, in any copy of the vault that person gets. To revoke an old password \
-            for copies, create a new vault and move the items (coffer export, then import).
+            for copies, run `coffer rekey` after the change: what is saved from then on is \
+            sealed under a new key.
 
             EXAMPLES:
               coffer passwd vault.coffer

@@ -116,7 +116,7 @@ extension CLIFailure {
             self.init(.ioError, "\(error.description); commands ask for the password as before")
         case .lockTimeout, .conflict:
             self.init(.busy, error.description)
-        case .differentVault:
+        case .differentVault, .otherKeyEpoch:
             self.init(.vaultUnreadable, error.description)
         case .formatLimit:
             // The vault's data, not the request, reached the bound: not a usage error.

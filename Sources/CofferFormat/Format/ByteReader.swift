@@ -37,6 +37,30 @@ struct ByteReader {
         try integer(8, structure())
     }
 
+    /// An unsigned LEB128 integer of at most 64 bits (ten bytes; SPEC.md §1): seven bits a byte,
+    /// low bits first, the high bit set on every byte but the last. Only the shortest
+    /// encoding is accepted (no last byte 0x00 after another), so each value has one
+    /// encoding; a value over `limit` is "malformed", a varint cut by the end is "truncated".
+    mutating func varint(limit: UInt64, _ structure: @autoclosure () -> String) throws(FormatError) -> UInt64 {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            guard remaining >= 1 else { throw .truncated(structure()) }
+            let byte = buffer[offset]
+            offset += 1
+            // The tenth byte holds the 64th bit only.
+            guard shift < 63 || byte <= 1 else { throw .malformed("\(structure()): varint too long") }
+            value |= UInt64(byte & 0x7F) << shift
+            if byte & 0x80 == 0 {
+                guard byte != 0 || shift == 0 else { throw .malformed("\(structure()): varint not in its shortest form") }
+                break
+            }
+            shift += 7
+        }
+        guard value <= limit else { throw .malformed("\(structure()): \(value) is over \(limit)") }
+        return value
+    }
+
     /// Reads `count` bytes, after checking they are there (so no huge allocation happens first).
     mutating func bytes(_ count: Int, _ structure: @autoclosure () -> String) throws(FormatError) -> [UInt8] {
         let range = try range(count, structure())
@@ -78,6 +102,25 @@ struct ByteWriter {
     mutating func u32(_ value: UInt32) { append(UInt64(value), width: 4) }
     mutating func u64(_ value: UInt64) { append(value, width: 8) }
     mutating func bytes<C: Collection>(_ data: C) where C.Element == UInt8 { bytes.append(contentsOf: data) }
+    /// Unsigned LEB128, shortest form (``ByteReader/varint(limit:_:)``).
+    mutating func varint(_ value: UInt64) { Self.appendVarint(value) { bytes.append($0) } }
+
+    /// The bytes of `value` as unsigned LEB128, handed to `append` one by one.
+    static func appendVarint(_ value: UInt64, _ append: (UInt8) -> Void) {
+        var rest = value
+        while rest >= 0x80 {
+            append(UInt8(truncatingIfNeeded: rest) | 0x80)
+            rest >>= 7
+        }
+        append(UInt8(rest))
+    }
+
+    /// How many bytes ``varint(_:)`` writes for `value`.
+    static func varintLength(_ value: UInt64) -> Int {
+        var length = 1, rest = value >> 7
+        while rest > 0 { length += 1; rest >>= 7 }
+        return length
+    }
     mutating func raw(_ data: UnsafeRawBufferPointer) { bytes.append(contentsOf: data) }
 
     /// Overwrites a u32 written earlier (for lengths known only afterwards).

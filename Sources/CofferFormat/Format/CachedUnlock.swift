@@ -2,7 +2,8 @@ import CofferCrypto
 import Foundation
 
 /// What unlocks one vault for a limited time, without its password: one key slot's
-/// key-encryption key, the slot's identity and an expiry (SPEC.md §13.1).
+/// key-encryption key (format 1) or seeds (format 2), the slot's identity and an expiry
+/// (SPEC.md §13.1).
 ///
 /// An ``UnlockCache`` keeps these; ``Vault/open(at:unlockCache:options:)-(String,_,_)`` uses one and
 /// ``Vault/cacheUnlock(in:for:)`` makes one. It opens the vault only while its key slot
@@ -49,14 +50,18 @@ public struct CachedUnlock: Sendable, CustomStringConvertible {
 
     // MARK: Bytes (SPEC.md §13.1)
 
-    /// `"coffer.unlock.v1"`: the payload's first 16 bytes.
+    /// `"coffer.unlock.v1"`: the payload of a format-1 or legacy slot (its KEK).
     static let magic = Array("coffer.unlock.v1".utf8)
-    /// Magic, vault id, slot type, slot identity, expiry, key, path length.
+    /// `"coffer.unlock.v2"`: the payload of a format-2 slot (its seed or seeds).
+    static let magicV2 = Array("coffer.unlock.v2".utf8)
+    /// Magic, vault id, slot type, slot identity, expiry, one key, path length.
     static let fixedLength = 16 + FormatV1.vaultIDLength + 1 + 16 + 8 + FormatV1.keyLength + 2
     /// The longest path kept (Linux's PATH_MAX).
     package static let maximumPathLength = 4096
-    /// The longest payload.
-    package static let maximumLength = fixedLength + maximumPathLength
+    /// The longest payload (two seeds).
+    package static let maximumLength = fixedLength + FormatV1.keyLength + maximumPathLength
+    /// Where the secrets start: after magic, vault id, type, identity and expiry.
+    static let keyStart = 16 + FormatV1.vaultIDLength + 1 + 16 + 8
 
     /// The payload of SPEC.md §13.1, in guarded memory: keep it as a secret.
     public func encoded() throws(CofferError) -> SecureBytes {
@@ -65,61 +70,78 @@ public struct CachedUnlock: Sendable, CustomStringConvertible {
         guard let vaultID = ItemID(hex: vaultID)?.bytes, vaultID.count == FormatV1.vaultIDLength else {
             throw .invalidArgument("a vault id is 32 hex digits")
         }
+        let newStyle = slotKey.type >= KeySlotV2.passwordType
         var head = ByteWriter()
-        head.bytes(Self.magic)
+        head.bytes(newStyle ? Self.magicV2 : Self.magic)
         head.bytes(vaultID)
-        head.u8(slotKey.slotKind.code)
+        head.u8(slotKey.type)
         head.bytes(slotKey.slotIdentity)
         head.u64(UInt64(max(0, expires.millisecondsSince1970)))
         var tail = ByteWriter()
         tail.u16(UInt16(path.count))
         tail.bytes(path)
-        let kek = slotKey.kek
-        guard kek.count == FormatV1.keyLength, slotKey.slotIdentity.count == 16 else { throw .invalidKey("a cached unlock holds a 32-byte key") }
-        return try SecureBytes(count: head.bytes.count + kek.count + tail.bytes.count) { (out) throws(CofferError) in
+        let secrets = slotKey.secrets
+        guard secrets.count == SlotKey.secretCount(type: slotKey.type), secrets.allSatisfy({ $0.count == FormatV1.keyLength }),
+              slotKey.slotIdentity.count == 16 else {
+            throw .invalidKey("a cached unlock holds 32-byte keys, two for a password and key-file slot")
+        }
+        let keysLength = secrets.count * FormatV1.keyLength
+        return try SecureBytes(count: head.bytes.count + keysLength + tail.bytes.count) { (out) throws(CofferError) in
             out.copyBytes(from: head.bytes)
-            kek.withUnsafeBytes { key in
-                UnsafeMutableRawBufferPointer(rebasing: out[head.bytes.count..<(head.bytes.count + key.count)]).copyMemory(from: key)
+            for (i, secret) in secrets.enumerated() {
+                let at = head.bytes.count + i * FormatV1.keyLength
+                secret.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: out[at..<(at + $0.count)]).copyMemory(from: $0) }
             }
-            UnsafeMutableRawBufferPointer(rebasing: out[(head.bytes.count + kek.count)...]).copyBytes(from: tail.bytes)
+            UnsafeMutableRawBufferPointer(rebasing: out[(head.bytes.count + keysLength)...]).copyBytes(from: tail.bytes)
         }
     }
 
-    /// Reads a payload of SPEC.md §13.1; anything else (another version, a wrong length,
-    /// a path that is not UTF-8) throws ``CofferError/Kind/malformed``, never a crash.
+    /// Reads a payload of SPEC.md §13.1 (either version); anything else (another magic, a
+    /// slot type the magic does not allow, a wrong length, a path that is not UTF-8) throws
+    /// ``CofferError/Kind/malformed``, never a crash.
     public init(decoding payload: SecureBytes) throws(CofferError) {
         guard payload.count >= Self.fixedLength, payload.count <= Self.maximumLength else {
             throw .malformed("cached unlock: \(payload.count) bytes")
         }
-        let keyStart = 16 + FormatV1.vaultIDLength + 1 + 16 + 8
-        let parsed = try payload.withUnsafeBytes { (raw) throws(CofferError) -> (vaultID: [UInt8], type: UInt8, identity: [UInt8], expires: UInt64, path: [UInt8]) in
-            // Only the non-secret parts are read here; the key is copied below, guarded.
+        let keyStart = Self.keyStart
+        typealias Parsed = (vaultID: [UInt8], type: UInt8, identity: [UInt8], expires: UInt64, keyCount: Int, path: [UInt8])
+        let parsed = try payload.withUnsafeBytes { (raw) throws(CofferError) -> Parsed in
+            // Only the non-secret parts are read here; the keys are copied below, guarded.
             do throws(FormatError) {
                 var reader = ByteReader(UnsafeRawBufferPointer(rebasing: raw[0..<keyStart]))
-                guard try reader.bytes(16, "cached unlock") == Self.magic else { throw .malformed("cached unlock: not a coffer.unlock.v1 payload") }
+                let magic = try reader.bytes(16, "cached unlock")
                 let vaultID = try reader.bytes(FormatV1.vaultIDLength, "cached unlock")
                 let type = try reader.u8("cached unlock")
                 let identity = try reader.bytes(16, "cached unlock")
                 let expires = try reader.u64("cached unlock")
-                var pathReader = ByteReader(UnsafeRawBufferPointer(rebasing: raw[(keyStart + FormatV1.keyLength)...]))
+                // Format 1's payload names a slot of types 1–4, format 2's a slot of 0x11–0x14.
+                let allowed: ClosedRange<UInt8> = magic == Self.magic ? 1...4 : KeySlotV2.passwordType...KeySlotV2.rawKeyType
+                guard magic == Self.magic || magic == Self.magicV2 else { throw .malformed("cached unlock: not a coffer.unlock payload") }
+                guard allowed.contains(type) else { throw .malformed("cached unlock: slot type \(type)") }
+                let keyCount = SlotKey.secretCount(type: type)
+                guard raw.count >= keyStart + keyCount * FormatV1.keyLength else { throw .malformed("cached unlock: keys cut short") }
+                var pathReader = ByteReader(UnsafeRawBufferPointer(rebasing: raw[(keyStart + keyCount * FormatV1.keyLength)...]))
                 let length = Int(try pathReader.u16("cached unlock path"))
                 let path = try pathReader.bytes(length, "cached unlock path")
                 guard pathReader.isAtEnd else { throw .malformed("cached unlock: bytes after the path") }
-                return (vaultID, type, identity, expires, path)
+                return (vaultID, type, identity, expires, keyCount, path)
             } catch {
                 // A short payload is as malformed as any other: there is no file to be truncated.
                 throw .malformed("cached unlock: \(CofferError(error).detail ?? "unreadable")")
             }
         }
-        let kind = KeySlotKind(code: parsed.type)
-        if case .unknown = kind { throw .malformed("cached unlock: slot type \(parsed.type)") }
         guard let path = String(validating: parsed.path, as: UTF8.self), parsed.expires <= UInt64(Int64.max) else {
             throw .malformed("cached unlock: path or expiry")
         }
-        let kek = try payload.slice(keyStart..<(keyStart + FormatV1.keyLength))
+        var secrets: [SecureBytes] = []
+        for i in 0..<parsed.keyCount {
+            secrets.append(try payload.slice((keyStart + i * FormatV1.keyLength)..<(keyStart + (i + 1) * FormatV1.keyLength)))
+        }
+        let slotKey = parsed.type >= KeySlotV2.passwordType
+            ? SlotKey(slotIdentity: parsed.identity, seeds: KeySlotV2.Seeds(type: parsed.type, seeds: secrets))
+            : SlotKey(slotIdentity: parsed.identity, slotKind: KeySlotKind(code: parsed.type), kek: secrets[0])
         self.init(vaultID: ItemID(validated: parsed.vaultID).hex, path: path,
-                  expires: Date(millisecondsSince1970: Int64(parsed.expires)),
-                  slotKey: SlotKey(slotIdentity: parsed.identity, slotKind: kind, kek: kek))
+                  expires: Date(millisecondsSince1970: Int64(parsed.expires)), slotKey: slotKey)
     }
 }
 

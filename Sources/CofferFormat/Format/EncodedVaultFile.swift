@@ -8,10 +8,28 @@ import CofferCrypto
 package struct EncodedVaultFile: Sendable {
     /// Everything before the first record.
     package let head: [UInt8]
-    /// The records in file order (ascending entry id).
-    package let records: [EntryRecord]
+    /// The record bodies in file order (ascending entry id).
+    let bodies: [ArraySlice<UInt8>]
+    /// Format 1 puts each body's `u32` length before it; format 2 lists lengths in the manifest.
+    let lengthPrefixed: Bool
     /// The size of the whole file.
     package let count: Int
+
+    /// A format-1 file: each record after its length.
+    init(head: [UInt8], records: [EntryRecord], count: Int) {
+        self.head = head
+        bodies = records.map(\.body)
+        lengthPrefixed = true
+        self.count = count
+    }
+
+    /// A format-2 file: the records' ciphertexts one after another.
+    init(head: [UInt8], bodies: [ArraySlice<UInt8>]) {
+        self.head = head
+        self.bodies = bodies
+        lengthPrefixed = false
+        count = head.count + bodies.reduce(0) { $0 + $1.count }
+    }
 
     /// The most bytes of records ``withChunks(_:)`` gathers before handing them on: few
     /// enough to stay in cache, many enough that writing costs few system calls.
@@ -21,7 +39,7 @@ package struct EncodedVaultFile: Sendable {
     /// exactly the file (``bytes``). Pieces are valid only during the call.
     package func withChunks<E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> Void) throws(E) {
         try head.withBytes { (raw) throws(E) in try body(raw) }
-        guard !records.isEmpty else { return }
+        guard !bodies.isEmpty else { return }
         let staging = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkSize, alignment: 16)
         defer { staging.deallocate() }
         var filled = 0
@@ -29,12 +47,14 @@ package struct EncodedVaultFile: Sendable {
             if filled > 0 { try body(UnsafeRawBufferPointer(rebasing: staging[0..<filled])) }
             filled = 0
         }
-        for record in records {
-            let length = UInt32(record.body.count)
-            if filled + 4 > staging.count { try flush() }
-            staging.storeBytes(of: length.littleEndian, toByteOffset: filled, as: UInt32.self)
-            filled += 4
-            try record.body.withBytes { (raw) throws(E) in
+        for recordBody in bodies {
+            if lengthPrefixed {
+                let length = UInt32(recordBody.count)
+                if filled + 4 > staging.count { try flush() }
+                staging.storeBytes(of: length.littleEndian, toByteOffset: filled, as: UInt32.self)
+                filled += 4
+            }
+            try recordBody.withBytes { (raw) throws(E) in
                 if raw.count > staging.count - filled {
                     // A record larger than what is left: what is gathered goes first, then
                     // the record itself when it would not fit in an empty buffer either.

@@ -82,6 +82,12 @@ package enum EntryCodec {
         try readOverview(buffer, build: true)!
     }
 
+    /// The checks of each field of an overview list, front to back, without those of the
+    /// whole list (merge fields, required fields; SPEC.md §7.1): the first field that fails.
+    static func checkFieldsOnly(_ list: [UInt8]) throws(FormatError) {
+        _ = try list.withBytes { (raw) throws(FormatError) in try readOverview(raw, build: false, wholeList: false) }
+    }
+
     package static func decodeOverview(_ list: [UInt8]) throws(FormatError) -> ItemAttributes {
         try list.withBytes { (raw) throws(FormatError) in try decodeOverview(raw) }
     }
@@ -140,7 +146,7 @@ package enum EntryCodec {
     }
 
     /// One pass for decoding and checking, so the two can never disagree.
-    private static func readOverview(_ buffer: UnsafeRawBufferPointer, build: Bool) throws(FormatError) -> ItemAttributes? {
+    private static func readOverview(_ buffer: UnsafeRawBufferPointer, build: Bool, wholeList: Bool = true) throws(FormatError) -> ItemAttributes? {
         let T = OverviewTag.self
         // Unassigned tags above the last attribute may repeat; the clock's tags may not.
         var reader = FieldReader(buffer, structure: "overview") {
@@ -190,7 +196,11 @@ package enum EntryCodec {
                 if build { a.preservedFields.append(PreservedField(tag: tag, value: reader.bytes(r))) }
             }
         }
+        guard wholeList else { return nil }
         try ItemClockCodec.validate(buffer, clock)
+        // A live item whose kind a deletion erased (every kind value erased or replaced,
+        // SPEC.md §17.5) reads as a generic password; any other missing kind is malformed.
+        if kind == nil, try ItemClockCodec.winnerErased(.kind, buffer, clock) { kind = .genericPassword }
         guard let kind else { throw .malformed("overview: missing kind") }
         guard let created, let modified else { throw .malformed("overview: missing dates") }
         guard build else { return nil }
@@ -230,9 +240,12 @@ package enum EntryCodec {
         return assemble(fields)
     }
 
-    package static func decodeSecrets(_ buffer: UnsafeRawBufferPointer) throws(FormatError) -> ItemSecrets {
+    /// `version1`: the list of a version-1 record, which knows no history confirmations.
+    package static func decodeSecrets(_ buffer: UnsafeRawBufferPointer, version1: Bool = false) throws(FormatError) -> ItemSecrets {
         let T = SecretTag.self
-        var reader = FieldReader(buffer, structure: "secret") { T.repeatable.contains($0) || $0 > T.attachment }
+        var reader = FieldReader(buffer, structure: "secret") {
+            T.repeatable.contains($0) || ($0 > T.attachment && $0 != ItemClockCodec.Tag.historyConfirmations)
+        }
         var s = ItemSecrets()
         while let (tag, r) = try reader.next() {
             switch tag {
@@ -259,6 +272,10 @@ package enum EntryCodec {
             case ItemClockCodec.Tag.conflict:
                 // A value that lost a concurrent edit: checked here, read through `ItemParts`.
                 _ = try ItemClockCodec.decodeConflictRange(reader.nested(r, "conflict"))
+            case ItemClockCodec.Tag.historyConfirmations where !version1:
+                // Merge metadata of the history entries (format 2): checked here, read through `ItemParts`.
+                _ = try ItemClockCodec.decodeHistoryConfirmations(UnsafeRawBufferPointer(rebasing: buffer[r]),
+                                                                  historyCount: s.passwordHistory.count)
             default:
                 guard isUnknownTagAllowed(tag) else { throw .malformed("secret: unknown critical field \(tag)") }
                 s.preservedFields.append(PreservedSecretField(tag: tag, value: try reader.secure(r)))

@@ -101,6 +101,7 @@ package struct EntryRecord: Sendable {
     /// Seals an encoded overview list and secret list (already in tag order) at `revision`.
     package static func seal(id: ItemID, revision: UInt64, overview: [UInt8], secrets secretList: FieldList,
                              vaultID: [UInt8], keys: VaultKeys, entropy: EntropySource) throws(FormatError) -> EntryRecord {
+        let overview = try V1ClockFields.toV1(overview)
         let overviewPlain = try crypto { () throws(CofferError) in try Padding.pad(overview, blockSize: FormatV1.paddingBlock) }
         guard overviewPlain.count + FormatV1.tagLength <= FormatV1.maxOverviewCiphertext else {
             throw .invalidItem("item attributes exceed 1 MiB")
@@ -170,6 +171,7 @@ package struct EntryRecord: Sendable {
             throw .crypto(error)
         }
         plain.removeSubrange(length...)
+        plain = try V1ClockFields.toWorking(plain)
         try EntryCodec.validateOverview(plain)
         return plain
     }
@@ -177,7 +179,7 @@ package struct EntryRecord: Sendable {
     /// Decrypts the secret part into guarded memory.
     package func openSecrets(vaultID: [UInt8], keys: VaultKeys) throws(FormatError) -> ItemSecrets {
         let plain = try openSecretList(vaultID: vaultID, keys: keys, check: false)
-        return try plain.withUnsafeBytes { (raw) throws(FormatError) in try EntryCodec.decodeSecrets(raw) }
+        return try plain.withUnsafeBytes { (raw) throws(FormatError) in try EntryCodec.decodeSecrets(raw, version1: true) }
     }
 
     /// Decrypts the secret part and returns its field list (unpadded, guarded), checked
@@ -200,7 +202,7 @@ package struct EntryRecord: Sendable {
         } catch {
             throw FormatError(reading: error)
         }
-        if check { _ = try plain.withUnsafeBytes { (raw) throws(FormatError) in try EntryCodec.decodeSecrets(raw) } }
+        if check { _ = try plain.withUnsafeBytes { (raw) throws(FormatError) in try EntryCodec.decodeSecrets(raw, version1: true) } }
         return plain
     }
 

@@ -108,6 +108,9 @@ package struct FieldList {
 
     private(set) var pieces: [Piece] = []
 
+    /// An empty list.
+    package init() {}
+
     var count: Int { pieces.reduce(0) { $0 + $1.count } }
 
     mutating func field(_ tag: UInt16, _ value: [UInt8]) {
@@ -134,6 +137,17 @@ package struct FieldList {
     }
 
     mutating func append(_ other: FieldList) { pieces.append(contentsOf: other.pieces) }
+
+    /// A field header of a format-2 list (SPEC.md §7.1): the tag and the length as varints.
+    mutating func compactHeader(_ tag: UInt16, _ length: Int) {
+        var w = ByteWriter(capacity: 8)
+        w.varint(UInt64(tag))
+        w.varint(UInt64(length))
+        pieces.append(.bytes(w.bytes))
+    }
+
+    /// A format-1 (in-memory) field header.
+    mutating func header(_ tag: UInt16, _ length: Int) { pieces.append(.bytes(Self.header(tag, length))) }
 
     /// Appends encoded fields as they are.
     mutating func raw(_ bytes: [UInt8]) { if !bytes.isEmpty { pieces.append(.bytes(bytes)) } }
@@ -164,7 +178,29 @@ package struct FieldList {
 
     /// The encoding, unpadded, assembled directly in guarded memory.
     package func secureBytes() throws(FormatError) -> SecureBytes {
-        try crypto { () throws(CofferError) in try SecureBytes(count: count) { (out: UnsafeMutableRawBufferPointer) throws(CofferError) in
+        try assembled(size: count) { (_: UnsafeMutableRawBufferPointer) throws(CofferError) in }
+    }
+
+    /// The encoding padded to `blockSize`, assembled directly in guarded memory.
+    func paddedSecureBytes(blockSize: Int) throws(FormatError) -> SecureBytes {
+        let total = count
+        return try assembled(size: (total / blockSize + 1) * blockSize) { (out) throws(CofferError) in
+            try Padding.padInPlace(out, unpaddedLength: total, blockSize: blockSize)
+        }
+    }
+
+    /// The encoding padded as format 2 pads (``Padme``), assembled directly in guarded memory.
+    func padmeSecureBytes() throws(FormatError) -> SecureBytes {
+        let total = count
+        return try assembled(size: Padme.paddedLength(total + 1)) { (out) throws(CofferError) in
+            try Padme.padInPlace(out, unpaddedLength: total)
+        }
+    }
+
+    /// The pieces copied one after another into a guarded buffer of `size` bytes, which
+    /// `finish` then completes (padding).
+    private func assembled(size: Int, finish: (UnsafeMutableRawBufferPointer) throws(CofferError) -> Void) throws(FormatError) -> SecureBytes {
+        try crypto { () throws(CofferError) in try SecureBytes(count: size) { (out: UnsafeMutableRawBufferPointer) throws(CofferError) in
             var offset = 0
             for piece in pieces {
                 let target = UnsafeMutableRawBufferPointer(rebasing: out[offset..<(offset + piece.count)])
@@ -175,30 +211,11 @@ package struct FieldList {
                 }
                 offset += piece.count
             }
+            try finish(out)
         } }
     }
 
-    /// The encoding padded to `blockSize`, assembled directly in guarded memory.
-    func paddedSecureBytes(blockSize: Int) throws(FormatError) -> SecureBytes {
-        let total = count
-        let padded = (total / blockSize + 1) * blockSize
-        return try crypto { () throws(CofferError) in try SecureBytes(count: padded) { (out: UnsafeMutableRawBufferPointer) throws(CofferError) in
-            var offset = 0
-            for piece in pieces {
-                let length = piece.count
-                let target = UnsafeMutableRawBufferPointer(rebasing: out[offset..<(offset + length)])
-                switch piece {
-                case .bytes(let b): target.copyBytes(from: b)
-                case .secret(let s): s.withUnsafeBytes { target.copyMemory(from: $0) }
-                case .secretSlice(let s, let r): s.withUnsafeBytes { target.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[r])) }
-                }
-                offset += length
-            }
-            try Padding.padInPlace(out, unpaddedLength: total, blockSize: blockSize)
-        } }
-    }
-
-    private static func header(_ tag: UInt16, _ length: Int) -> [UInt8] {
+    static func header(_ tag: UInt16, _ length: Int) -> [UInt8] {
         var writer = ByteWriter(capacity: 6)
         writer.u16(tag)
         writer.u32(UInt32(clamping: length))

@@ -65,6 +65,9 @@ package struct ItemParts: Sendable {
     package var history: [SecretFragment]
     /// Values that lost a concurrent edit.
     package var conflicts: [Conflict]
+    /// For history entries (by position in ``history``) last present in a state that had
+    /// seen less than the item: that state's vector (format 2, SPEC.md §17.3).
+    package var historyConfirmations: [Int: VersionVector] = [:]
     /// The order of the named fields (custom fields, secret fields, attachments) as the
     /// list had them: a list is written back in this order, then any other named fields
     /// by name. A merge that builds a new list empties it, so that every replica writes
@@ -130,6 +133,9 @@ package struct ItemParts: Sendable {
                 let field = (value.lowerBound - 6)..<value.upperBound
                 if tag == EntryCodec.SecretTag.history {
                     historyCuts.append(field)
+                } else if tag == ItemClockCodec.Tag.historyConfirmations {
+                    historyConfirmations = try ItemClockCodec.decodeHistoryConfirmations(
+                        UnsafeRawBufferPointer(rebasing: raw[value]), historyCount: historyCuts.count)
                 } else if tag == ItemClockCodec.Tag.conflict {
                     let conflict = try ItemClockCodec.decodeConflictRange(reader.nested(value, "conflict"))
                     // The nested reader counts from the start of the field's value.
@@ -217,6 +223,18 @@ package struct ItemParts: Sendable {
         }
     }
 
+    /// The registers a checked secret list gives a value (its named fields keyed).
+    package static func registers(ofSecretList raw: UnsafeRawBufferPointer) throws(FormatError) -> Set<Register> {
+        var reader = FieldReader(raw, structure: "secret") { _ in true }
+        var occurrences: [[UInt8]: UInt32] = [:]
+        var out = Set<Register>()
+        while let (tag, value) = try reader.next() {
+            guard let family = Register.ofSecretTag(tag) else { continue }
+            out.insert(try register(family, field: (value.lowerBound - 6)..<value.upperBound, in: raw, occurrences: &occurrences))
+        }
+        return out
+    }
+
     /// The registers `secrets` give a value, named as when their list is cut (no copy of a secret).
     package static func registers(of secrets: ItemSecrets) -> Set<Register> {
         var out = Set<Register>()
@@ -252,30 +270,53 @@ package struct ItemParts: Sendable {
         return nil
     }
 
-    /// SPEC.md §17.3's rules between an entry's merge fields and its two parts, checked when
-    /// both are open (a merge, an edit, a full check): every register with a value has a
-    /// stamp; every losing value in the secret part is one of its register's siblings, once;
-    /// every sibling has its losing value. `clock` nil: an entry without merge fields, which
-    /// holds no losing value. Any failure is "malformed".
+    /// The rules of SPEC.md §17.3 that need both parts (format 2 checks them when it reads
+    /// a record's secret part): every register with a value has a stamp; an erased winner
+    /// has no value; each sibling that is not erased has exactly one conflict field, and
+    /// each conflict field is such a sibling; each history confirmation is below the item's
+    /// version vector. `clock` nil: an entry without merge fields (format 1), which holds
+    /// no conflict field. Anything else is "malformed". Checked whenever a secret part is
+    /// opened (reading secrets, a merge, an edit, a full check), never ignored.
     package func checkConsistency(with clock: ItemClock?) throws(FormatError) {
         guard let clock else {
-            guard conflicts.isEmpty else { throw .malformed("secret: a losing value in an entry without merge fields") }
+            guard conflicts.isEmpty else { throw .malformed("entry: a conflict field in an entry without merge fields") }
             return
         }
         let valued = valuedRegisters
         let resolved = clock.resolved(present: valued)
         for register in valued where resolved.stamps[register] == nil {
-            throw .malformed("overview: register \(register.code) has a value and no stamp")
+            throw .malformed("entry: register \(register.code) has a value and no stamp")
         }
-        var found = Set<[UInt64]>()
-        for conflict in conflicts {
-            let key = [UInt64(conflict.register.code), conflict.register.key, conflict.stamp.replica, conflict.stamp.time]
-            guard resolved.siblings[conflict.register]?.contains(conflict.stamp) == true, found.insert(key).inserted else {
-                throw .malformed("secret: a losing value of register \(conflict.register.code) that is not one of its siblings, or twice")
+        for value in clock.erased where resolved.stamps[value.register] == value.stamp && valued.contains(value.register) {
+            throw .malformed("entry: register \(value.register.code)'s erased value is still there")
+        }
+        var expected = Set<ValueID>()
+        for (register, stamps) in clock.siblings {
+            // The winner is the value of largest stamp not erased, or, every value erased,
+            // of largest stamp (SPEC.md §17.5).
+            let winner = resolved.stamps[register]
+            let winnerErased = clock.isDeleted || winner.map { clock.erased.contains(ValueID(register: register, stamp: $0)) } ?? true
+            for stamp in stamps {
+                let value = ValueID(register: register, stamp: stamp)
+                let erased = clock.isDeleted || clock.erased.contains(value)
+                let beatsWinner = winner.map { stamp > $0 } ?? true
+                if erased ? (winnerErased && beatsWinner) : (winnerErased || beatsWinner) {
+                    throw .malformed("entry: register \(register.code)'s winner is not its newest value that is not erased")
+                }
+                if !erased { expected.insert(value) }
             }
         }
-        guard found.count == resolved.siblings.values.reduce(0, { $0 + Set($1).count }) else {
-            throw .malformed("overview: a sibling without its losing value in the secret part")
+        var found = Set<ValueID>()
+        for conflict in conflicts {
+            let value = ValueID(register: conflict.register, stamp: conflict.stamp)
+            guard expected.contains(value), found.insert(value).inserted else {
+                throw .malformed("entry: a conflict field for register \(conflict.register.code) that is not one of its siblings, or twice")
+            }
+        }
+        guard found == expected else { throw .malformed("entry: a sibling without its conflict field") }
+        for vector in historyConfirmations.values
+        where !clock.versions.dominates(vector) || vector.above(clock.deleted) != vector || vector == clock.defaultConfirmation {
+            throw .malformed("entry: a history confirmation outside the item's version vector, not above its deletion vector, or the default")
         }
     }
 
@@ -284,11 +325,28 @@ package struct ItemParts: Sendable {
         Array(overview.keys) + secrets.keys.filter { !(secrets[$0]?.range.isEmpty ?? true) }
     }
 
-    /// The overview list: registers in tag order, the dates, then the clock's fields.
-    package func overviewList(clock: ItemClock) throws(FormatError) -> [UInt8] {
+    /// The overview list: registers in tag order, the dates, then the clock's fields; for a
+    /// deleted item, its tombstone's (``tombstoneList(clock:)``).
+    /// `keepingDeletedContents`: a deleted item's whole list, as format 1 kept it.
+    package func overviewList(clock: ItemClock, keepingDeletedContents: Bool = false) throws(FormatError) -> [UInt8] {
+        if clock.isDeleted && !keepingDeletedContents { return try tombstoneList(clock: clock) }
         let list = assembledOverview(then: try ItemClockCodec.encode(clock, present: Set(valuedRegisters)))
         try EntryCodec.validateOverview(list)
         return list
+    }
+
+    /// A tombstone's overview list (SPEC.md §7.6): the dates and the clock, every value of
+    /// which a deletion erased; nothing else.
+    package func tombstoneList(clock: ItemClock) throws(FormatError) -> [UInt8] {
+        var stamped = clock.resolved(present: valuedRegisters)
+        stamped.deleted = stamped.versions
+        stamped.erased = []
+        stamped.confirmations = [:]   // every value is erased: none has a confirmation
+        var out = FieldList()
+        out.field(EntryCodec.OverviewTag.created, i64: created)
+        out.field(EntryCodec.OverviewTag.modified, i64: modified)
+        out.raw(try ItemClockCodec.encode(stamped, present: [], style: .version2))
+        return out.publicBytes
     }
 
     /// The overview registers in tag order with the dates in their place (tags 13 and 14), then `tail`.
@@ -334,6 +392,7 @@ package struct ItemParts: Sendable {
         for conflict in conflicts.sorted(by: { ($0.register, $0.stamp.replica, $0.stamp.time) < ($1.register, $1.stamp.replica, $1.stamp.time) }) {
             out.append(try ItemClockCodec.encodeConflict(conflict))
         }
+        out.append(ItemClockCodec.encodeHistoryConfirmations(historyConfirmations.filter { $0.key < history.count }))
         return out
     }
 

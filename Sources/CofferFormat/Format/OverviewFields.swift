@@ -4,7 +4,9 @@ import CofferCrypto
 /// decode every item of a large vault. Meant for lists that `validateOverview` passed;
 /// anything unexpected gives nil, and the caller decodes instead.
 package struct OverviewFields {
-    package var kind: UInt8 = 0
+    /// The kind's code; a checked list without one is a live item whose kind a deletion
+    /// erased, read as a generic password (SPEC.md §17.5).
+    package var kind: UInt8 = ItemKind.genericPassword.code
     package var label: Range<Int>?
     package var service: Range<Int>?
     package var account: Range<Int>?
@@ -13,6 +15,9 @@ package struct OverviewFields {
     package var port: UInt16?
     package var path: Range<Int>?
     package var isFavorite = false
+    /// The dates, milliseconds since 1970 (every checked overview in memory has both).
+    package var created: Int64?
+    package var modified: Int64?
     /// Every tag's text.
     package var tags: [Range<Int>] = []
 
@@ -36,6 +41,10 @@ package struct OverviewFields {
             case T.path: path = value
             case T.tag: tags.append(value)
             case T.favorite: isFavorite = true
+            case T.created, T.modified:
+                guard length == 8 else { return nil }
+                let ms = Int64(littleEndian: list.loadUnaligned(fromByteOffset: value.lowerBound, as: Int64.self))
+                if tag == T.created { created = ms } else { modified = ms }
             default: break
             }
             offset = value.upperBound

@@ -1,37 +1,55 @@
 import CofferCrypto
 
+/// A header with extensions (format 1's ``VaultHeader`` or format 2's ``VaultHeaderV2``):
+/// the replica extensions below read and write their values the same way in both.
+package protocol ReplicaExtensionHolder {
+    var extensions: [HeaderExtension] { get set }
+    /// The largest extension value of the header's format (SPEC.md §9).
+    static var maxExtensionLength: Int { get }
+}
+
+extension VaultHeader: ReplicaExtensionHolder {
+    package static var maxExtensionLength: Int { FormatV1.maxExtensionLength }
+}
+
+extension VaultHeader {
+    /// A removed slot: its identity and when it was removed (SPEC.md §17.4).
+    package typealias RemovedSlot = RemovedKeySlot
+}
+
+/// A removed slot: its identity (``KeySlotRecord/identity``) and when it was removed.
+package struct RemovedKeySlot: Hashable, Sendable {
+    package let identity: [UInt8]
+    package let time: UInt64
+
+    package init(identity: [UInt8], time: UInt64) {
+        self.identity = identity
+        self.time = time
+    }
+
+    /// The order on disk: by time, then identity.
+    static func precedes(_ a: RemovedKeySlot, _ b: RemovedKeySlot) -> Bool {
+        a.time < b.time || (a.time == b.time && a.identity.lexicographicallyPrecedes(b.identity))
+    }
+}
+
 /// The two header extensions that let replicas of one vault merge (SPEC.md §17.4): the
 /// vault's version vector, and the key slots removed so far. Both are critical (type
 /// 0x8000 and up): a reader that cannot merge must not write such a vault back.
-extension VaultHeader {
-    enum ReplicaExtension {
-        /// `n × (replica u64, time u64)`, replicas ascending: every edit the file has seen.
-        static let clock: UInt16 = 0x8010
-        /// `n × (slot id 16 bytes, time u64)`, ascending by (time, id): slots removed for good.
-        static let removedSlots: UInt16 = 0x8011
-        static let known: Set<UInt16> = [clock, removedSlots]
-    }
+enum ReplicaExtension {
+    /// `n × (replica u64, time u64)`, replicas ascending: every edit the file has seen.
+    static let clock: UInt16 = 0x8010
+    /// `n × (slot id 16 bytes, time u64)`, ascending by (time, id): slots removed for good.
+    static let removedSlots: UInt16 = 0x8011
+    static let known: Set<UInt16> = [clock, removedSlots]
+}
 
-    /// Largest number of replicas a vault's clock names (1,024 × 16 bytes = 16 KiB).
-    package static let maxClockReplicas = FormatV1.maxExtensionLength / 16
-    /// Removed slots remembered; the oldest are forgotten first (682 × 24 bytes ≤ 16 KiB).
-    package static let maxRemovedSlots = FormatV1.maxExtensionLength / 24
-
-    /// A removed slot: its identity (``KeySlotRecord/identity``) and when it was removed.
-    package struct RemovedSlot: Hashable, Sendable {
-        package let identity: [UInt8]
-        package let time: UInt64
-
-        package init(identity: [UInt8], time: UInt64) {
-            self.identity = identity
-            self.time = time
-        }
-
-        /// The order on disk: by time, then identity.
-        static func precedes(_ a: RemovedSlot, _ b: RemovedSlot) -> Bool {
-            a.time < b.time || (a.time == b.time && a.identity.lexicographicallyPrecedes(b.identity))
-        }
-    }
+extension ReplicaExtensionHolder {
+    /// Largest number of replicas a vault's clock names (format 2: 16,384 × 16 bytes =
+    /// 256 KiB; format 1: 1,024 × 16 bytes = 16 KiB).
+    package static var maxClockReplicas: Int { maxExtensionLength / 16 }
+    /// Removed slots remembered; the oldest are forgotten first (format 1: 682 × 24 bytes ≤ 16 KiB).
+    package static var maxRemovedSlots: Int { maxExtensionLength / 24 }
 
     /// Every edit this file has seen, over all items and key slots (empty before clocks).
     package var clock: VersionVector {
@@ -40,7 +58,7 @@ extension VaultHeader {
             return (try? Self.parseClock(value)) ?? VersionVector()
         }
         set {
-            // Bounded by §17.8's rule (the newest entries), never by dropping the lowest ids:
+            // Bounded by §17.4's rule (the newest entries), never by dropping the lowest ids:
             // what a device remembers is compacted alike, so no file looks rolled back for it.
             let clock = newValue.compacted(limit: Self.maxClockReplicas)
             var w = ByteWriter(capacity: clock.count * 16)
@@ -50,13 +68,13 @@ extension VaultHeader {
     }
 
     /// Key slots removed from this vault, oldest first.
-    package var removedSlots: [RemovedSlot] {
+    package var removedSlots: [RemovedKeySlot] {
         get {
             guard let value = extensions.first(where: { $0.type == ReplicaExtension.removedSlots })?.value else { return [] }
             return (try? Self.parseRemovedSlots(value)) ?? []
         }
         set {
-            let ordered = Set(newValue).sorted(by: RemovedSlot.precedes)
+            let ordered = Set(newValue).sorted(by: RemovedKeySlot.precedes)
             var w = ByteWriter(capacity: ordered.count * 24)
             for slot in ordered.suffix(Self.maxRemovedSlots) { w.bytes(slot.identity); w.u64(slot.time) }
             setExtension(ReplicaExtension.removedSlots, ordered.isEmpty ? nil : w.bytes)
@@ -95,15 +113,15 @@ extension VaultHeader {
         return VersionVector(times)
     }
 
-    private static func parseRemovedSlots(_ value: [UInt8]) throws(FormatError) -> [RemovedSlot] {
+    private static func parseRemovedSlots(_ value: [UInt8]) throws(FormatError) -> [RemovedKeySlot] {
         guard value.count % 24 == 0, !value.isEmpty else { throw .malformed("header: removed slots of \(value.count) bytes") }
-        var out: [RemovedSlot] = []
+        var out: [RemovedKeySlot] = []
         try value.withBytes { (raw) throws(FormatError) in
             var reader = ByteReader(raw)
             while !reader.isAtEnd {
                 let identity = try reader.bytes(16, "removed slot"), time = try reader.u64("removed slot")
-                let slot = RemovedSlot(identity: identity, time: time)
-                if let previous = out.last, !RemovedSlot.precedes(previous, slot) {
+                let slot = RemovedKeySlot(identity: identity, time: time)
+                if let previous = out.last, !RemovedKeySlot.precedes(previous, slot) {
                     throw .malformed("header: removed slots not in ascending order")
                 }
                 out.append(slot)

@@ -17,15 +17,48 @@ package struct VaultFile: Sendable {
     let manifestEnd: Int
     let manifestMAC: [UInt8]
 
-    /// Reads the magic and version only: enough to tell what a file is.
-    static func checkPreamble(_ raw: UnsafeRawBufferPointer) throws(FormatError) {
+    /// Reads the magic and version only: enough to tell what a file is (SPEC.md §10 steps
+    /// 1–2). Throws for anything but a version this library reads (1 or 2).
+    package static func readPreamble(_ raw: UnsafeRawBufferPointer) throws(FormatError) -> UInt16 {
         let magic = FormatV1.magic
         let prefix = min(raw.count, magic.count)
         guard raw.prefix(prefix).elementsEqual(magic.prefix(prefix)) else { throw .notACofferFile }
         var reader = ByteReader(raw)
         try reader.skip(magic.count, in: "magic")
         let version = try reader.u16("format version")
+        guard version == FormatV1.version || version == FormatV2.version else { throw .unsupportedVersion(version) }
+        return version
+    }
+
+    /// The format version of a file's first bytes (1 or 2), or the error ``readPreamble(_:)`` gives.
+    package static func formatVersion(_ bytes: [UInt8]) throws(FormatError) -> UInt16 {
+        try bytes.withBytes { (raw) throws(FormatError) in try readPreamble(raw) }
+    }
+
+    /// Reads the magic and version of a format-1 file.
+    static func checkPreamble(_ raw: UnsafeRawBufferPointer) throws(FormatError) {
+        let version = try readPreamble(raw)
         guard version == FormatV1.version else { throw .unsupportedVersion(version) }
+    }
+
+    /// SPEC.md §10 steps 3–5, the same in both versions: the header length and its bound,
+    /// the header body, checksum and MAC present, the checksum right. Returns where the
+    /// body is, the MAC, and a reader standing after the MAC.
+    static func readHeaderFrame(_ raw: UnsafeRawBufferPointer, maxLength: Int)
+        throws(FormatError) -> (body: Range<Int>, mac: [UInt8], reader: ByteReader) {
+        var reader = ByteReader(raw, offset: FormatV1.magic.count + 2)
+        let headerLength = Int(try reader.u32("header length"))
+        guard headerLength <= maxLength else { throw .malformed("header: length \(headerLength) exceeds \(maxLength) bytes") }
+        let headerRange = try reader.range(headerLength, "header")
+        let checksum = Digest256(UnsafeRawBufferPointer(rebasing: raw[try reader.range(FormatV1.digestLength, "header checksum")]))
+        let headerMAC = try reader.bytes(FormatV1.digestLength, "header MAC")
+        // The checksum catches corruption before any KDF runs; the MAC (checked after
+        // unlocking) catches deliberate changes.
+        let computed = try crypto { () throws(CofferError) in
+            try BLAKE2b.digest256(buffer: UnsafeRawBufferPointer(rebasing: raw[0..<headerRange.upperBound]))
+        }
+        guard computed == checksum else { throw .tampered(.header) }
+        return (headerRange, headerMAC, reader)
     }
 
     /// The longest file prefix ``parseSummary(_:)`` reads: preamble, the largest header,
@@ -38,19 +71,8 @@ package struct VaultFile: Sendable {
     private static func parseHead(_ raw: UnsafeRawBufferPointer)
         throws(FormatError) -> (header: VaultHeader, headerEnd: Int, headerMAC: [UInt8], manifestLength: Int, reader: ByteReader) {
         try checkPreamble(raw)
-        var reader = ByteReader(raw, offset: FormatV1.magic.count + 2)
-        let headerLength = Int(try reader.u32("header length"))
-        guard headerLength <= FormatV1.maxHeaderLength else { throw .malformed("header: length \(headerLength) exceeds 64 KiB") }
-        let headerRange = try reader.range(headerLength, "header")
+        var (headerRange, headerMAC, reader) = try readHeaderFrame(raw, maxLength: FormatV1.maxHeaderLength)
         let headerEnd = headerRange.upperBound
-        let checksum = Digest256(UnsafeRawBufferPointer(rebasing: raw[try reader.range(FormatV1.digestLength, "header checksum")]))
-        let headerMAC = try reader.bytes(FormatV1.digestLength, "header MAC")
-        // The checksum catches corruption before any KDF runs; the MAC (checked after
-        // unlocking) catches deliberate changes.
-        let computed = try crypto { () throws(CofferError) in try BLAKE2b.digest256(buffer: UnsafeRawBufferPointer(rebasing: raw[0..<headerEnd])) }
-        guard computed == checksum else {
-            throw .tampered(.header)
-        }
         let header = try VaultHeader.parse(UnsafeRawBufferPointer(rebasing: raw[headerRange]))
 
         let manifestLength = Int(try reader.u32("manifest length"))
@@ -119,6 +141,8 @@ package struct VaultFile: Sendable {
     /// ``unlock(with:)`` from the header alone (``parseSummary(_:)``), before the rest of
     /// the file is read.
     package static func unlock(_ header: VaultHeader, with key: VaultCredential) throws(FormatError) -> (keys: VaultKeys, slotKey: SlotKey) {
+        // A raw key is 32 bytes: one of another length opens no slot (SPEC.md §4.4).
+        if case .rawKey(let raw) = key, raw.count != FormatV1.keyLength { throw .wrongRawKey }
         let cost = { (slot: KeySlotRecord) in slot.kdf.map { UInt64($0.memoryKiB) * UInt64($0.iterations) } ?? 0 }
         let candidates = header.slots.filter { $0.kind == key.slotKind }
         for slot in candidates.enumerated().sorted(by: { (cost($0.element), $0.offset) < (cost($1.element), $1.offset) }).map(\.element) {

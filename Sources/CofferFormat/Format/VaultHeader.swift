@@ -27,22 +27,11 @@ package struct VaultHeader: Sendable, Equatable {
             let body = try reader.bytes(length, "key slot \(index)")
             slots.append(try KeySlotRecord(type: type, body: body, index: index))
         }
-        let extensionCount = Int(try reader.u16("header extension count"))
-        guard extensionCount <= FormatV1.maxExtensions else { throw .malformed("header: \(extensionCount) extensions is too many") }
-        var extensions: [HeaderExtension] = []
-        for index in 0..<extensionCount {
-            let type = try reader.u16("header extension \(index) type")
-            let length = Int(try reader.u32("header extension \(index) length"))
-            guard length <= FormatV1.maxExtensionLength else { throw .malformed("header extension \(index): too long") }
-            let value = try reader.bytes(length, "header extension \(index)")
-            // One marked critical (high bit) must be understood: the replica extensions are (SPEC.md §17.4).
-            if ReplicaExtension.known.contains(type) {
-                guard !extensions.contains(where: { $0.type == type }) else { throw .malformed("header: extension 0x\(String(type, radix: 16)) repeated") }
-                try validateReplicaExtension(type: type, value: value)
-            } else {
-                guard type & 0x8000 == 0 else { throw .malformed("header: unknown critical extension 0x\(String(type, radix: 16))") }
-            }
-            extensions.append(HeaderExtension(type: type, value: value))
+        // One marked critical (high bit) must be understood: the replica extensions are (SPEC.md §17.4).
+        let extensions = try HeaderExtension.parseList(&reader, maxLength: FormatV1.maxExtensionLength) { (type, value) throws(FormatError) in
+            guard ReplicaExtension.known.contains(type) else { return false }
+            try validateReplicaExtension(type: type, value: value)
+            return true
         }
         guard reader.isAtEnd else { throw .malformed("header: \(reader.remaining) unexpected bytes after the extensions") }
         return VaultHeader(vaultID: vaultID, slots: slots, extensions: extensions)
@@ -67,10 +56,35 @@ package struct VaultHeader: Sendable, Equatable {
     }
 }
 
-/// A header extension; none is defined in v1, unknown non-critical ones are kept.
+/// A header extension (SPEC.md §3): the replica extensions, the key history, and unknown
+/// non-critical ones, which are kept.
 package struct HeaderExtension: Sendable, Equatable {
     package let type: UInt16
     package let value: [UInt8]
+
+    /// The extension count and the extensions (SPEC.md §3, §10 step 6), each value at most
+    /// `maxLength` bytes. `known` checks a type this version knows and returns true, or
+    /// returns false for an unknown one: a known type appears at most once, an unknown
+    /// critical one (high bit set) is refused.
+    static func parseList(_ reader: inout ByteReader, maxLength: Int,
+                          known: (UInt16, [UInt8]) throws(FormatError) -> Bool) throws(FormatError) -> [HeaderExtension] {
+        let count = Int(try reader.u16("header extension count"))
+        guard count <= FormatV1.maxExtensions else { throw .malformed("header: \(count) extensions is too many") }
+        var extensions: [HeaderExtension] = []
+        for index in 0..<count {
+            let type = try reader.u16("header extension \(index) type")
+            let length = Int(try reader.u32("header extension \(index) length"))
+            guard length <= maxLength else { throw .malformed("header extension \(index): too long") }
+            let value = try reader.bytes(length, "header extension \(index)")
+            if try known(type, value) {
+                guard !extensions.contains(where: { $0.type == type }) else { throw .malformed("header: extension 0x\(String(type, radix: 16)) repeated") }
+            } else {
+                guard type & 0x8000 == 0 else { throw .malformed("header: unknown critical extension 0x\(String(type, radix: 16))") }
+            }
+            extensions.append(HeaderExtension(type: type, value: value))
+        }
+        return extensions
+    }
 }
 
 extension HeaderExtension: Hashable {}

@@ -105,6 +105,23 @@ package struct Register: Hashable, Comparable, Sendable, CustomStringConvertible
     }
 }
 
+/// One value of a register: the register and the stamp of the edit that wrote it (a
+/// register's winner or one of its siblings).
+package struct ValueID: Hashable, Comparable, Sendable {
+    package var register: Register
+    package var stamp: Stamp
+
+    package init(register: Register, stamp: Stamp) {
+        self.register = register
+        self.stamp = stamp
+    }
+
+    /// The order on disk: by register, then replica, then time.
+    package static func < (a: ValueID, b: ValueID) -> Bool {
+        (a.register, a.stamp.replica, a.stamp.time) < (b.register, b.stamp.replica, b.stamp.time)
+    }
+}
+
 /// An item's merge metadata (SPEC.md §17.2), stored in its overview: what the item has
 /// seen, the stamp of the edit that wrote each register's current value, the stamps of
 /// concurrent values that lost (their values are in the secret part), and, for a
@@ -122,13 +139,29 @@ package struct ItemClock: Equatable, Sendable {
     package var defaultedCodes: Set<UInt8> = []
     /// What the deletion(s) of this item had seen; the item is deleted while this covers `versions`.
     package var deleted: VersionVector?
+    /// For a value (winner or sibling, not erased) that was last current in a state that had
+    /// seen less than this item: that state's vector, reduced by ``deleted`` (its entries
+    /// above the deletion's; SPEC.md §17.3, format 2). A value absent here has the default,
+    /// ``defaultConfirmation``; an erased value has none (reduced, it is empty). A deletion
+    /// erases a value exactly when it has seen its confirmation.
+    package var confirmations: [ValueID: VersionVector] = [:]
+
+    /// The confirmation of a value current in this state: the version vector reduced by the
+    /// deletion vector.
+    package var defaultConfirmation: VersionVector { versions.above(deleted) }
+    /// Values whose contents a deletion erased while the item stayed live (format 2): their
+    /// stamps stay, so that a copy which still holds one can bring it back when an edit the
+    /// deletion had not seen confirmed it.
+    package var erased: Set<ValueID> = []
 
     package init(versions: VersionVector, stamps: [Register: Stamp], siblings: [Register: [Stamp]] = [:],
-                 deleted: VersionVector? = nil) {
+                 deleted: VersionVector? = nil, confirmations: [ValueID: VersionVector] = [:], erased: Set<ValueID> = []) {
         self.versions = versions
         self.stamps = stamps
         self.siblings = siblings.filter { !$0.value.isEmpty }
         self.deleted = deleted
+        self.confirmations = confirmations
+        self.erased = erased
     }
 
     /// The clock with a stamp for every present named field (`present`: the registers that
@@ -147,21 +180,29 @@ package struct ItemClock: Equatable, Sendable {
     /// A tombstone: every edit the item has seen was seen by a deletion.
     package var isDeleted: Bool { deleted.map { $0.dominates(versions) } ?? false }
 
-    /// Most replicas an item's version vector names (SPEC.md §17.3: stamps name them by a one-byte index).
-    package static let maxReplicas = 255
+    /// Most replicas an item's version vector names (SPEC.md §17.3: 256 KiB of version vector).
+    package static let maxReplicas = 16_384
 
-    /// The clock bounded to `limit` replicas (SPEC.md §17.8). Kept: every replica a stamp
-    /// names (a value's, a losing value's, the default stamp's), every replica an edit of
-    /// which the deletion had not seen (so a live item stays live), then the newest others
-    /// by (time, replica); a dropped replica leaves the version vector and the deletion
-    /// vector together, so a tombstone stays one. Nothing is lost: the clock only forgets
-    /// that it saw the dropped replicas' edits, so a version that still holds one of their
-    /// values (a copy that missed more than `limit` writers) brings it back as a losing value.
-    package func compacted(limit: Int = maxReplicas) -> ItemClock {
+    /// The clock bounded to `limit` replicas (SPEC.md §17.9). Kept: every replica a stamp
+    /// names (a value's, a losing value's, an erased value's, the default stamp's), every
+    /// replica a confirmation vector or `alsoKeeping` names (the history's confirmations),
+    /// every replica an edit of which the deletion had not seen (so a live item stays live),
+    /// then the newest others by (time, replica); a dropped replica leaves the version vector
+    /// and the deletion vector together, so a tombstone stays one and every confirmation
+    /// stays reduced. Nothing is lost: the clock only forgets that it saw the dropped
+    /// replicas' edits, so a version that still holds one of their values (a copy that
+    /// missed more than `limit` writers) brings it back as a losing value.
+    package func compacted(limit: Int = maxReplicas, alsoKeeping extra: some Sequence<VersionVector> = []) -> ItemClock {
         guard versions.count > limit else { return self }
         var kept = Set<UInt64>()
         for stamp in stamps.values { kept.insert(stamp.replica) }
         for list in siblings.values { for stamp in list { kept.insert(stamp.replica) } }
+        for value in erased { kept.insert(value.stamp.replica) }
+        for (value, vector) in confirmations {
+            kept.insert(value.stamp.replica)
+            kept.formUnion(vector.times.keys)
+        }
+        for vector in extra { kept.formUnion(vector.times.keys) }
         if let defaultStamp { kept.insert(defaultStamp.replica) }
         if let deleted { for (replica, time) in versions.times where time > deleted[replica] { kept.insert(replica) } }
         var out = self

@@ -58,10 +58,18 @@ package struct VersionVector: Hashable, Sendable {
         if stamp.time > self[stamp.replica] { times[stamp.replica] = stamp.time }
     }
 
+    /// The entries above `floor`'s (all of them when `floor` is nil): what this vector has
+    /// seen that `floor` has not. A confirmation vector is kept reduced by the item's deletion
+    /// vector (SPEC.md §17.5): entries the deletion covers can never decide anything again.
+    package func above(_ floor: VersionVector?) -> VersionVector {
+        guard let floor else { return self }
+        return VersionVector(times.filter { $0.value > floor[$0.key] })
+    }
+
     /// The largest time of any replica (0 when empty).
     package var maxTime: UInt64 { times.values.max() ?? 0 }
 
-    /// The vector bounded to `limit` entries (SPEC.md §17.8): the replicas in `keeping`, then
+    /// The vector bounded to `limit` entries (SPEC.md §17.9): the replicas in `keeping`, then
     /// the newest others by (time, replica), as many as fit; the others are dropped. The same
     /// entries always give the same result, and compacting a join of compacted vectors gives
     /// what compacting the join of the originals gives, whatever the order of joins.

@@ -1,0 +1,126 @@
+import CofferCrypto
+
+/// The field lists of format 2 (SPEC.md §7.1): the same fields as format 1, each framed by
+/// a varint tag and a varint length instead of a `u16` and a `u32`, so a short field costs
+/// 2 bytes of framing instead of 6.
+///
+/// A decrypted list is held in memory in format 1's framing, whatever the file's version:
+/// every codec above (``EntryCodec``, ``ItemParts``, ``ItemClockCodec``) reads one syntax.
+/// This type converts the framing of a whole list, nested lists included, in one pass each
+/// way; values are copied as they are (secret values from guarded memory to guarded memory).
+/// The fields format 2 may leave out are ``CompactOverview``'s.
+enum CompactFieldList {
+    /// Which fields of a list hold nested lists (SPEC.md §7.2–7.4, §17.3).
+    enum Schema {
+        /// An overview: custom fields (tag 15) are pairs.
+        case overview
+        /// A secret part: fields (3), history entries (4) and attachments (5) are pairs,
+        /// and losing values (0x8010) are conflict lists.
+        case secret
+        /// The fields of one register inside a conflict list: as `overview` or `secret`,
+        /// without conflict lists (so nesting stays bounded).
+        case registerFields(secret: Bool)
+        /// A pair or a history entry: values only.
+        case pair
+        /// A losing value: its value field (tag 5) holds the register's fields.
+        case conflict
+
+        func nested(_ tag: UInt16, conflictCode: UInt8?) -> Schema? {
+            switch self {
+            case .overview, .registerFields(secret: false):
+                return tag == EntryCodec.OverviewTag.field ? .pair : nil
+            case .secret, .registerFields(secret: true):
+                if [EntryCodec.SecretTag.field, EntryCodec.SecretTag.history, EntryCodec.SecretTag.attachment].contains(tag) { return .pair }
+                if case .secret = self, tag == ItemClockCodec.Tag.conflict { return .conflict }
+                return nil
+            case .pair:
+                return nil
+            case .conflict:
+                guard tag == ItemClockCodec.ConflictTag.value, let code = conflictCode, Register.isKnownCode(code) else { return nil }
+                return .registerFields(secret: Register(code: code).isSecret)
+            }
+        }
+    }
+
+    /// How a value's bytes go into the output: copied from public bytes, or cut from a
+    /// guarded buffer (never copied into ordinary memory).
+    enum Source {
+        case bytes([UInt8])
+        case secret(SecureBytes)
+
+        func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws(FormatError) -> R) throws(FormatError) -> R {
+            switch self {
+            case .bytes(let b): return try b.withBytes { (raw) throws(FormatError) in try body(raw) }
+            case .secret(let s): return try s.withUnsafeBytes { (raw) throws(FormatError) in try body(raw) }
+            }
+        }
+
+        func append(_ range: Range<Int>, to out: inout FieldList, from raw: UnsafeRawBufferPointer) {
+            guard !range.isEmpty else { return }
+            switch self {
+            case .bytes: out.raw(Array(raw[range]))
+            case .secret(let s): out.raw(SecretFragment(source: s, range: range))
+            }
+        }
+    }
+
+    /// The in-memory list of a format-2 list. The framing alone is checked here (SPEC.md
+    /// §7.1, first pass): varints in their shortest form and within bounds ("malformed"),
+    /// every length within its enclosing list ("truncated").
+    static func working(from source: Source, schema: Schema) throws(FormatError) -> FieldList {
+        try source.withBytes { (raw) throws(FormatError) in
+            try working(raw, 0..<raw.count, schema: schema, source: source, structure: structureName(schema))
+        }
+    }
+
+    /// The format-2 list of an in-memory list (which is well formed: this layer built it).
+    static func compact(from source: Source, schema: Schema) throws(FormatError) -> FieldList {
+        try source.withBytes { (raw) throws(FormatError) in try compact(raw, 0..<raw.count, schema: schema, source: source) }
+    }
+
+    private static func structureName(_ schema: Schema) -> String {
+        if case .secret = schema { return "secret" }
+        return "overview"
+    }
+
+    private static func working(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>, schema: Schema, source: Source,
+                                structure: String) throws(FormatError) -> FieldList {
+        var reader = ByteReader(UnsafeRawBufferPointer(rebasing: raw[range]))
+        var out = FieldList()
+        var conflictCode: UInt8?
+        while !reader.isAtEnd {
+            let tag = UInt16(try reader.varint(limit: UInt64(UInt16.max), "\(structure) field tag"))
+            let length = Int(try reader.varint(limit: UInt64(UInt32.max), "\(structure) field length"))
+            let value = try reader.range(length, "\(structure) field \(tag)")
+            let absolute = (range.lowerBound + value.lowerBound)..<(range.lowerBound + value.upperBound)
+            if case .conflict = schema, tag == ItemClockCodec.ConflictTag.register, length == 1 { conflictCode = raw[absolute.lowerBound] }
+            if let inner = schema.nested(tag, conflictCode: conflictCode) {
+                let nested = try working(raw, absolute, schema: inner, source: source, structure: structure)
+                out.field(tag, nested: nested)
+            } else {
+                out.header(tag, length)
+                source.append(absolute, to: &out, from: raw)
+            }
+        }
+        return out
+    }
+
+    private static func compact(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>, schema: Schema, source: Source) throws(FormatError) -> FieldList {
+        var reader = FieldReader(UnsafeRawBufferPointer(rebasing: raw[range]), structure: "list") { _ in true }
+        var out = FieldList()
+        var conflictCode: UInt8?
+        while let (tag, value) = try reader.next() {
+            let absolute = (range.lowerBound + value.lowerBound)..<(range.lowerBound + value.upperBound)
+            if case .conflict = schema, tag == ItemClockCodec.ConflictTag.register, value.count == 1 { conflictCode = raw[absolute.lowerBound] }
+            if let inner = schema.nested(tag, conflictCode: conflictCode) {
+                let nested = try compact(raw, absolute, schema: inner, source: source)
+                out.compactHeader(tag, nested.count)
+                out.append(nested)
+            } else {
+                out.compactHeader(tag, value.count)
+                source.append(absolute, to: &out, from: raw)
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,263 @@
+import CofferCrypto
+
+/// The overview of a format-2 record (SPEC.md §7.2, §7.6, §17.3) to and from the list held
+/// in memory. Besides the framing (``CompactFieldList``), format 2 leaves out what follows
+/// from the item's version vector when it holds:
+///
+/// - `created` and `modified`, when equal to the **implied date**: the largest time of the
+///   version vector, shifted right by 16 bits (its milliseconds);
+/// - the stamps field, when every unkeyed register has the vector's largest stamp and no
+///   named field has a stamp (an item written by one edit and never changed in part);
+/// - in a tombstone, the deletion vector, which equals the version vector.
+///
+/// In memory these fields are always present, so the codecs above see one shape. A list
+/// that writes out what it should leave out is "malformed": each item has one encoding.
+enum CompactOverview {
+    /// Tags a tombstone's overview may hold (SPEC.md §7.6): the dates and the clock.
+    static let tombstoneTags: Set<UInt16> = [EntryCodec.OverviewTag.created, EntryCodec.OverviewTag.modified,
+                                             ItemClockCodec.Tag.versions, ItemClockCodec.Tag.stamps,
+                                             ItemClockCodec.Tag.siblings, ItemClockCodec.Tag.confirmations]
+
+    /// The in-memory list of a format-2 overview, checked as SPEC.md §10 step 15 says.
+    static func working(from compact: [UInt8], tombstone: Bool) throws(FormatError) -> [UInt8] {
+        // Pass 1: the framing.
+        var list = try CompactFieldList.working(from: .bytes(compact), schema: .overview).publicBytes
+        // What the list leaves out, put in where it can be computed: a list whose version
+        // vector cannot give it is refused by the checks below, in their order.
+        let scan = Scan(list)
+        var inserted: [(UInt16, [UInt8])] = []
+        let implied = scan.versions.flatMap { Implied(versions: $0) }
+        if let implied {
+            if !scan.has(EntryCodec.OverviewTag.created), let date = implied.date { inserted.append((EntryCodec.OverviewTag.created, date)) }
+            if !scan.has(EntryCodec.OverviewTag.modified), let date = implied.date { inserted.append((EntryCodec.OverviewTag.modified, date)) }
+            if !scan.has(ItemClockCodec.Tag.stamps) { inserted.append((ItemClockCodec.Tag.stamps, implied.stamps)) }
+            if tombstone, !scan.has(ItemClockCodec.Tag.deleted) { inserted.append((ItemClockCodec.Tag.deleted, implied.deleted)) }
+        }
+        list = insert(inserted, into: list)
+        // Passes 2 to 4: field by field, the merge fields, the required fields.
+        if tombstone { try validateTombstone(list) } else { try EntryCodec.validateOverview(list) }
+        // Format 2's own rules of the whole list.
+        guard let implied else { throw .malformed("overview: no version vector (format 2 requires one)") }
+        if tombstone, scan.has(ItemClockCodec.Tag.deleted) { throw .malformed("overview: a tombstone's deletion vector is implied") }
+        for tag in [EntryCodec.OverviewTag.created, EntryCodec.OverviewTag.modified] where scan.has(tag) {
+            guard scan.value(tag) != implied.date else { throw .malformed("overview: date \(tag) equals the implied date and must be left out") }
+        }
+        if scan.has(ItemClockCodec.Tag.stamps), scan.value(ItemClockCodec.Tag.stamps) == implied.stamps {
+            throw .malformed("overview: the stamps field is the implied one and must be left out")
+        }
+        try checkCanonicalClock(list)
+        return list
+    }
+
+    /// The format-2 overview of an in-memory list. `present` are the registers that hold a
+    /// value in either part (for a clock whose named fields took the default stamp).
+    static func compact(from working: [UInt8], tombstone: Bool, present: Set<Register>) throws(FormatError) -> [UInt8] {
+        guard let clock = try ItemClockCodec.decode(overview: working) else {
+            throw .invalidItem("a format-2 record needs a clock")
+        }
+        var fields = try ItemClockCodec.encode(clock, present: present, style: .version2)
+        guard let implied = Implied(clockFields: fields) else { throw .invalidItem("a format-2 record needs a clock") }
+        // The list without its clock, then the clock in format 2's choice of stamps.
+        var list = strip(working) { ItemClockCodec.Tag.overview.contains($0) }
+        list += fields
+        fields = []
+        let scan = Scan(list)
+        list = strip(list) { tag in
+            switch tag {
+            case EntryCodec.OverviewTag.created, EntryCodec.OverviewTag.modified: return scan.value(tag) == implied.date
+            case ItemClockCodec.Tag.stamps: return scan.value(tag) == implied.stamps
+            case ItemClockCodec.Tag.deleted:
+                guard tombstone else { return false }
+                return true
+            default: return false
+            }
+        }
+        if tombstone {
+            guard clock.isDeleted, clock.deleted == clock.versions else { throw .invalidItem("a tombstone's deletion vector is its version vector") }
+        }
+        return try CompactFieldList.compact(from: .bytes(list), schema: .overview).publicBytes
+    }
+
+    /// The kind and the name key (SPEC.md §8.1) of a checked format-2 overview list, read
+    /// from its framing without converting it (a rotation computes every record's tag).
+    static func nameKey(_ compact: UnsafeRawBufferPointer) throws(FormatError) -> (ItemKind, [UInt8]) {
+        var reader = ByteReader(compact)
+        var kind: ItemKind?
+        var fields: [UInt16: [UInt8]] = [:]
+        while !reader.isAtEnd {
+            let tag = UInt16(try reader.varint(limit: UInt64(UInt16.max), "overview field tag"))
+            let length = Int(try reader.varint(limit: UInt64(UInt32.max), "overview field length"))
+            let value = try reader.range(length, "overview field \(tag)")
+            if tag == EntryCodec.OverviewTag.kind, value.count == 1 { kind = ItemKind(code: compact[value.lowerBound]) }
+            if tag == 2 || tag == 3 || tag == 5 { fields[tag] = Array(compact[value]) }
+            if tag > EntryCodec.OverviewTag.server { break }
+        }
+        // A checked list without a kind: its kind was erased, read as a generic password.
+        let found = kind ?? .genericPassword
+        switch found {
+        case .genericPassword: return (found, fields[EntryCodec.OverviewTag.service] ?? [])
+        case .internetPassword: return (found, fields[EntryCodec.OverviewTag.server] ?? [])
+        case .secureNote: return (found, fields[EntryCodec.OverviewTag.label] ?? [])
+        }
+    }
+
+    /// The values format 2 leaves out, as an item's version vector gives them.
+    struct Implied {
+        /// `created` and `modified`: nil when the date would be after the year 9999.
+        let date: [UInt8]?
+        /// The stamps field: the largest stamp, then every unkeyed register's bit.
+        let stamps: [UInt8]
+        /// A tombstone's deletion vector: every entry of the version vector.
+        let deleted: [UInt8]
+
+        /// From a version vector's field value (nil when it is not one).
+        init?(versions value: [UInt8]) {
+            guard value.count % 16 == 0, !value.isEmpty, value.count / 16 <= ItemClockCodec.maxReplicas else { return nil }
+            let n = value.count / 16
+            var best = (time: UInt64(0), replica: UInt64(0), index: 0)
+            value.withUnsafeBytes { raw in
+                for i in 0..<n {
+                    let replica = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i * 16, as: UInt64.self))
+                    let time = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i * 16 + 8, as: UInt64.self))
+                    if (time, replica) > (best.time, best.replica) { best = (time, replica, i) }
+                }
+            }
+            let ms = best.time >> HybridTime.counterBits
+            if ms <= UInt64(EntryCodec.dateRange.upperBound) {
+                var w = ByteWriter(capacity: 8)
+                w.u64(ms)
+                date = w.bytes
+            } else {
+                date = nil
+            }
+            var s = ByteWriter(capacity: 8)
+            s.varint(UInt64(best.index))
+            s.varint(0)
+            s.varint(ItemClockCodec.unkeyedMask)
+            stamps = s.bytes
+            var d = ByteWriter(capacity: 2 * n)
+            for i in 0..<n { d.varint(UInt64(i)); d.varint(0) }
+            deleted = d.bytes
+        }
+
+        /// From the clock fields ``ItemClockCodec/encode(_:present:style:)`` wrote.
+        init?(clockFields: [UInt8]) {
+            let scan = Scan(clockFields)
+            guard let versions = scan.versions else { return nil }
+            self.init(versions: versions)
+        }
+    }
+
+    /// The top-level fields of a well-framed in-memory list, by tag (the first of each).
+    struct Scan {
+        private var values: [UInt16: [UInt8]] = [:]
+
+        init(_ list: [UInt8]) {
+            list.withUnsafeBytes { raw in
+                var offset = 0
+                while raw.count - offset >= 6 {
+                    let tag = UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt16.self))
+                    let length = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 2, as: UInt32.self)))
+                    guard length <= raw.count - offset - 6 else { return }
+                    if values[tag] == nil { values[tag] = Array(raw[(offset + 6)..<(offset + 6 + length)]) }
+                    offset += 6 + length
+                }
+            }
+        }
+
+        func has(_ tag: UInt16) -> Bool { values[tag] != nil }
+        func value(_ tag: UInt16) -> [UInt8]? { values[tag] }
+        var versions: [UInt8]? { values[ItemClockCodec.Tag.versions] }
+    }
+
+    /// `list` with fields added at their place in tag order (after equal tags).
+    private static func insert(_ fields: [(UInt16, [UInt8])], into list: [UInt8]) -> [UInt8] {
+        guard !fields.isEmpty else { return list }
+        var pending = fields.sorted { $0.0 < $1.0 }[...]
+        var out: [UInt8] = []
+        out.reserveCapacity(list.count + fields.reduce(0) { $0 + 6 + $1.1.count })
+        list.withUnsafeBytes { raw in
+            var offset = 0
+            while raw.count - offset >= 6 {
+                let tag = UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt16.self))
+                let length = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 2, as: UInt32.self)))
+                while let next = pending.first, next.0 < tag {
+                    out += FieldList.header(next.0, next.1.count) + next.1
+                    pending = pending.dropFirst()
+                }
+                let end = min(raw.count, offset + 6 + length)
+                out += raw[offset..<end]
+                offset = end
+            }
+        }
+        for next in pending { out += FieldList.header(next.0, next.1.count) + next.1 }
+        return out
+    }
+
+    /// `list` without the top-level fields whose tag `drop` names.
+    private static func strip(_ list: [UInt8], _ drop: (UInt16) -> Bool) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(list.count)
+        list.withUnsafeBytes { raw in
+            var offset = 0
+            while raw.count - offset >= 6 {
+                let tag = UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt16.self))
+                let length = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 2, as: UInt32.self)))
+                let end = min(raw.count, offset + 6 + length)
+                if !drop(tag) { out += raw[offset..<end] }
+                offset = end
+            }
+        }
+        return out
+    }
+
+    /// A tombstone's overview (SPEC.md §7.6): only the dates and the clock, each at most
+    /// once and in order, dates in range; the clock valid and deleted.
+    static func validateTombstone(_ list: [UInt8]) throws(FormatError) {
+        try list.withBytes { (raw) throws(FormatError) in
+            var reader = FieldReader(raw, structure: "tombstone overview") { _ in false }
+            var ranges = ItemClockCodec.Ranges()
+            while let (tag, r) = try reader.next() {
+                // The deletion vector is put in from the version vector before this check.
+                guard tombstoneTags.contains(tag) || tag == ItemClockCodec.Tag.deleted else {
+                    throw .malformed("tombstone overview: field \(tag) (a tombstone keeps only its dates and its clock)")
+                }
+                if tag == EntryCodec.OverviewTag.created || tag == EntryCodec.OverviewTag.modified {
+                    _ = try EntryCodec.date(reader, r, "tombstone overview: date")
+                } else {
+                    ranges.set(tag, r)
+                }
+            }
+            try ItemClockCodec.validate(raw, ranges)
+        }
+        guard let clock = try ItemClockCodec.decode(overview: list), clock.isDeleted else {
+            throw .malformed("tombstone overview: not deleted")
+        }
+        let scan = Scan(list)
+        guard scan.has(EntryCodec.OverviewTag.created), scan.has(EntryCodec.OverviewTag.modified) else {
+            throw .malformed("tombstone overview: missing dates")
+        }
+    }
+
+    /// Format 2 writes each clock one way (SPEC.md §17.3): the clock decoded and encoded
+    /// again gives the same fields. Format 2's stamps never depend on which registers hold
+    /// a value, so the overview alone decides.
+    private static func checkCanonicalClock(_ list: [UInt8]) throws(FormatError) {
+        guard let clock = try ItemClockCodec.decode(overview: list) else { return }
+        let encoded = try ItemClockCodec.encode(clock, present: [], style: .version2)
+        let fields = list.withUnsafeBytes { raw -> [UInt8] in
+            var offset = 0, start: Int?
+            while raw.count - offset >= 6 {
+                let tag = UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt16.self))
+                let length = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 2, as: UInt32.self)))
+                if start == nil, ItemClockCodec.Tag.overview.contains(tag) { start = offset }
+                offset += 6 + length
+            }
+            return start.map { Array(raw[$0..<min(offset, raw.count)]) } ?? []
+        }
+        // A tombstone's encoding has its deletion vector, put in above.
+        guard encoded == fields else {
+            throw .malformed("overview: the merge fields are not in their one encoding (SPEC.md §17.3)")
+        }
+    }
+}

@@ -1,0 +1,297 @@
+import CofferCrypto
+
+/// One entry of a format-2 file (SPEC.md §7, §8): its manifest row (id, nonce, lookup tag,
+/// flags, revision and the two ciphertext lengths) and its record (the overview ciphertext
+/// then the secret ciphertext, both sealed under the row's one nonce with different keys).
+///
+/// The row's nonce, covered by the manifest MAC, binds the record: a record from another
+/// copy, or an earlier version of this one, was sealed under another nonce and fails its
+/// AEAD. Records read from a file share the file's buffer (no copy per entry).
+package struct RecordV2: Sendable {
+    package let id: ItemID
+    package let revision: UInt64
+    package let nonce: Nonce
+    /// The lookup tag (SPEC.md §8.1), the row's 8 bytes read little-endian; 0 for a tombstone.
+    package let lookupTag: UInt64
+    /// A deleted item's record (SPEC.md §7.6): clock and dates only, no secret part.
+    package let isTombstone: Bool
+    /// The overview ciphertext then the secret ciphertext, as on disk.
+    package let body: ArraySlice<UInt8>
+    let overviewLength: Int
+
+    /// The 24-byte nonce of a record, inline (a vault keeps one per record).
+    package struct Nonce: Sendable, Hashable {
+        private var a: UInt64 = 0, b: UInt64 = 0, c: UInt64 = 0
+
+        init(_ raw: UnsafeRawBufferPointer) {
+            precondition(raw.count == FormatV1.nonceLength, "a nonce is 24 bytes")
+            a = raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self)
+            b = raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+            c = raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self)
+        }
+
+        package var bytes: [UInt8] { withUnsafeBytes(of: self) { Array($0) } }
+    }
+
+    var overviewCiphertext: ArraySlice<UInt8> { body[body.startIndex..<(body.startIndex + overviewLength)] }
+    var secretCiphertext: ArraySlice<UInt8> { body[(body.startIndex + overviewLength)...] }
+
+    /// The flags byte: bit 0 marks a tombstone; the other bits are zero.
+    static let tombstoneFlag: UInt8 = 1
+
+    enum Part: UInt8 { case overview = 1, secret = 2 }
+
+    package init(id: ItemID, revision: UInt64, nonce: Nonce, lookupTag: UInt64, isTombstone: Bool,
+                 body: ArraySlice<UInt8>, overviewLength: Int) {
+        self.id = id
+        self.revision = revision
+        self.nonce = nonce
+        self.lookupTag = lookupTag
+        self.isTombstone = isTombstone
+        self.body = body
+        self.overviewLength = overviewLength
+    }
+
+    // MARK: Rows
+
+    /// One manifest row as SPEC.md §8 lays it out, checked as step 7 says (the record's
+    /// bytes come later).
+    struct Row {
+        let id: ItemID
+        let nonce: Nonce
+        let lookupTag: UInt64
+        let isTombstone: Bool
+        let revision: UInt64
+        let overviewLength: Int
+        let secretLength: Int
+
+        static func parse(_ reader: inout ByteReader, index: Int) throws(FormatError) -> Row {
+            func name() -> String { "manifest row \(index)" }
+            // Each value is checked where it is read (SPEC.md §10, order within a step).
+            let idRange = try reader.range(FormatV1.entryIDLength, name())
+            let nonceRange = try reader.range(FormatV1.nonceLength, name())
+            let tag = try reader.u64(name())
+            let flags = try reader.u8(name())
+            guard flags & ~tombstoneFlag == 0 else { throw .malformed("\(name()): flags \(flags)") }
+            let isTombstone = flags == tombstoneFlag
+            guard !isTombstone || tag == LookupTag.tombstone else { throw .malformed("\(name()): a tombstone's lookup tag is 0") }
+            let revision = try reader.varint(limit: FormatV2.maxRevision, name())
+            guard revision >= 1 else { throw .malformed("\(name()): revision 0") }
+            let overview = Int(try reader.varint(limit: UInt64(FormatV2.maxOverviewPlaintext + FormatV1.tagLength), name()))
+            guard isCiphertextLength(overview) else { throw .malformed("\(name()): overview ciphertext of \(overview) bytes") }
+            let secret = Int(try reader.varint(limit: UInt64(FormatV2.maxSecretPlaintext + FormatV1.tagLength), name()))
+            guard isTombstone ? secret == 0 : isCiphertextLength(secret) else {
+                throw .malformed("\(name()): secret ciphertext of \(secret) bytes (none for a tombstone)")
+            }
+            let raw = reader.buffer
+            return Row(id: ItemID(buffer: UnsafeRawBufferPointer(rebasing: raw[idRange])),
+                       nonce: Nonce(UnsafeRawBufferPointer(rebasing: raw[nonceRange])),
+                       lookupTag: tag, isTombstone: isTombstone, revision: revision,
+                       overviewLength: overview, secretLength: secret)
+        }
+
+        func encode(into writer: inout ByteWriter) {
+            writer.bytes(id.bytes)
+            writer.bytes(nonce.bytes)
+            writer.u64(lookupTag)
+            writer.u8(isTombstone ? tombstoneFlag : 0)
+            writer.varint(revision)
+            writer.varint(UInt64(overviewLength))
+            writer.varint(UInt64(secretLength))
+        }
+    }
+
+    /// A padded plaintext's length (SPEC.md §7.5) plus the 16-byte tag.
+    static func isCiphertextLength(_ length: Int) -> Bool {
+        length >= FormatV1.tagLength && Padme.isPaddedLength(length - FormatV1.tagLength)
+    }
+
+    var row: Row {
+        Row(id: id, nonce: nonce, lookupTag: lookupTag, isTombstone: isTombstone, revision: revision,
+            overviewLength: overviewLength, secretLength: body.count - overviewLength)
+    }
+
+    // MARK: Sealing
+
+    /// Seals an in-memory overview list and secret list (in tag order) as a new record at
+    /// `revision`. A tombstone has an overview of its dates and clock and no secrets.
+    package static func seal(id: ItemID, revision: UInt64, overview: [UInt8], secrets: FieldList, tombstone: Bool = false,
+                             vaultID: [UInt8], keys: EpochKeys, entropy: EntropySource) throws(FormatError) -> RecordV2 {
+        try sealReturningOverview(id: id, revision: revision, overview: overview, secrets: secrets, tombstone: tombstone,
+                                  vaultID: vaultID, keys: keys, entropy: entropy).record
+    }
+
+    /// ``seal(id:revision:overview:secrets:tombstone:vaultID:keys:entropy:)``, and the
+    /// overview list as a reader of the record gets it back (its clock in format 2's one
+    /// encoding), which is what a vault keeps of the record it wrote.
+    package static func sealReturningOverview(id: ItemID, revision: UInt64, overview: [UInt8], secrets: FieldList, tombstone: Bool = false,
+                                              vaultID: [UInt8], keys: EpochKeys, entropy: EntropySource) throws(FormatError) -> (record: RecordV2, overview: [UInt8]) {
+        guard revision >= 1, revision <= FormatV2.maxRevision else { throw .invalidItem("revision \(revision) out of range") }
+        let secretList = try secrets.secureBytes()
+        guard !tombstone || secretList.count == 0 else { throw .invalidItem("a tombstone keeps no secrets") }
+        let present = try ItemParts.registers(ofOverview: overview).union(
+            secretList.withUnsafeBytes { (raw) throws(FormatError) in try ItemParts.registers(ofSecretList: raw) })
+        let compactList = try CompactOverview.compact(from: overview, tombstone: tombstone, present: present)
+        let readBack = try CompactOverview.working(from: compactList, tombstone: tombstone)
+        let compactOverview = Padme.pad(compactList)
+        guard compactOverview.count <= FormatV2.maxOverviewPlaintext else { throw .invalidItem("item attributes exceed 1 MiB") }
+        let tag = tombstone ? LookupTag.tombstone : try LookupTag.tag(ofOverview: overview, keys: keys)
+        let secretPlain: SecureBytes? = tombstone ? nil
+            : try CompactFieldList.compact(from: .secret(secretList), schema: .secret).padmeSecureBytes()
+        if let secretPlain, secretPlain.count > FormatV2.maxSecretPlaintext { throw .invalidItem("item secrets exceed 64 MiB") }
+        let nonceBytes = try crypto { () throws(CofferError) in try entropy.bytes(FormatV1.nonceLength) }
+        let nonce = nonceBytes.withUnsafeBytes { Nonce($0) }
+        var body = try crypto { () throws(CofferError) in
+            try compactOverview.withBytes { (p) throws(CofferError) in
+                try XChaCha20Poly1305.seal(p, key: keys.overviewKey, nonce: nonceBytes,
+                                           associatedData: associatedData(vaultID: vaultID, id: id, part: .overview))
+            }
+        }
+        let overviewLength = body.count
+        if let secretPlain {
+            body += try crypto { () throws(CofferError) in
+                try XChaCha20Poly1305.seal(secretPlain, key: keys.secretKey, nonce: nonceBytes,
+                                           associatedData: associatedData(vaultID: vaultID, id: id, part: .secret))
+            }
+        }
+        return (RecordV2(id: id, revision: revision, nonce: nonce, lookupTag: tag, isTombstone: tombstone,
+                         body: body[...], overviewLength: overviewLength), readBack)
+    }
+
+    // MARK: Opening
+
+    /// Decrypts and checks the overview (SPEC.md §10 step 15) and returns its in-memory list:
+    /// the AEAD ("entry failure"), the padding, the list and its lookup tag ("malformed").
+    package func openOverviewList(vaultID: [UInt8], keys: EpochKeys) throws(FormatError) -> [UInt8] {
+        var plain: [UInt8]
+        do throws(CofferError) {
+            plain = try overviewCiphertext.withBytes { (cipher) throws(CofferError) in
+                try nonce.bytes.withBytes { (nonceRaw) throws(CofferError) in
+                    try Self.associatedData(vaultID: vaultID, id: id, part: .overview).withBytes { (ad) throws(CofferError) in
+                        try XChaCha20Poly1305.openPublic(cipher, key: keys.overviewKey, nonce: nonceRaw, associatedData: ad)
+                    }
+                }
+            }
+        } catch .authenticationFailed {
+            throw .tampered(.entry(id.hex))
+        } catch {
+            throw .crypto(error)
+        }
+        let length: Int
+        do throws(CofferError) {
+            length = try plain.withBytes { (raw) throws(CofferError) in try Padme.unpaddedLength(raw, structure: "entry overview") }
+        } catch {
+            throw FormatError(reading: error)
+        }
+        plain.removeSubrange(length...)
+        let list = try CompactOverview.working(from: plain, tombstone: isTombstone)
+        if !isTombstone {
+            guard try LookupTag.tag(ofOverview: list, keys: keys) == lookupTag else {
+                throw .malformed("entry \(id.hex): its lookup tag does not match its name")
+            }
+        }
+        return list
+    }
+
+    /// Decrypts the secret part into guarded memory and returns its in-memory list, checked
+    /// as SPEC.md §10 step 15 says; with the item's (checked) overview list, also the rules
+    /// that need both parts (``ItemParts/checkConsistency(with:)``). A tombstone has none.
+    package func openSecretList(vaultID: [UInt8], keys: EpochKeys, overview: [UInt8]?) throws(FormatError) -> SecureBytes {
+        guard !isTombstone else { return try crypto { () throws(CofferError) in try SecureBytes(count: 0) { (_: UnsafeMutableRawBufferPointer) in } } }
+        let padded: SecureBytes
+        do throws(CofferError) {
+            padded = try XChaCha20Poly1305.open(secretCiphertext, key: keys.secretKey, nonce: nonce.bytes,
+                                                associatedData: Self.associatedData(vaultID: vaultID, id: id, part: .secret))
+        } catch .authenticationFailed {
+            throw .tampered(.entry(id.hex))
+        } catch {
+            throw .crypto(error)
+        }
+        let compact: SecureBytes
+        do throws(CofferError) {
+            compact = try Padme.unpad(padded, structure: "entry \(id.hex) secret")
+        } catch {
+            throw FormatError(reading: error)
+        }
+        let list = try CompactFieldList.working(from: .secret(compact), schema: .secret).secureBytes()
+        _ = try list.withUnsafeBytes { (raw) throws(FormatError) in try EntryCodec.decodeSecrets(raw) }
+        if let overview, let clock = try ItemClockCodec.decode(overview: overview) {
+            try ItemParts(overview: overview, secrets: list).checkConsistency(with: clock)
+        }
+        return list
+    }
+
+    // MARK: Rotation
+
+    /// The same record under another epoch's keys (SPEC.md §11.2): both parts opened with
+    /// `old`, their padded plaintexts sealed again under `new` and `nonce` (24 bytes), the
+    /// lookup tag computed again with the new lookup key. The lists are not decoded: what
+    /// the old key sealed is what the new key seals.
+    package func resealed(vaultID: [UInt8], from old: EpochKeys, to new: EpochKeys, nonce newNonce: [UInt8]) throws(FormatError) -> RecordV2 {
+        let overviewAD = Self.associatedData(vaultID: vaultID, id: id, part: .overview)
+        let secretAD = Self.associatedData(vaultID: vaultID, id: id, part: .secret)
+        func aead<R>(_ body: () throws(CofferError) -> R) throws(FormatError) -> R {
+            do throws(CofferError) { return try body() } catch .authenticationFailed { throw .tampered(.entry(id.hex)) } catch { throw FormatError(reading: error) }
+        }
+        let overview = try aead { () throws(CofferError) in
+            try XChaCha20Poly1305.open(overviewCiphertext, key: old.overviewKey, nonce: nonce.bytes, associatedData: overviewAD)
+        }
+        var tag = LookupTag.tombstone
+        if !isTombstone {
+            let list = try aead { () throws(CofferError) in try Padme.unpad(overview, structure: "entry \(id.hex) overview") }
+            let (kind, name) = try list.withUnsafeBytes { (raw) throws(FormatError) in try CompactOverview.nameKey(raw) }
+            tag = try LookupTag.tag(kind: kind, name: name, keys: new)
+        }
+        var body = try aead { () throws(CofferError) in
+            try XChaCha20Poly1305.seal(overview, key: new.overviewKey, nonce: newNonce, associatedData: overviewAD)
+        }
+        let overviewLength = body.count
+        if !isTombstone {
+            body += try aead { () throws(CofferError) in
+                let secret = try XChaCha20Poly1305.open(secretCiphertext, key: old.secretKey, nonce: nonce.bytes, associatedData: secretAD)
+                return try XChaCha20Poly1305.seal(secret, key: new.secretKey, nonce: newNonce, associatedData: secretAD)
+            }
+        }
+        return RecordV2(id: id, revision: revision, nonce: newNonce.withUnsafeBytes { Nonce($0) }, lookupTag: tag,
+                        isTombstone: isTombstone, body: body[...], overviewLength: overviewLength)
+    }
+
+    /// Opens the secret part only to check it (its AEAD; the plaintext goes to guarded
+    /// memory and is wiped): what format 1's record digest gave before a record is carried
+    /// into a new file. A tombstone has nothing to check.
+    package func verifySecret(vaultID: [UInt8], keys: EpochKeys) throws(FormatError) {
+        guard !isTombstone else { return }
+        do throws(CofferError) {
+            _ = try XChaCha20Poly1305.open(secretCiphertext, key: keys.secretKey, nonce: nonce.bytes,
+                                           associatedData: Self.associatedData(vaultID: vaultID, id: id, part: .secret))
+        } catch .authenticationFailed {
+            throw .tampered(.entry(id.hex))
+        } catch {
+            throw .crypto(error)
+        }
+    }
+
+    /// ``verifySecret(vaultID:keys:)`` for many records, on all cores.
+    package static func verifySecrets(_ records: [RecordV2], vaultID: [UInt8], keys: EpochKeys) throws(FormatError) {
+        try records.withUnsafeBufferPointer { (records) throws(FormatError) in
+            _ = try ParallelWork.map(count: records.count) { (index) throws(FormatError) in
+                try records[index].verifySecret(vaultID: vaultID, keys: keys)
+            }
+        }
+    }
+
+    /// What names a record across copies: its nonce. Two records with one nonce are the
+    /// same record (a writer draws a new nonce for every seal).
+    package var identity: Nonce { nonce }
+
+    /// The item's secrets (its secret part opened, checked with `overview`, decoded).
+    package func openSecrets(vaultID: [UInt8], keys: EpochKeys, overview: [UInt8]) throws(FormatError) -> ItemSecrets {
+        let list = try openSecretList(vaultID: vaultID, keys: keys, overview: overview)
+        return try list.withUnsafeBytes { (raw) throws(FormatError) in try EntryCodec.decodeSecrets(raw) }
+    }
+
+    /// `"coffer.v2.entry" 0x00 || vault id || entry id || part` (SPEC.md §6).
+    static func associatedData(vaultID: [UInt8], id: ItemID, part: Part) -> [UInt8] {
+        FormatV2.entryADLabel + vaultID + id.bytes + [part.rawValue]
+    }
+}

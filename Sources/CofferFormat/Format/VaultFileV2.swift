@@ -1,0 +1,220 @@
+import CofferCrypto
+
+/// A whole format-2 vault file, parsed (SPEC.md §2).
+///
+/// `parse` checks structure, bounds and the header checksum without any key (SPEC.md §10
+/// steps 1–9); `unlock` opens a key slot and checks the epoch id (step 10);
+/// `authenticate` checks the header MAC, the key history and the manifest MAC (steps
+/// 11–12); each record's parts are checked when they are opened (step 15). `encode`
+/// writes a file from its parts.
+package struct VaultFileV2: Sendable {
+    package let header: VaultHeaderV2
+    package let generation: UInt64
+    package let records: [RecordV2]
+    /// The file as read; MACs are checked over ranges of it.
+    let bytes: [UInt8]
+    /// `[0, headerEnd)` is preamble + header body (checksummed and MACed).
+    let headerEnd: Int
+    let headerMAC: [UInt8]
+    /// `[0, manifestEnd)` is everything the manifest MAC covers.
+    let manifestEnd: Int
+    let manifestMAC: [UInt8]
+
+    /// The version of the file these parts were read from: 2, or 1 for a version-1 file
+    /// converted in memory (``converting(_:keys:entropy:)``), which has no bytes of its own.
+    package let sourceVersion: UInt16
+
+    /// The manifest's fixed part: generation and entry count.
+    static let manifestFixedLength = 12
+    /// The largest manifest: 10,000,000 rows of the longest kind.
+    static let maxManifestLength = manifestFixedLength + FormatV1.maxEntries * FormatV2.maxRowLength
+
+    /// The longest file prefix ``parseSummary(_:)`` reads.
+    package static let summaryPrefixLength = FormatV1.preambleLength + FormatV2.maxHeaderLength + 2 * FormatV1.digestLength + 4 + 12
+
+    /// Steps 1–6 and the manifest length: shared by `parse` and `parseSummary`. The reader
+    /// it returns stands just after the manifest length.
+    private static func parseHead(_ raw: UnsafeRawBufferPointer)
+        throws(FormatError) -> (header: VaultHeaderV2, headerEnd: Int, headerMAC: [UInt8], manifestLength: Int, reader: ByteReader) {
+        let version = try VaultFile.readPreamble(raw)
+        guard version == FormatV2.version else { throw .unsupportedVersion(version) }
+        var (headerRange, headerMAC, reader) = try VaultFile.readHeaderFrame(raw, maxLength: FormatV2.maxHeaderLength)
+        let headerEnd = headerRange.upperBound
+        let header = try VaultHeaderV2.parse(UnsafeRawBufferPointer(rebasing: raw[headerRange]))
+        let manifestLength = Int(try reader.u32("manifest length"))
+        guard manifestLength >= manifestFixedLength, manifestLength <= maxManifestLength else {
+            throw .malformed("manifest: length \(manifestLength) out of bounds")
+        }
+        return (header, headerEnd, headerMAC, manifestLength, reader)
+    }
+
+    /// The header, generation and entry count from the start of a file, for ``Vault/info(at:)``:
+    /// nothing authenticated, no row read.
+    package static func parseSummary(_ prefix: [UInt8]) throws(FormatError) -> (header: VaultHeaderV2, generation: UInt64, entryCount: Int) {
+        try prefix.withBytes { (raw) throws(FormatError) -> (header: VaultHeaderV2, generation: UInt64, entryCount: Int) in
+            let head = try parseHead(raw)
+            var reader = head.reader
+            let generation = try reader.u64("manifest generation")
+            let count = Int(try reader.u32("manifest entry count"))
+            guard count <= FormatV1.maxEntries else { throw .malformed("manifest: \(count) entries is too many") }
+            return (head.header, generation, count)
+        }
+    }
+
+    package static func parse(_ bytes: [UInt8]) throws(FormatError) -> VaultFileV2 {
+        try bytes.withBytes { (raw) throws(FormatError) -> VaultFileV2 in
+            let head = try parseHead(raw)
+            var reader = head.reader
+            let manifestRange = try reader.range(head.manifestLength, "manifest")
+            var manifest = ByteReader(UnsafeRawBufferPointer(rebasing: raw[manifestRange]))
+            let generation = try manifest.u64("manifest generation")
+            let count = Int(try manifest.u32("manifest entry count"))
+            guard count <= FormatV1.maxEntries else { throw .malformed("manifest: \(count) entries is too many") }
+            var rows: [RecordV2.Row] = []
+            // The count is a claim: room for no more rows than the manifest's bytes can hold.
+            rows.reserveCapacity(min(count, manifest.remaining / FormatV2.minRowLength))
+            for index in 0..<count {
+                let row = try RecordV2.Row.parse(&manifest, index: index)
+                if let previous = rows.last, !(previous.id < row.id) {
+                    throw .malformed("manifest: entry ids not strictly ascending at \(index)")
+                }
+                rows.append(row)
+            }
+            guard manifest.isAtEnd else { throw .malformed("manifest: \(manifest.remaining) bytes after the last row") }
+            let manifestMAC = try reader.bytes(FormatV1.digestLength, "manifest MAC")
+
+            // The records: exactly the rows' lengths, one after another, to the end of the file.
+            let needed = rows.reduce(0) { $0 + $1.overviewLength + $1.secretLength }
+            guard reader.remaining >= needed else { throw .truncated("entry records: \(reader.remaining) of \(needed) bytes present") }
+            guard reader.remaining == needed else { throw .malformed("\(reader.remaining - needed) bytes after the last entry record") }
+            var records: [RecordV2] = []
+            records.reserveCapacity(rows.count)
+            for row in rows {
+                let range = try reader.range(row.overviewLength + row.secretLength, "entry record")
+                records.append(RecordV2(id: row.id, revision: row.revision, nonce: row.nonce, lookupTag: row.lookupTag,
+                                        isTombstone: row.isTombstone, body: bytes[range], overviewLength: row.overviewLength))
+            }
+            return VaultFileV2(header: head.header, generation: generation, records: records, bytes: bytes,
+                               headerEnd: head.headerEnd, headerMAC: head.headerMAC, manifestEnd: manifestRange.upperBound,
+                               manifestMAC: manifestMAC, sourceVersion: FormatV2.version)
+        }
+    }
+
+    /// A version-1 file, authenticated with `keys`, as version-2 parts under the same key
+    /// (SPEC.md §11.1: ``FormatUpgrade``): what a reader of both versions holds in memory, so
+    /// that everything above reads one version. Every record's digest is checked on the way.
+    /// The epoch start is a placeholder until the upgrading save stamps it.
+    package static func converting(_ file: VaultFile, keys: VaultKeys, entropy: EntropySource) throws(FormatError) -> VaultFileV2 {
+        try file.verify(keys: keys)
+        let epoch = try EpochKeys(epochKey: keys.vaultKey)
+        let start = Stamp(replica: 1, time: max(1, file.header.clock.maxTime))
+        let header = try FormatUpgrade.header(file.header, epoch: epoch, start: start)
+        var records: [RecordV2] = []
+        records.reserveCapacity(file.records.count)
+        for record in file.records {
+            records.append(try FormatUpgrade.record(record, vaultID: file.header.vaultID, from: keys, to: epoch, entropy: entropy))
+        }
+        return VaultFileV2(header: header, generation: file.manifest.generation, records: records, bytes: [], headerEnd: 0,
+                           headerMAC: [], manifestEnd: 0, manifestMAC: [], sourceVersion: FormatV1.version)
+    }
+
+    // MARK: Unlocking (SPEC.md §4.10, §10 step 10)
+
+    /// What opened the vault: the slot's identity and type and the seeds its credential
+    /// gave, which a cached unlock keeps (SPEC.md §13.1).
+    package struct OpenedSlot: Sendable {
+        package let identity: [UInt8]
+        package let seeds: KeySlotV2.Seeds
+    }
+
+    package func unlock(with credential: VaultCredential) throws(FormatError) -> (keys: EpochKeys, slot: OpenedSlot) {
+        try Self.unlock(header, with: credential)
+    }
+
+    /// Tries every slot of the credential's kind, cheapest KDF first (memory × passes,
+    /// header order among equals); the key a slot opens must have the header's epoch id.
+    package static func unlock(_ header: VaultHeaderV2, with credential: VaultCredential) throws(FormatError) -> (keys: EpochKeys, slot: OpenedSlot) {
+        // A raw key is 32 bytes: one of another length opens no slot (SPEC.md §4.4).
+        if case .rawKey(let raw) = credential, raw.count != FormatV1.keyLength { throw .wrongRawKey }
+        let cost = { (slot: KeySlotV2) in slot.kdf.map { UInt64($0.memoryKiB) * UInt64($0.iterations) } ?? 0 }
+        let candidates = header.slots.enumerated().filter { $0.element.kind == credential.slotKind }
+            .sorted { (cost($0.element), $0.offset) < (cost($1.element), $1.offset) }.map(\.element)
+        for slot in candidates {
+            if let opened = try slot.open(with: credential, vaultID: header.vaultID, epochID: header.epochID) {
+                return (try epochKeys(opened.key, header: header), OpenedSlot(identity: slot.identity, seeds: opened.seeds))
+            }
+        }
+        throw credential.wrongKeyError
+    }
+
+    /// The keys from a cached unlock's seeds (SPEC.md §13.1), or nil when no slot of the
+    /// header has that identity and type, or it does not open with them. No KDF runs.
+    package func unlock(identity: [UInt8], seeds: KeySlotV2.Seeds) throws(FormatError) -> EpochKeys? {
+        guard let slot = header.slots.first(where: { $0.identity == identity && $0.type == seeds.type }),
+              let key = try slot.open(seeds: seeds, vaultID: header.vaultID, epochID: header.epochID) else { return nil }
+        return try Self.epochKeys(key, header: header)
+    }
+
+    /// The key's derived keys, after checking its commitment: a key whose epoch id is not the
+    /// header's is refused as a header failure.
+    private static func epochKeys(_ key: SecureBytes, header: VaultHeaderV2) throws(FormatError) -> EpochKeys {
+        let keys = try EpochKeys(epochKey: key)
+        guard ConstantTime.equals(keys.epochID, header.epochID) else { throw .tampered(.header) }
+        return keys
+    }
+
+    // MARK: Authenticating (SPEC.md §10 steps 11–12)
+
+    /// The header MAC, the key history (its AEAD and every key's epoch id), the manifest MAC.
+    /// Returns the earlier epochs' keys.
+    @discardableResult
+    package func authenticate(keys: EpochKeys) throws(FormatError) -> [(epoch: KeyHistory.Epoch, keys: EpochKeys)] {
+        // A converted version-1 file was authenticated as version 1.
+        guard sourceVersion == FormatV2.version else { return [] }
+        let headerOK = try bytes.withBytes { (raw) throws(FormatError) in
+            ConstantTime.equals(try crypto { () throws(CofferError) in try BLAKE2b.mac(raw[0..<headerEnd], key: keys.headerKey) }, headerMAC)
+        }
+        guard headerOK else { throw .tampered(.header) }
+        let earlier = try header.keyHistory?.open(with: keys, vaultID: header.vaultID) ?? []
+        let manifestOK = try bytes.withBytes { (raw) throws(FormatError) in
+            ConstantTime.equals(try crypto { () throws(CofferError) in try BLAKE2b.mac(raw[0..<manifestEnd], key: keys.manifestKey) }, manifestMAC)
+        }
+        guard manifestOK else { throw .tampered(.manifest) }
+        return earlier
+    }
+
+    // MARK: Writing
+
+    /// Writes a file: preamble, header, checksum, header MAC, manifest, manifest MAC, records.
+    package static func encode(header: VaultHeaderV2, generation: UInt64, records: [RecordV2], keys: EpochKeys) throws(FormatError) -> EncodedVaultFile {
+        let ordered = records.sorted { $0.id < $1.id }
+        for (a, b) in zip(ordered, ordered.dropFirst()) where a.id == b.id {
+            throw .invalidArgument("two records share entry id \(a.id.hex)")
+        }
+        guard ordered.count <= FormatV1.maxEntries else { throw .invalidArgument("more than \(FormatV1.maxEntries) entries") }
+        guard header.slots.count >= 1, header.slots.count <= FormatV1.maxSlots else {
+            throw .slotUnavailable("a vault has 1 to \(FormatV1.maxSlots) key slots")
+        }
+        guard ConstantTime.equals(header.epochID, keys.epochID) else { throw .invalidKey("the header names another epoch") }
+        let body = header.encodeBody()
+        guard body.count <= FormatV2.maxHeaderLength else { throw .invalidArgument("header exceeds 1 MiB") }
+        var manifest = ByteWriter(capacity: manifestFixedLength + ordered.count * 56)
+        manifest.u64(generation)
+        manifest.u32(UInt32(ordered.count))
+        for record in ordered { record.row.encode(into: &manifest) }
+
+        var writer = ByteWriter(capacity: FormatV1.preambleLength + body.count + 64 + 4 + manifest.bytes.count + 32)
+        writer.bytes(FormatV1.magic)
+        writer.u16(FormatV2.version)
+        writer.u32(UInt32(body.count))
+        writer.bytes(body)
+        writer.bytes(try crypto { () throws(CofferError) in try BLAKE2b.hash(writer.bytes) })
+        writer.bytes(try crypto { () throws(CofferError) in
+            try BLAKE2b.mac(writer.bytes[0..<(FormatV1.preambleLength + body.count)], key: keys.headerKey)
+        })
+        writer.u32(UInt32(manifest.bytes.count))
+        writer.bytes(manifest.bytes)
+        writer.bytes(try crypto { () throws(CofferError) in try BLAKE2b.mac(writer.bytes, key: keys.manifestKey) })
+        return EncodedVaultFile(head: writer.bytes, bodies: ordered.map(\.body))
+    }
+}

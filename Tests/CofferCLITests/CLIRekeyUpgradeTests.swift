@@ -1,0 +1,104 @@
+import CofferTestSupport
+import Foundation
+import Testing
+
+/// `coffer rekey` and `coffer upgrade` run as real processes: after a rekey an old copy and
+/// its old password read nothing saved later, and `merge`, `sync` and `merge-driver` refuse
+/// a copy sealed under another key (merging across a rotation is not supported yet) with
+/// one clear message, leaving every file as it was.
+@Suite("coffer rekey and upgrade")
+struct CLIRekeyUpgradeTests {
+    @Test("rekey: an old copy and its old password read nothing saved after; merge and sync refuse the other key both ways")
+    func rekeyRevokesOldCopies() throws {
+        try withTemporaryDirectory { root in
+            let device = Device("a", root: root)
+            try CLIReplicaTests.makeVault(in: root, services: ["before"], device: device)
+            let vault = root.appendingPathComponent("vault.coffer")
+            let old = root.appendingPathComponent("old.coffer")
+            try FileManager.default.copyItem(at: vault, to: old)
+
+            // The password may be known: change it, then rekey, then save something new.
+            try device.ok(["passwd", "vault.coffer"], input: "pw\nnew-pw\n", in: root)
+            let rekey = try device.ok(["rekey", "vault.coffer"], input: "new-pw\n", in: root)
+            #expect(rekey.err.contains("rekeyed vault.coffer: 1 entry sealed under a new key"), "\(rekey.err)")
+            try device.ok(["add", "vault.coffer", "--service", "after", "--account", "me"], input: "new-pw\nafter-secret\n", in: root)
+            #expect(try device.ok(["get", "vault.coffer", "--service", "before"], input: "new-pw\n", in: root).out == "before-0\n")
+            #expect(try device.ok(["get", "vault.coffer", "--service", "after"], input: "new-pw\n", in: root).out == "after-secret\n")
+            let vaultBytes = try bytes(vault), oldBytes = try bytes(old)
+
+            // The old password opens the old copy only, and the old copy takes nothing from the
+            // rekeyed file (without the rekey, this merge would have brought "after" in).
+            let wrong = try device.run(["get", "vault.coffer", "--service", "after"], input: "pw\n", in: root)
+            #expect(wrong.status == 77, "\(wrong.err)")
+            let pull = try device.run(["merge", "old.coffer", "vault.coffer"], input: "pw\n", in: root)
+            #expect(pull.status == 65, "\(pull.err)")
+            #expect(pull.err.contains("sealed under another vault key"), "\(pull.err)")
+            #expect(pull.err.contains("rekeyed after this vault last read it"), "\(pull.err)")
+            #expect(!pull.err.contains("after-secret") && !pull.out.contains("after-secret"))
+            let oldItems = try itemsByName(try device.ok(["list", "old.coffer", "--json"], input: "pw\n", in: root))
+            #expect(Set(oldItems.keys) == ["before"])
+
+            // The rekeyed vault refuses the old copy, named as a copy or found as a conflict copy.
+            let push = try device.run(["merge", "vault.coffer", "old.coffer"], input: "new-pw\n", in: root)
+            #expect(push.status == 65, "\(push.err)")
+            #expect(push.err.contains("before this vault's key was rotated (rekey)"), "\(push.err)")
+            let conflict = root.appendingPathComponent("vault.sync-conflict-20260101-120000-ABCDEFG.coffer")
+            try FileManager.default.copyItem(at: old, to: conflict)
+            let sync = try device.run(["sync", "vault.coffer"], input: "new-pw\n", in: root)
+            #expect(sync.status == 65, "\(sync.err)")
+            #expect(sync.err.contains("before this vault's key was rotated (rekey)"), "\(sync.err)")
+            #expect(FileManager.default.fileExists(atPath: conflict.path), "the refused copy stays in place")
+
+            #expect(try bytes(vault) == vaultBytes)
+            #expect(try bytes(old) == oldBytes)
+            #expect(try bytes(conflict) == oldBytes)
+            let info = try device.ok(["info", "vault.coffer", "--json"], in: root).jsonObject()
+            #expect((info["slots"] as? [Any])?.count == 1)
+        }
+    }
+
+    @Test("merge-driver refuses a side sealed before a rekey with one line and exit 65, leaving OURS as it was")
+    func mergeDriverRefusesOtherKey() throws {
+        try withTemporaryDirectory { root in
+            let device = Device("a", root: root)
+            let keyFile = root.appendingPathComponent("vault.key")
+            try device.ok(["init", "ours.coffer", "--key-file", keyFile.path, "--no-password"] + fastKDF, input: "", in: root)
+            try FileManager.default.copyItem(at: root.appendingPathComponent("ours.coffer"), to: root.appendingPathComponent("theirs.coffer"))
+            try device.ok(["rekey", "ours.coffer", "--key-file", keyFile.path], input: "", in: root)
+            let ours = root.appendingPathComponent("ours.coffer")
+            try? FileManager.default.removeItem(atPath: ours.path + ".lock")
+            let before = try bytes(ours)
+
+            let result = try device.run(["merge-driver", "--key-file", keyFile.path, "base", "ours.coffer", "theirs.coffer", "vault.coffer"],
+                                        input: "", in: root)
+            #expect(result.status == 65)
+            expectOneLineMessage(result, containing: "before this vault's key was rotated (rekey)")
+            #expect(try bytes(ours) == before)
+        }
+    }
+
+    @Test("upgrade writes a format-1 vault as format 2, keeps the format-1 file as VAULT.bak, and says so; a second run changes nothing")
+    func upgrade() throws {
+        let vector = try #require(try VectorFile.loadAll().first { $0.name == "success-items.vec" })
+        let password = try #require(vector.password)
+        try withTemporaryDirectory { root in
+            let device = Device("a", root: root)
+            let vault = root.appendingPathComponent("vault.coffer")
+            try Data(vector.bytes).write(to: vault)
+            let listBefore = try itemsByName(try device.ok(["list", "vault.coffer", "--json"], input: "\(password)\n", in: root))
+            #expect(try device.ok(["info", "vault.coffer", "--json"], in: root).jsonObject()["formatVersion"] as? Int == 1)
+
+            let first = try device.ok(["upgrade", "vault.coffer"], input: "\(password)\n", in: root)
+            #expect(first.err.contains("upgraded vault.coffer to format 2 (the format-1 file is vault.coffer.bak)"), "\(first.err)")
+            #expect(try device.ok(["info", "vault.coffer", "--json"], in: root).jsonObject()["formatVersion"] as? Int == 2)
+            #expect(try bytes(root.appendingPathComponent("vault.coffer.bak")) == Data(vector.bytes))
+            let listAfter = try itemsByName(try device.ok(["list", "vault.coffer", "--json"], input: "\(password)\n", in: root))
+            #expect(Set(listAfter.keys) == Set(listBefore.keys))
+
+            let upgraded = try bytes(vault)
+            let second = try device.ok(["upgrade", "vault.coffer"], input: "\(password)\n", in: root)
+            #expect(second.err.contains("vault.coffer is format 2 already"), "\(second.err)")
+            #expect(try bytes(vault) == upgraded)
+        }
+    }
+}
