@@ -37,13 +37,13 @@ struct ItemState: Sendable {
         parts.historyConfirmations[index] ?? clock.defaultConfirmation
     }
 
-    /// Turns this state into a tombstone's (SPEC.md §7.6): every value erased, its contents,
-    /// losing values and history gone; its dates and clock (stamps and siblings) kept.
     /// Bounds the clock (SPEC.md §17.9), keeping every replica the history's confirmations name.
     mutating func compact() {
         clock = clock.compacted(alsoKeeping: parts.historyConfirmations.values)
     }
 
+    /// Turns this state into a tombstone's (SPEC.md §7.6): every value erased, its contents,
+    /// losing values and history gone; its dates and clock (stamps and siblings) kept.
     mutating func becomeTombstone() {
         clock = clock.resolved(present: parts.valuedRegisters)
         // Every value erased: each register's winner is its value of largest stamp.
