@@ -59,18 +59,28 @@ struct SaveEngine {
     /// file, they are applied to the snapshot in place once the file is saved (no copy of a
     /// large vault). Otherwise (another process saved since we read, or a write inside the
     /// transaction's body did) that version is joined with ours, and the changes are made
-    /// again on the result with a fresh stamp from `issueStamp`.
-    mutating func commit(_ changes: Changeset, keys: EpochKeys, issueStamp: (VersionVector) -> Stamp) throws(CofferError) {
+    /// again on the result with a fresh stamp from `issueStamp` (given the clock seen and the
+    /// replica id to stamp with). `lastStamp` is the newest time this vault gave a stamp.
+    ///
+    /// Before that stamp, the replica id is checked against the device (SPEC.md §17.7): a
+    /// file another writer saved may be a restored backup or a rolled-back copy, and another
+    /// app on this device may have taken a fresh id for it; the save follows the device's id,
+    /// and takes a fresh one when what it saves lacks that id's latest edit.
+    mutating func commit(_ changes: Changeset, keys: EpochKeys, lastStamp: UInt64,
+                         issueStamp: (VersionVector, UInt64) -> Stamp) throws(CofferError) {
         guard !changes.isEmpty else { return }
         try locked { (engine) throws(CofferError) in
             let fileChanged = try engine.fileChanged()
             guard fileChanged || changes.basedOn != engine.snapshot.identity else {
-                try engine.save(changes, stamp: changes.stamp ?? issueStamp(engine.snapshot.header.clock), keys: keys)
+                try engine.save(changes, stamp: changes.stamp ?? issueStamp(engine.snapshot.header.clock, engine.memory.replica), keys: keys)
                 return
             }
             var next = fileChanged ? try engine.joinedWithFile(keys: keys) : engine.snapshot
+            if fileChanged {
+                try engine.memory.checkReplica(before: next.header.clock, lastStamp: lastStamp, entropy: engine.entropy)
+            }
             let seen = next.header.clock.merged(with: VersionVector(changes.stamp.map { [$0.replica: $0.time] } ?? [:]))
-            try engine.replay(changes, onto: &next, stamp: issueStamp(seen), keys: keys)
+            try engine.replay(changes, onto: &next, stamp: issueStamp(seen, engine.memory.replica), keys: keys)
             try engine.saveJoined(next, keys: keys)
         }
     }
@@ -166,13 +176,32 @@ struct SaveEngine {
 
     /// Joins `other` (verified, same vault) with what this vault holds and saves the result,
     /// under the write lock. Returns what the merge changed.
+    ///
+    /// Every record of `other` has its secret part authenticated first, those this vault
+    /// holds too among them: a copy that fails any check is refused whole. A merge
+    /// that changes nothing writes nothing: no new generation, and the backup (the one
+    /// level of undo) stays as it was.
     @discardableResult
     mutating func saveMerged(with other: VaultSnapshot, keys: EpochKeys) throws(CofferError) -> MergeReport {
-        try locked { (engine) throws(CofferError) -> MergeReport in
-            // The file, when it changed since we read it, takes part too.
-            let base = try engine.fileChanged() ? try engine.joinedWithFile(keys: keys) : engine.snapshot
+        var other = other
+        try other.checkDigests(keys: keys)
+        return try locked { (engine) throws(CofferError) -> MergeReport in
+            // The file, when it changed since we read it, takes part too: as it is when it
+            // holds all this vault holds, else joined with it (and then saved in any case).
+            var base = engine.snapshot
+            var mustSave = false
+            if try engine.fileChanged() {
+                let fresh = try engine.readVerified(keys: keys)
+                if try ReplicaMerge.adds(engine.snapshot, to: fresh) {
+                    base = try ReplicaMerge.merge(engine.snapshot, fresh, sealer: engine.sealer(keys)).snapshot
+                    mustSave = true
+                } else {
+                    engine.adopt(fresh)
+                    base = fresh
+                }
+            }
             let outcome = try ReplicaMerge.merge(base, other, sealer: engine.sealer(keys))
-            try engine.saveJoined(outcome.snapshot, keys: keys)
+            if mustSave || outcome.changed { try engine.saveJoined(outcome.snapshot, keys: keys) }
             return outcome.report
         }
     }
@@ -193,6 +222,10 @@ struct SaveEngine {
 
     /// Puts the backup in place of the file after checking it with `keys` (same vault, MACs
     /// and every record's digest), and takes it as the current version.
+    ///
+    /// A restore is an edit made on an older version (SPEC.md §17.7): the file now lacks
+    /// this replica's latest edits, which other copies may hold, so the replica takes a
+    /// fresh id; its next stamps then claim to have seen only what the backup holds.
     mutating func restoreBackup(keys: EpochKeys) throws(CofferError) {
         try locked { (engine) throws(CofferError) in
             let replaced = engine.snapshot.generation
@@ -200,9 +233,17 @@ struct SaveEngine {
             try restored.checkDigests(keys: keys)
             restored.identity = try storeCall { () throws(StoreError) in try engine.store.restoreBackup() }
             engine.adopt(restored)
+            try engine.memory.takeFreshReplica(entropy: engine.entropy)
             engine.memory.adopt(restored.header.clock)
             engine.keepUndoVersion(replacedGeneration: replaced, slotsChanged: false)
         }
+    }
+
+    /// Takes `opened`, the file as an unlock just read it, as the current version; a file
+    /// that lacks this replica's latest edit (`lastStamp` or remembered) gets a fresh replica id.
+    mutating func adoptUnlocked(_ opened: VaultSnapshot, lastStamp: UInt64) throws(CofferError) {
+        adopt(opened)
+        try memory.takeFreshReplica(ifBehind: opened.header.clock, lastStamp: lastStamp, entropy: entropy)
     }
 
     /// This version joined with the file another writer saved since we read it.

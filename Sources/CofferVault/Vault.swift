@@ -39,8 +39,9 @@ public final class Vault: @unchecked Sendable {
     /// The snapshot as it is now (tests and the merge look at records and tombstones).
     var currentSnapshot: VaultSnapshot { engine.snapshot }
     /// The replica id that stamps this vault's edits (SPEC.md §17.1): the device memory's,
-    /// kept here too so that a stamp drawn during a save does not read the engine.
-    let replica: UInt64
+    /// kept here too so that a stamp drawn during a save does not read the engine. A restore
+    /// (or an unlock of a file that lacks this replica's latest edit) replaces it.
+    private(set) var replica: UInt64
     /// The last time given to a stamp, so stamps of one replica only grow.
     private var lastStampTime: UInt64 = 0
     /// The clock of every date this vault writes and every expiry it checks (``WallClock``).
@@ -83,7 +84,14 @@ public final class Vault: @unchecked Sendable {
     /// A fresh stamp for this replica's next edits, above every time in `clock` and every
     /// stamp given before (SPEC.md §17.1).
     func issueStamp(after clock: VersionVector) -> Stamp {
+        issueStamp(after: clock, replica: replica)
+    }
+
+    /// A fresh stamp as ``issueStamp(after:)``, by `replica`, which this vault stamps with from
+    /// now on (a save that found another app's or a restore's change takes the device's id).
+    func issueStamp(after clock: VersionVector, replica: UInt64) -> Stamp {
         withLock {
+            self.replica = replica
             let now = wallClock.milliseconds()
             lastStampTime = HybridTime.next(after: max(clock.maxTime, lastStampTime), nowMilliseconds: now)
             return Stamp(replica: replica, time: lastStampTime)
@@ -235,7 +243,10 @@ public final class Vault: @unchecked Sendable {
     /// try vault.restoreBackup()     // "Undo last save"
     /// ```
     public func restoreBackup() throws(CofferError) {
-        try saving { (engine, keys) throws(CofferError) in try engine.restoreBackup(keys: keys) }
+        try saving { (engine, keys) throws(CofferError) in
+            try engine.restoreBackup(keys: keys)
+            replica = engine.memory.replica
+        }
     }
 
     /// What ``restoreBackup()`` would change, read from the backup (`<path>.bak`) with this
@@ -338,7 +349,9 @@ public final class Vault: @unchecked Sendable {
         try withLock { () throws(CofferError) in
             let opened = try VaultFileReader.readAndUnlock(store, with: credential, kdfLimit: options.kdfLimit, entropy: entropy)
             // Unlocking accepts the file as it is now, like opening it.
-            engine.adopt(try VaultSnapshot(codec: opened.codec, keys: opened.keys, identity: opened.file.identity))
+            try engine.adoptUnlocked(try VaultSnapshot(codec: opened.codec, keys: opened.keys, identity: opened.file.identity),
+                                     lastStamp: lastStampTime)
+            replica = engine.memory.replica
             engine.conversion = opened.conversion
             keys = opened.keys
             slotKey = opened.slotKey
@@ -400,7 +413,7 @@ public final class Vault: @unchecked Sendable {
             let result = try body(tx)
             let changes = tx.finish()   // lets go of its copy of the snapshot, which commit changes in place
             do throws(CofferError) {
-                try engine.commit(changes, keys: keys) { clock in issueStamp(after: clock) }
+                try engine.commit(changes, keys: keys, lastStamp: lastStampTime) { clock, replica in issueStamp(after: clock, replica: replica) }
             } catch {
                 throw lift(error)
             }

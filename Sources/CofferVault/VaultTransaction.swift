@@ -230,8 +230,8 @@ public final class VaultTransaction {
     public func conflicts(for id: ItemID) throws(CofferError) -> [ItemConflict] {
         try ensureOpen()
         guard let version = try currentVersion(id) else { throw .itemNotFound }
-        return try sealer.conflicts(of: version).sorted { $0.stamp < $1.stamp }.map { (conflict) throws(CofferError) in
-            try ItemConflict(conflict)
+        return try sealer.conflicts(of: version).sorted { $0.conflict.stamp < $1.conflict.stamp }.map { (found) throws(CofferError) in
+            try ItemConflict(found.conflict, name: found.name)
         }
     }
 
@@ -313,7 +313,8 @@ public final class VaultTransaction {
         var newAttributes = attributes ?? old
         try newAttributes.validate()
         newAttributes.created = old.created
-        newAttributes.modified = vault.now()
+        // Never back in time, whatever this device's clock says (SPEC.md §17.5).
+        newAttributes.modified = max(vault.now(), old.modified)
         if attributes != nil, newAttributes.preservedFields.isEmpty { newAttributes.preservedFields = old.preservedFields }
         let oldSecrets = try sealer.secrets(of: version)
         var newSecrets = secrets.map { replacing ? $0 : oldSecrets.merging($0) } ?? oldSecrets
@@ -342,7 +343,7 @@ public final class VaultTransaction {
         try body(&attributes, &secrets)
         try attributes.validate()
         attributes.created = old.created
-        attributes.modified = vault.now()
+        attributes.modified = max(vault.now(), old.modified)
         recordHistory(old: oldSecrets, into: &secrets)
         return try stage(version, old: (old, oldSecrets), attributes: attributes, secrets: secrets)
     }

@@ -86,11 +86,10 @@ func secureBytesFillExample(fd: Int32) throws -> SecureBytes {
 func putAwayMergedCopyExample(vault: Vault, vaultPath: String, copyPath: String) throws {
     // DOC-EXAMPLE-BEGIN Sources/CofferVault/Vault+MergedCopies.swift
     guard let noted = FileVersion(of: copyPath) else { return }    // before the merge reads it
-    try vault.merge(contentsOf: copyPath)                            // saved atomically
-    let folder = try Vault.mergedCopiesFolder(forVaultAt: vaultPath)  // .coffer-merged, mode 0700
-    switch try Vault.putAwayMergedCopy(at: copyPath, unchangedSince: noted, .move(into: folder)) {
+    try vault.merge(contentsOf: copyPath)                            // checked, saved atomically
+    switch try Vault.putAwayMergedCopy(at: copyPath, unchangedSince: noted, .delete) {
+    case .deleted: print("merged; the copy is gone")
     case .moved(let moved): print("merged; the copy is now \(moved)")
-    case .deleted: break
     case .changed: print("rewritten since it was merged: merge it again")
     }
     // DOC-EXAMPLE-END
