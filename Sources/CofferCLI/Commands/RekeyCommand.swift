@@ -41,9 +41,6 @@ struct RekeyCommand: ParsableCommand {
         }
         // A cached unlock of a slot the rekey converted or removed opens nothing now.
         CachedUnlocking.forget(vault.vault)
-        for kind in rotation.removedSlots {
-            Output.error("removed a format-1 or unknown \(kind) slot: it could not be given the new key")
-        }
-        Output.error("rekeyed \(vault.vault): \(rotation.records) \(rotation.records == 1 ? "entry" : "entries") sealed under a new key")
+        RekeyArguments.report(rotation, vault: vault.vault)
     }
 }
