@@ -15,6 +15,17 @@ struct CLIRevocationTests {
                        input: "\(password)\n", in: dir)
     }
 
+    /// `v.coffer` with password "Old" and one item, `service` (its password `secret`), copied
+    /// to `old.coffer` (returned): the copy someone who knew the old password kept.
+    @discardableResult
+    private func vaultWithOldCopy(_ device: Device, service: String, secret: String, in dir: URL) throws -> URL {
+        try device.ok(["init", "v.coffer"] + fastKDF, input: "Old\n", in: dir)
+        try device.ok(["add", "v.coffer", "--service", service], input: "Old\n\(secret)\n", in: dir)
+        let old = dir.appendingPathComponent("old.coffer")
+        try FileManager.default.copyItem(at: dir.appendingPathComponent("v.coffer"), to: old)
+        return old
+    }
+
     private func initVault(_ device: Device, in dir: URL) throws {
         try device.ok(["init", "v.coffer"] + fastKDF, input: "Old\n", in: dir)
         try device.ok(["add", "v.coffer", "--service", "s"], input: "Old\nsecret\n", in: dir)
@@ -59,10 +70,7 @@ struct CLIRevocationTests {
     func requiredKeyFile() throws {
         try withTemporaryDirectory { dir in
             let device = Device("a", root: dir)
-            try device.ok(["init", "v.coffer"] + fastKDF, input: "Old\n", in: dir)
-            try device.ok(["add", "v.coffer", "--service", "s"], input: "Old\nsecret\n", in: dir)
-            let old = dir.appendingPathComponent("old.coffer")
-            try FileManager.default.copyItem(at: dir.appendingPathComponent("v.coffer"), to: old)
+            try vaultWithOldCopy(device, service: "s", secret: "secret", in: dir)
             #expect(try device.ok(["restore", "v.coffer", "--list"], input: "Old\n", in: dir).out.split(separator: "\n").count == 1)
 
             // A wrong password is refused before anything changes, and no key file is left behind.
@@ -118,10 +126,7 @@ struct CLIRevocationTests {
     func passwdRotates() throws {
         try withTemporaryDirectory { dir in
             let device = Device("a", root: dir)
-            try device.ok(["init", "v.coffer"] + fastKDF, input: "Old\n", in: dir)
-            try device.ok(["add", "v.coffer", "--service", "before"], input: "Old\nbefore-secret\n", in: dir)
-            let old = dir.appendingPathComponent("old.coffer")
-            try FileManager.default.copyItem(at: dir.appendingPathComponent("v.coffer"), to: old)
+            let old = try vaultWithOldCopy(device, service: "before", secret: "before-secret", in: dir)
             let passwd = try device.ok(["passwd", "v.coffer"], input: "Old\nNew\n", in: dir)
             #expect(passwd.err.contains("rekeyed v.coffer: 1 entry sealed under a new key"), "\(passwd.err)")
             try device.ok(["add", "v.coffer", "--service", "after"], input: "New\nafter-secret\n", in: dir)
@@ -146,9 +151,7 @@ struct CLIRevocationTests {
     func passwdNoRekey() throws {
         try withTemporaryDirectory { dir in
             let device = Device("a", root: dir)
-            try device.ok(["init", "v.coffer"] + fastKDF, input: "Old\n", in: dir)
-            try device.ok(["add", "v.coffer", "--service", "before"], input: "Old\nbefore-secret\n", in: dir)
-            try FileManager.default.copyItem(at: dir.appendingPathComponent("v.coffer"), to: dir.appendingPathComponent("old.coffer"))
+            try vaultWithOldCopy(device, service: "before", secret: "before-secret", in: dir)
             let passwd = try device.ok(["passwd", "v.coffer", "--no-rekey"], input: "Old\nNew\n", in: dir)
             #expect(passwd.err.contains("the vault key was kept (--no-rekey)"), "\(passwd.err)")
             #expect(!passwd.err.contains("rekeyed"), "\(passwd.err)")
