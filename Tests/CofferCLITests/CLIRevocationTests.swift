@@ -144,6 +144,17 @@ struct CLIRevocationTests {
             let oldItems = try itemsByName(try device.ok(["list", "old.coffer", "--json"], input: "Old\n", in: dir))
             #expect(Set(oldItems.keys) == ["before"])
             #expect(try bytes(old) == oldBytes)
+
+            // The sequence: the holder of the old copy gives it a password of their own
+            // (even keeping its key), then merges; the rotated vault gives it nothing.
+            try device.ok(["passwd", "old.coffer", "--no-rekey"], input: "Old\nmine\n", in: dir)
+            let steal = try device.run(["merge", "old.coffer", "v.coffer"], input: "mine\n", in: dir)
+            #expect(steal.status == 65, "\(steal.err)")
+            let stolen = try itemsByName(try device.ok(["list", "old.coffer", "--json"], input: "mine\n", in: dir))
+            #expect(Set(stolen.keys) == ["before"])
+            // Nor does it give the vault a slot: "mine" opens nothing there.
+            #expect(try device.run(["merge", "v.coffer", "old.coffer"], input: "New\n", in: dir).status == 65)
+            #expect(try device.run(["get", "v.coffer", "--service", "before", "--no-cache"], input: "mine\n", in: dir).status == 77)
         }
     }
 
