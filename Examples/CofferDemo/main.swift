@@ -43,8 +43,8 @@ do {
         step("a wrong password gives a typed error: \(error)")
     }
 
-    try reopened.changePassword(to: try SecureBytes(copying: "a brand new passphrase"))
-    step("changed the password: one key slot rewritten, no entry re-encrypted")
+    let change = try reopened.changePassword(from: password, to: try SecureBytes(copying: "a brand new passphrase"))
+    step("changed the password in \(change.changed.count) key slot(s) and rotated the vault key: \(change.rotation?.records ?? 0) entries sealed again")
     let tokens = reopened.keychain(service: "com.example.demo")
     try tokens.set("token-123", key: "api")
     step("keychain-style view: api token stored, keys \(try tokens.allKeys())")

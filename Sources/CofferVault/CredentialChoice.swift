@@ -150,16 +150,3 @@ extension VaultTransaction {
         return removed
     }
 }
-
-extension Vault {
-    /// Removes the key slots `keyFile` opens, in one save; see
-    /// ``VaultTransaction/removeKeySlots(openedBy:password:)``.
-    ///
-    /// ```swift
-    /// try vault.removeKeySlots(openedBy: try KeyFile(contentsOf: "/media/usb/vault.key"))
-    /// ```
-    @discardableResult
-    public func removeKeySlots(openedBy keyFile: KeyFile, password: SecureBytes? = nil) throws(CofferError) -> Int {
-        try write { (tx) throws(CofferError) in try tx.removeKeySlots(openedBy: keyFile, password: password) }
-    }
-}

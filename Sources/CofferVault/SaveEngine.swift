@@ -108,22 +108,7 @@ struct SaveEngine {
     /// fields become conflicts), a deletion of an item changed meanwhile is dropped (the
     /// edit wins), key slots added and removed are added and removed.
     private func replay(_ changes: Changeset, onto next: inout VaultSnapshot, stamp: Stamp, keys: EpochKeys) throws(CofferError) {
-        let base = changes.baseHeader ?? snapshot.header
-        if let header = changes.header {
-            var merged = next.header
-            let before = Set(base.slots.map(\.identity))
-            let removed = before.subtracting(header.slots.map(\.identity))
-            let existing = Set(merged.slots.map(\.identity))
-            merged.slots.removeAll { removed.contains($0.identity) }
-            // Only the slots the transaction added: a slot of its base that the new version
-            // lacks was removed by the other writer (a changed password), and stays removed.
-            merged.slots += header.slots.filter { !before.contains($0.identity) && !existing.contains($0.identity) }
-            guard !merged.slots.isEmpty, merged.slots.count <= FormatV1.maxSlots else {
-                throw .conflict("key slots were changed by another writer meanwhile; the change cannot be made on the new version")
-            }
-            next.header = merged
-        }
-        next.header = Self.stamped(next.header, removing: Self.removedSlots(base, changes.header), stamp: stamp)
+        next.header = try slotChanges(changes, onto: next.header, stamp: stamp)
         let items = sealer(keys)
         for id in changes.order {
             guard let change = changes.entries[id] else { continue }
@@ -150,6 +135,29 @@ struct SaveEngine {
                 }
             }
         }
+    }
+
+    /// `header` (of the version a transaction's changes are saved on) with the transaction's
+    /// key-slot changes made on it, stamped: the slots it removed are removed and listed as
+    /// removed, those it added are added (SPEC.md §11.3, §17.4).
+    private func slotChanges(_ changes: Changeset, onto header: VaultHeaderV2, stamp: Stamp) throws(CofferError) -> VaultHeaderV2 {
+        let base = changes.baseHeader ?? snapshot.header
+        var merged = header
+        if let changed = changes.header, header.slots.map(\.identity) == base.slots.map(\.identity) {
+            merged.slots = changed.slots   // no other writer changed the slots: the transaction's, in its order
+        } else if let changed = changes.header {
+            let before = Set(base.slots.map(\.identity))
+            let removed = before.subtracting(changed.slots.map(\.identity))
+            let existing = Set(merged.slots.map(\.identity))
+            merged.slots.removeAll { removed.contains($0.identity) }
+            // Only the slots the transaction added: a slot of its base that the new version
+            // lacks was removed by the other writer (a changed password), and stays removed.
+            merged.slots += changed.slots.filter { !before.contains($0.identity) && !existing.contains($0.identity) }
+            guard !merged.slots.isEmpty, merged.slots.count <= FormatV1.maxSlots else {
+                throw .conflict("key slots were changed by another writer meanwhile; the change cannot be made on the new version")
+            }
+        }
+        return Self.stamped(merged, removing: Self.removedSlots(base, changes.header), stamp: stamp)
     }
 
     /// The header to save after a transaction on `base`: `header` with the transaction's
@@ -296,12 +304,19 @@ struct SaveEngine {
     /// for the new key; legacy slots (after the one that opened the vault is converted)
     /// and slots of unknown types are removed, and returned. No backup under the old key is
     /// left. Returns the new keys and the removed slots.
-    mutating func rotate(keys: EpochKeys, issueStamp: (VersionVector) -> Stamp) throws(CofferError) -> (keys: EpochKeys, removed: [KeySlotV2]) {
+    ///
+    /// `slotChanges`, a transaction's key-slot changes (a password change, a removed slot),
+    /// are made in the same save, before the rotation: the old epoch key never wraps the
+    /// new slots, and a removed credential's holder reads nothing this save writes.
+    mutating func rotate(keys: EpochKeys, slotChanges: Changeset? = nil,
+                         issueStamp: (VersionVector) -> Stamp) throws(CofferError) -> (keys: EpochKeys, removed: [KeySlotV2]) {
         try locked { (engine) throws(CofferError) -> (keys: EpochKeys, removed: [KeySlotV2]) in
             var base = try engine.fileChanged() ? engine.joinedWithFile(keys: keys) : engine.snapshot
             try base.checkDigests(keys: keys)
-            let stamp = issueStamp(base.header.clock)
-            let header = engine.upgraded(Self.stamped(base.header, removing: [], stamp: stamp), stamp: stamp)
+            let seen = base.header.clock.merged(with: VersionVector(slotChanges?.stamp.map { [$0.replica: $0.time] } ?? [:]))
+            let stamp = issueStamp(seen)
+            let changed = try slotChanges.map { (changes) throws(CofferError) in try engine.slotChanges(changes, onto: base.header, stamp: stamp) }
+            let header = engine.upgraded(changed ?? Self.stamped(base.header, removing: [], stamp: stamp), stamp: stamp)
             let records = base.allRecords
             let rotated = try formatCall { () throws(FormatError) in
                 try EpochRotation.rotate(header: header, records: records, keys: keys, at: stamp, entropy: engine.entropy)

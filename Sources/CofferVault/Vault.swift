@@ -448,6 +448,33 @@ public final class Vault: @unchecked Sendable {
         }
     }
 
+    /// Runs a key-slot-changing transaction (`body` changes only slots) and saves it; with
+    /// `rotatingKey`, the epoch key is rotated in the same save (SPEC.md §11.2, §11.3).
+    func changingSlots(rotatingKey: Bool, _ body: (VaultTransaction) throws(CofferError) -> [KeySlotKind]) throws(CofferError) -> KeySlotChange {
+        try withLock { () throws(CofferError) -> KeySlotChange in
+            let old = try requireKeys()
+            let tx = VaultTransaction(vault: self, keys: old, base: engine.snapshot)
+            defer { tx.close() }
+            let changed = try body(tx)
+            let before = engine.snapshot.header.slots, after = tx.header.slots
+            let changes = tx.finish()
+            var rotation: KeyRotation?
+            if rotatingKey {
+                let (new, removed) = try engine.rotate(keys: old, slotChanges: changes) { clock in issueStamp(after: clock) }
+                keys = new
+                rotation = KeyRotation(removedSlots: removed.map(\.kind), records: engine.snapshot.entries.count + engine.snapshot.tombstones.count)
+            } else {
+                try engine.commit(changes, keys: old, lastStamp: lastStampTime) { clock, replica in issueStamp(after: clock, replica: replica) }
+            }
+            // A password change replaces slots in place: those are `changed`, not added and removed.
+            let kept = Set(after.map(\.identity)), had = Set(before.map(\.identity))
+            return KeySlotChange(changed: changed,
+                                 added: changed.isEmpty ? after.filter { !had.contains($0.identity) }.map(\.kind) : [],
+                                 removed: changed.isEmpty ? before.filter { !kept.contains($0.identity) }.map(\.kind) : [],
+                                 rotation: rotation)
+        }
+    }
+
     func requireKeys() throws(CofferError) -> EpochKeys {
         guard let keys else { throw .vaultLocked }
         return keys

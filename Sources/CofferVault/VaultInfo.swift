@@ -34,6 +34,29 @@ public struct VaultInfo: Sendable, Hashable, Codable {
         case wholeFile
     }
 
+    /// What opens the vault: each kind of credential that opens one of its slots, in
+    /// header order, without repeats (slots of unknown types open nothing here).
+    ///
+    /// ```swift
+    /// if info.keyFileRequired { print("opens with: password + key file (required)") }
+    /// else { print("opens with:", info.opensWith.map(\.description)) }
+    /// ```
+    public var opensWith: [KeySlotKind] {
+        var kinds: [KeySlotKind] = []
+        for slot in slots where !kinds.contains(slot.kind) {
+            if case .unknown = slot.kind { continue }
+            kinds.append(slot.kind)
+        }
+        return kinds
+    }
+
+    /// True when the master password opens the vault only with a key file: there is a
+    /// password and key-file slot and no slot the password alone opens
+    /// (``Vault/requireKeyFile(_:password:rotatingKey:)``).
+    public var keyFileRequired: Bool {
+        opensWith.contains(.passwordAndKeyFile) && !opensWith.contains(.password)
+    }
+
     /// One key slot as listed in the header.
     /// Earlier name of ``KeySlotInfo``.
     @available(*, deprecated, renamed: "KeySlotInfo")

@@ -454,6 +454,76 @@ public final class VaultTransaction {
         setHeader(header)
     }
 
+    /// Changes the master password in every slot `old` opens (SPEC.md §11.3): a password
+    /// slot is replaced by one for `new`, a password and key-file slot whose password
+    /// factor is `old` gets a new password factor and keeps its key-file factor (so the key
+    /// file is not needed, and stays required where it was). A format-1 password and
+    /// key-file slot is checked only with `keyFile` (its password cannot be tested alone).
+    /// Each slot keeps its place and its Argon2id parameters. Returns the kinds of the slots
+    /// changed, in header order; throws ``CofferError/wrongPassword`` when `old` opens none.
+    public func changePassword(from old: SecureBytes, to new: SecureBytes, keyFile: KeyFile? = nil) throws(CofferError) -> [KeySlotKind] {
+        try ensureOpen()
+        var header = self.header
+        let candidates = header.slots.filter { $0.kind == .password || $0.kind == .passwordAndKeyFile }
+        try vault.options.kdfLimit.check(candidates.compactMap(\.kdf))
+        var changed: [KeySlotKind] = []
+        for (index, slot) in header.slots.enumerated() where candidates.contains(slot) {
+            let replacement: KeySlotV2? = try formatCall { () throws(FormatError) -> KeySlotV2? in
+                let make = { (credential: VaultCredential) throws(FormatError) -> KeySlotV2 in
+                    try KeySlotV2.make(for: credential, kdf: slot.kdf ?? self.vault.options.kdf, vaultID: header.vaultID,
+                                       epoch: self.keys, entropy: self.vault.entropy).slot
+                }
+                switch slot.kind {
+                case .password:
+                    guard try slot.open(with: .password(old), vaultID: header.vaultID, epochID: header.epochID) != nil else { return nil }
+                    return try make(.password(new))
+                case .passwordAndKeyFile where slot.isNewStyle:
+                    guard try slot.passwordFactorMatches(old) else { return nil }
+                    return try slot.replacingPasswordFactor(new, vaultID: header.vaultID, epoch: keys, entropy: vault.entropy)?.slot
+                case .passwordAndKeyFile:
+                    guard let keyFile, try slot.open(with: .passwordAndKeyFile(old, keyFile), vaultID: header.vaultID,
+                                                     epochID: header.epochID) != nil else { return nil }
+                    return try make(.passwordAndKeyFile(new, keyFile))
+                default:
+                    return nil
+                }
+            }
+            guard let replacement else { continue }
+            header.slots[index] = replacement
+            changed.append(slot.kind)
+        }
+        guard !changed.isEmpty else { throw .wrongPassword }
+        setHeader(header)
+        return changed
+    }
+
+    /// Makes `keyFile` a required second factor (SPEC.md §11.3): adds a password and
+    /// key-file slot for `password` and `keyFile`, and removes every slot the password
+    /// alone opens, whatever its password, so no password alone opens the vault. `password`
+    /// must open a slot of the vault (alone, or as a two-factor slot's password factor),
+    /// else ``CofferError/wrongPassword``. Returns the kinds of the slots removed.
+    public func requireKeyFile(_ keyFile: KeyFile, password: SecureBytes) throws(CofferError) -> [KeySlotKind] {
+        try ensureOpen()
+        let current = self.header
+        let passwordOnly = current.slots.filter { $0.kind == .password }
+        let twoFactor = current.slots.filter { $0.kind == .passwordAndKeyFile && $0.isNewStyle }
+        try vault.options.kdfLimit.check(passwordOnly.compactMap(\.kdf) + twoFactor.compactMap(\.kdf))
+        // The password that will need the key file must be the vault's: a typo would lock the owner out.
+        let known = try formatCall { () throws(FormatError) -> Bool in
+            for slot in passwordOnly where try slot.open(with: .password(password), vaultID: current.vaultID, epochID: current.epochID) != nil {
+                return true
+            }
+            for slot in twoFactor where try slot.passwordFactorMatches(password) { return true }
+            return false
+        }
+        guard known else { throw .wrongPassword }
+        try addKeySlot(.passwordAndKeyFile(password, keyFile))
+        var header = self.header
+        header.slots.removeAll { $0.kind == .password }
+        setHeader(header)
+        return passwordOnly.map(\.kind)
+    }
+
     private func setHeader(_ header: VaultHeaderV2) {
         if changes.baseHeader == nil { changes.baseHeader = base.header }
         _ = stamp()

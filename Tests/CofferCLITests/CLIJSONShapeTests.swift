@@ -9,7 +9,10 @@ struct CLIJSONShapeTests {
     func info() throws {
         try withVault { dir in
             let json = try CLI.run(["info", "v.coffer", "--json"], in: dir).jsonObject()
-            #expect(Set(json.keys) == ["path", "formatVersion", "vaultID", "generation", "entryCount", "fileSize", "slots"])
+            #expect(Set(json.keys) == ["path", "formatVersion", "vaultID", "generation", "entryCount", "fileSize", "opensWith",
+                                       "keyFileRequired", "slots"])
+            #expect(json["opensWith"] as? [String] == ["password"])
+            #expect(json["keyFileRequired"] as? Bool == false)
             #expect(json["path"] as? String == "v.coffer")
             #expect(json["formatVersion"] as? Int == 2)
             #expect((json["vaultID"] as? String)?.count == 32)

@@ -71,8 +71,8 @@ func keySlotsAndCredentials(in directory: String) throws {
     let opened = try Vault.open(at: path, keyFile: keyFile, options: options) { password }
     print(opened.slotKind)                                     // key-file
 
-    // Change the password (one slot rewritten, no entry re-encrypted), then drop the device key.
-    try vault.changePassword(to: try SecureBytes(copying: "a new, longer passphrase"))
+    // Change the password in every slot it opens, then drop the device key; each rotates the key.
+    try vault.changePassword(from: password, to: try SecureBytes(copying: "a new, longer passphrase"))
     try vault.removeKeySlot(.rawKey(deviceKey))
     let oldPasswordOpens = (try? Vault.open(at: path, password: password, options: options)) != nil
     print(oldPasswordOpens)                                    // false
@@ -254,5 +254,33 @@ func openReportingDamage(at path: String, password: SecureBytes) throws -> Vault
         }
         throw error
     }
+}
+// DOCC-SNIPPET-END
+
+// DOCC-SNIPPET-BEGIN RevokingAccess.md
+func revokingAccess(in directory: String) throws {
+    let path = directory + "/shared.coffer"
+    let options = VaultOptions(kdf: Argon2idParameters(memoryKiB: 8 * 1024, iterations: 3, lanes: 1))
+    let oldPassword = try SecureBytes(copying: "a password someone else saw")
+    let vault = try Vault.create(at: path, password: oldPassword, options: options)
+    try vault.add(.genericPassword(service: "bank", account: "me"))
+
+    // Someone who knew the old password kept a copy of the file.
+    try FileManager.default.copyItem(atPath: path, toPath: directory + "/old-copy.coffer")
+
+    // A new password in every slot the old one opens, and a new vault key, in one save.
+    let newPassword = try SecureBytes(copying: "a new passphrase nobody has seen")
+    let change = try vault.changePassword(from: oldPassword, to: newPassword)
+    print(change.changed, change.rotated)                      // [password] true
+
+    // Require a key file as well: the password alone no longer opens the vault.
+    let keyFile = try KeyFile.generate(at: directory + "/vault.key")
+    try vault.requireKeyFile(keyFile, password: newPassword)
+    print(try Vault.info(at: path).keyFileRequired)            // true
+
+    // Saved after the rotation: the old copy and the old password cannot read it.
+    try vault.add(.genericPassword(service: "new bank", account: "me"))
+    let oldCopy = try Vault.open(at: directory + "/old-copy.coffer", password: oldPassword, options: options)
+    print(try oldCopy.items().compactMap(\.service))           // ["bank"]: what it held, nothing newer
 }
 // DOCC-SNIPPET-END

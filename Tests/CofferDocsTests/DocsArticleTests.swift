@@ -78,7 +78,7 @@ struct DocsArticleTests {
         #expect(overview.hasPrefix("# ``Coffer``"))
         #expect(overview.contains("## Topics"))
         for required in ["GettingStarted", "KeySlotsAndCredentials", "TransactionsAndProcesses", "SecretsInMemory",
-                         "ImportAndExport", "ThreatModel", "SeveralDevices", "UnlockOnce"] {
+                         "ImportAndExport", "ThreatModel", "SeveralDevices", "UnlockOnce", "RevokingAccess"] {
             #expect(articles["\(required).md"] != nil, "the catalogue lacks \(required).md")
             #expect(overview.contains("<doc:\(required)>"), "Coffer.md's Topics do not link \(required).md")
         }
@@ -96,6 +96,25 @@ struct DocsArticleTests {
             #expect(secrets.password == (try secure("a better one")))
             #expect(secrets.notes == (try secure("recovery codes in the safe")))
             #expect(secrets.passwordHistory.count == 1)
+        }
+    }
+
+    @Test("Revoking access: the old password and an old copy read nothing saved after the change; the key file is required")
+    func revokingAccessRuns() throws {
+        try withTemporaryDirectory { dir in
+            try revokingAccess(in: dir.path)
+            let path = dir.path + "/shared.coffer"
+            #expect(try Vault.info(at: path).keyFileRequired)
+            #expect(throws: CofferError.wrongPassword) {
+                try Vault.open(at: path, password: try secure("a new passphrase nobody has seen"), options: testOptions)
+            }
+            let file = try KeyFile(contentsOf: dir.path + "/vault.key")
+            let vault = try Vault.open(at: path, credential: .passwordAndKeyFile(try secure("a new passphrase nobody has seen"), file),
+                                       options: testOptions)
+            #expect(Set(try vault.items().compactMap(\.service)) == ["bank", "new bank"])
+            let old = try Vault.open(at: dir.path + "/old-copy.coffer", password: try secure("a password someone else saw"), options: testOptions)
+            #expect(try old.items().compactMap(\.service) == ["bank"])
+            #expect(throws: CofferError.otherKeyEpoch) { try old.merge(contentsOf: path) }
         }
     }
 

@@ -26,7 +26,7 @@ struct VaultCredentialChoiceTests {
             _ = try Vault.open(at: path, credential: credential, options: testOptions)
 
             // The file's two slots go in one call; the password slot stays.
-            #expect(try vault.removeKeySlots(openedBy: keyFile, password: secure("pw")) == 2)
+            #expect(try vault.removeKeySlots(openedBy: keyFile, password: secure("pw")).removed.count == 2)
             #expect(try Vault.info(at: path).slots.map(\.kind) == [.password])
             #expect(throws: CofferError.wrongKeyFile) { try vault.removeKeySlots(openedBy: keyFile) }
         }

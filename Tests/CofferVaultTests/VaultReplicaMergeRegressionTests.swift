@@ -218,7 +218,7 @@ struct VaultReplicaMergeRegressionTests {
             let old = try SecureBytes(copying: "old password"), new = try SecureBytes(copying: "new password")
             let devices = try Devices(dir, count: 1) { vault in try vault.addKeySlot(.password(old)) }
             let app = try devices.open(0), otherApp = try devices.open(0)
-            try app.changePassword(to: new)
+            try app.changePassword(to: new, rotatingKey: false)
             let deviceKey = try SecureBytes(copying: [UInt8](repeating: 7, count: 32))
             try otherApp.addKeySlot(.rawKey(deviceKey))
             #expect(otherApp.slots.sorted { "\($0)" < "\($1)" } == [.password, .rawKey, .rawKey].sorted { "\($0)" < "\($1)" })

@@ -173,7 +173,7 @@ struct VaultReplicaMergeTests {
             #expect(Set(try a.items().compactMap(\.service)) == ["shared", "from-a", "from-b"])
             #expect(a.slots.count == 3 && b.slots.count == 3)
             // B changes the master password (removes the old slot); A adds an item meanwhile.
-            try b.changePassword(to: secure("new pw"))
+            try b.changePassword(to: secure("new pw"), rotatingKey: false)
             try a.add(.genericPassword(service: "later", account: "me"))
             try a.merge(contentsOf: pathB)
             try b.merge(contentsOf: pathA)
@@ -190,8 +190,8 @@ struct VaultReplicaMergeTests {
     func concurrentPasswordChanges() throws {
         try withTemporaryDirectory { dir in
             let (a, b, pathA, pathB) = try twoReplicas(dir)
-            try a.changePassword(to: secure("A"))
-            try b.changePassword(to: secure("B"))
+            try a.changePassword(to: secure("A"), rotatingKey: false)
+            try b.changePassword(to: secure("B"), rotatingKey: false)
             try a.merge(contentsOf: pathB)
             for password in ["A", "B"] { _ = try Vault.open(at: pathA, password: secure(password), options: testOptions) }
             #expect(throws: CofferError.wrongPassword) { _ = try Vault.open(at: pathA, password: secure("pw"), options: testOptions) }

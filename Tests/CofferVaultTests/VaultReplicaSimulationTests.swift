@@ -904,12 +904,12 @@ final class SimulationRun {
 
         case .removeSlot(_, let slot):
             guard let credential = slotCredentials[slot] else { throw SimulationError("slot\(slot) unknown") }
-            try app.removeKeySlot(credential)
+            try app.removeKeySlot(credential, rotatingKey: false)
 
         case .changeVaultPassword(let r, let slot):
             let password = try secure("slot-\(slot)")
             let before = Set(try Self.header(paths[r]).slots.map(\.identity))
-            try app.changePassword(to: password)
+            try app.changePassword(to: password, rotatingKey: false)
             let added = try Self.header(paths[r]).slots.map(\.identity).filter { !before.contains($0) }
             guard added.count == 1 else { throw SimulationError("changing the password to slot\(slot) added \(added.count) slots") }
             slotCredentials[slot] = .password(password)

@@ -128,7 +128,7 @@ struct VaultUnlockCacheTests {
             let cache = MemoryUnlockCache()
             try vault.cacheUnlock(in: cache, for: .seconds(60))
             let other = try Vault.open(at: path, credential: .keyFile(keyFile), options: testOptions)
-            try other.removeKeySlot(.password(try secure("pw")))
+            try other.removeKeySlot(.password(try secure("pw")), rotatingKey: false)
             #expect(try Vault.open(at: path, unlockCache: cache, options: testOptions) == nil)
             #expect(cache.count == 0)
             // The handle that cached it can no longer cache: its slot is gone.

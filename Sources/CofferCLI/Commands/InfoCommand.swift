@@ -17,6 +17,8 @@ struct InfoCommand: ParsableCommand {
             JSON shape:
               {"path": str, "formatVersion": int, "vaultID": str, "generation": int,
                "entryCount": int, "fileSize": int,
+               "opensWith": ["password"|"password+key-file"|"key-file"|"raw-key"],
+               "keyFileRequired": bool,
                "slots": [{"kind": "password"|"password+key-file"|"key-file"|"raw-key",
                           "kdf": {"algorithm": "argon2id", "memoryKiB": int, "iterations": int,
                                   "parallelism": int} | null}]}
@@ -47,6 +49,8 @@ struct InfoCommand: ParsableCommand {
                 ("generation", .int(Int64(clamping: info.generation))),
                 ("entryCount", .int(Int64(info.entryCount))),
                 ("fileSize", .int(Int64(info.fileSize))),
+                ("opensWith", .array(info.opensWith.map { .string($0.description) })),
+                ("keyFileRequired", .bool(info.keyFileRequired)),
                 ("slots", .array(info.slots.map { slot in
                     .object([
                         ("kind", .string(slot.kind.description)),
@@ -69,6 +73,7 @@ struct InfoCommand: ParsableCommand {
         Output.line("generation:     \(info.generation)")
         Output.line("entries:        \(info.entryCount)")
         Output.line("file size:      \(info.fileSize) bytes")
+        Output.line("opens with:     \(Self.opensWith(info))")
         Output.line("key slots:      \(info.slots.count)")
         for (index, slot) in info.slots.enumerated() {
             var line = "  \(index + 1). \(slot.kind)"
@@ -77,6 +82,21 @@ struct InfoCommand: ParsableCommand {
             }
             Output.line(line)
         }
+    }
+
+    /// The credentials that open the vault, in words: "password + key file (required)"
+    /// when the password opens it only with a key file.
+    private static func opensWith(_ info: VaultInfo) -> String {
+        let words = info.opensWith.map { kind in
+            switch kind {
+            case .password: return "password"
+            case .passwordAndKeyFile: return info.keyFileRequired ? "password + key file (required)" : "password + key file"
+            case .keyFile: return "key file alone"
+            case .rawKey: return "raw key"
+            case .unknown: return "\(kind)"
+            }
+        }
+        return words.isEmpty ? "nothing this version can use" : words.joined(separator: "; ")
     }
 
     private static func memory(_ kib: UInt32) -> String {

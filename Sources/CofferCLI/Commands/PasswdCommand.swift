@@ -11,41 +11,49 @@ struct PasswdCommand: ParsableCommand {
             asks for the new one twice (a mismatch asks again, up to 3 tries); on a pipe, the \
             new password is the line after the current one. Its strength estimate is shown on \
             stderr, with a warning below a good score (3 of 4); on a terminal you are asked \
-            whether to keep a weak one. When the vault was opened with the password and a key file, that \
-            slot gets the new password and keeps the key file; otherwise the password slot \
-            changes. Items are not re-encrypted. A vault without a password slot is exit 64.
+            whether to keep a weak one.
 
+            Every slot the current password opens gets the new one: the password slots, and \
+            the password+key-file slots whose password it is, which keep their key file (it \
+            is not needed for the change, and stays required where it was). The message \
+            lists the slots changed. A vault without a password slot is exit 64.
+
+            By default the vault key is rotated in the same save (as `coffer rekey` does): \
+            every entry is sealed again under a new key, so a copy made before the change (a \
+            sync history, a backup disk, a copy someone took), which still opens with the old \
+            password, reads nothing saved afterwards. --no-rekey skips it (faster on a large \
+            vault; the old password and an old copy then still read what is saved later). \
+            Sync every device before: a copy made before a rekey is not merged (exit 65). \
             The backup beside the vault (VAULT.bak) is replaced by a copy of the new version, \
-            so no file there opens with the old password. A copy made elsewhere before the \
-            change (a sync history, a backup disk, a copy someone took) still opens with the \
-            old password, and the vault key it unwraps is unchanged: it also decrypts items \
-            saved later, in any copy of the vault that person gets. To revoke an old password \
-            for copies, run `coffer rekey` after the change: what is saved from then on is \
-            sealed under a new key.
+            and the kept undo versions are dropped, so no file there opens with the old password.
 
             EXAMPLES:
               coffer passwd vault.coffer
               printf 'old\\nnew\\n' | coffer passwd vault.coffer
+              coffer passwd vault.coffer --key-file /media/usb/vault.key --no-rekey
             """)
 
     @OptionGroup var vault: VaultArguments
     @OptionGroup var rollback: RollbackArguments
+    @OptionGroup var rekey: RekeyArguments
 
     func run() throws {
         let unlocked = try vault.unlock(saving: rollback, cache: .credentialsOnly)
-        let keyFile = unlocked.usedSlot == .passwordAndKeyFile ? unlocked.keyFile : nil
-        let kind: KeySlotKind = keyFile == nil ? .password : .passwordAndKeyFile
-        guard unlocked.vault.slots.contains(kind) else {
+        guard let oldPassword = unlocked.password,
+              unlocked.vault.slots.contains(where: { $0 == .password || $0 == .passwordAndKeyFile }) else {
             throw CLIFailure(.usage, "\(vault.vault) has no password slot to change")
         }
+        let keyFile = unlocked.usedSlot == .passwordAndKeyFile ? unlocked.keyFile : nil
         let newPassword = try SecretReader.newMasterPassword(for: vault.vault, what: "the new master password")
-        try vault.run {
-            try withProgressHint("deriving the key…") {
-                try unlocked.vault.changePassword(to: newPassword, keyFile: keyFile)
+        let change = try vault.run {
+            try withProgressHint(rekey.rotatingKey ? "deriving the keys and sealing every entry under a new key…" : "deriving the keys…") {
+                try unlocked.vault.changePassword(from: oldPassword, to: newPassword, keyFile: keyFile, rotatingKey: rekey.rotatingKey)
             }
         }
-        // The old slot is gone, and with it what `coffer unlock` kept; say so at once.
+        // The old slots are gone, and with them what `coffer unlock` kept; say so at once.
         CachedUnlocking.forget(vault.vault)
-        Output.error("changed the master password of \(vault.vault) (\(kind) slot)")
+        let kinds = change.changed.map { "\($0)" }.joined(separator: ", ")
+        Output.error("changed the master password of \(vault.vault) in \(Output.plural(change.changed.count, "slot")) (\(kinds))")
+        RekeyArguments.report(change.rotation, vault: vault.vault)
     }
 }

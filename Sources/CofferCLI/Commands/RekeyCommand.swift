@@ -12,8 +12,9 @@ struct RekeyCommand: ParsableCommand {
             (each format-2 slot is given the new key without its credential). What it \
             protects against: a copy of the file made before (a sync history, a backup disk), \
             its old password, or a key recovered from it, opens nothing saved after the \
-            rekey. Run it after `coffer passwd` when an old password may be known, or after \
-            removing a key file that may have been copied.
+            rekey. `coffer passwd`, `coffer remove-keyfile` and `coffer add-keyfile --required` \
+            already do this in the same save (unless given --no-rekey); run it after one of \
+            them given --no-rekey, or whenever a key may have leaked.
 
             Format-1 key slots (of a vault made by an older Coffer) cannot be given the new \
             key: they are removed and listed on stderr (the one you unlock with is converted \
@@ -41,9 +42,6 @@ struct RekeyCommand: ParsableCommand {
         }
         // A cached unlock of a slot the rekey converted or removed opens nothing now.
         CachedUnlocking.forget(vault.vault)
-        for kind in rotation.removedSlots {
-            Output.error("removed a format-1 or unknown \(kind) slot: it could not be given the new key")
-        }
-        Output.error("rekeyed \(vault.vault): \(rotation.records) \(rotation.records == 1 ? "entry" : "entries") sealed under a new key")
+        RekeyArguments.report(rotation, vault: vault.vault)
     }
 }

@@ -313,6 +313,16 @@ package struct KeySlotV2: Sendable, Equatable {
                 Seeds(type: type, seeds: seeds))
     }
 
+    /// True when `password` is this password and key-file slot's password factor (its
+    /// Argon2id seed gives the factor's public key, SPEC.md §4.3): what a password change
+    /// checks to find the two-factor slots of the old password without the key file.
+    /// Runs the slot's KDF once; false for any other slot type.
+    package func passwordFactorMatches(_ password: SecureBytes) throws(FormatError) -> Bool {
+        guard type == Self.passwordAndKeyFileType, let factor = factors.first else { return false }
+        let seed = try Self.derive(.password(password), kdf: kdf, salts: [factor.salt])[0]
+        return ConstantTime.equals(try Self.publicKey(seed), factor.publicKey)
+    }
+
     /// A password and key-file slot with a new password factor and this slot's key-file
     /// factor: how a password change keeps a required key file without it (SPEC.md §4.3).
     package func replacingPasswordFactor(_ password: SecureBytes, vaultID: [UInt8], epoch: EpochKeys,
