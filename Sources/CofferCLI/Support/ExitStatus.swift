@@ -13,6 +13,8 @@ enum ExitStatus: Int32, CaseIterable {
     case busy = 75
     case rolledBack = 76
     case wrongCredential = 77
+    case commandNotRunnable = 126
+    case commandNotFound = 127
 
     /// What the code means, as README's "Exit codes" table says it (Markdown).
     var meaning: String {
@@ -27,6 +29,8 @@ enum ExitStatus: Int32, CaseIterable {
         case .busy: "busy: lock timeout, or the file changed on disk in a way that cannot be merged"
         case .rolledBack: "rolled back: the vault file is older than a version this device has seen; nothing was saved (`--accept-rollback` saves anyway)"
         case .wrongCredential: "wrong password or key"
+        case .commandNotRunnable: "`run`: the command exists but cannot be run (not executable); otherwise `run` exits with the command's own status"
+        case .commandNotFound: "`run`: the command is not found"
         }
     }
 
@@ -43,6 +47,8 @@ enum ExitStatus: Int32, CaseIterable {
         case .busy: "busy: lock timeout, or the file changed on disk in a way that cannot be merged"
         case .rolledBack: "rolled back: the file is older than a version seen here; nothing saved"
         case .wrongCredential: "wrong password or key"
+        case .commandNotRunnable: "run: the command cannot be run (else run exits with the command's status)"
+        case .commandNotFound: "run: the command is not found"
         }
     }
 
