@@ -149,7 +149,8 @@ man-check: deps
 	  || { echo "man-check: coffer.1 is stale: run 'make man' and commit it"; exit 1; }
 	@echo "man-check: coffer.1 matches the command model"
 
-# The release binary, the man page and shell completions. PREFIX=/usr/local by default;
+# The release binary, git's credential helper git-credential-coffer (runs `coffer git-credential`),
+# the man page and shell completions. PREFIX=/usr/local by default;
 # DESTDIR stages the tree for a package. CONFIGURATION=debug installs a debug build.
 PREFIX ?= /usr/local
 CONFIGURATION ?= release
@@ -163,10 +164,12 @@ install: deps
 	install -d "$(BINDIR)" "$(MAN1DIR)" "$(BASHDIR)" "$(ZSHDIR)" "$(FISHDIR)"
 	install -m 0755 "$$($(SWIFT) build -c $(CONFIGURATION) --show-bin-path)/coffer" "$(BINDIR)/coffer"
 	install -m 0644 coffer.1 "$(MAN1DIR)/coffer.1"
+	printf '#!/bin/sh\n# git runs this for credential.helper "coffer VAULT" (coffer git-credential --help)\nexec "%s/coffer" git-credential "$$@"\n' \
+	  "$(PREFIX)/bin" > "$(BINDIR)/git-credential-coffer" && chmod 0755 "$(BINDIR)/git-credential-coffer"
 	"$(BINDIR)/coffer" --generate-completion-script bash > "$(BASHDIR)/coffer"
 	"$(BINDIR)/coffer" --generate-completion-script zsh > "$(ZSHDIR)/_coffer"
 	"$(BINDIR)/coffer" --generate-completion-script fish > "$(FISHDIR)/coffer.fish"
-	@echo "install: $(BINDIR)/coffer, $(MAN1DIR)/coffer.1, bash, zsh and fish completions"
+	@echo "install: $(BINDIR)/coffer, $(BINDIR)/git-credential-coffer, $(MAN1DIR)/coffer.1, bash, zsh and fish completions"
 
 uninstall:
-	rm -f "$(BINDIR)/coffer" "$(MAN1DIR)/coffer.1" "$(BASHDIR)/coffer" "$(ZSHDIR)/_coffer" "$(FISHDIR)/coffer.fish"
+	rm -f "$(BINDIR)/coffer" "$(BINDIR)/git-credential-coffer" "$(MAN1DIR)/coffer.1" "$(BASHDIR)/coffer" "$(ZSHDIR)/_coffer" "$(FISHDIR)/coffer.fish"

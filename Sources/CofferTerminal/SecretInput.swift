@@ -225,7 +225,8 @@ public struct TerminalError: Error, Sendable, Hashable, CustomStringConvertible 
         case .readFailed: return "cannot read standard input: \(reason)"
         case .terminalSettingsUnavailable: return "cannot read the terminal settings: \(reason)"
         case .echoNotDisabled: return "cannot turn off terminal echo: \(reason)"
-        case .inputTooLarge: return "the text on standard input is larger than \(limit >> 20) MiB"
+        case .inputTooLarge:
+            return "the text on standard input is larger than " + (limit >= 1 << 20 ? "\(limit >> 20) MiB" : "\(limit >> 10) KiB")
         case .lineTooLong: return "a line of input is longer than \(limit >> 10) KiB; nothing was read from it"
         case .secureMemoryUnavailable: return "guarded memory for the secret is unavailable"
         }

@@ -203,9 +203,14 @@ struct ItemLookup {
     /// port where both sides give them (a missing port is the scheme's default). The
     /// path decides between exact and loose. A bare host (no scheme, no port) matches any port.
     static func server(_ text: String, _ a: ItemAttributes) -> Strength {
-        guard let server = a.server,
-              let wanted = try? ServerAddress(parsing: text, bareText: text.contains("/") || text.contains(":") ? .recognisedHost : .host),
-              ServerAddress.sameHost(server, wanted.host) else { return .none }
+        guard let wanted = try? ServerAddress(parsing: text, bareText: text.contains("/") || text.contains(":") ? .recognisedHost : .host)
+        else { return .none }
+        return server(wanted, a)
+    }
+
+    /// ``server(_:_:)-(String,_)`` for an address already read.
+    static func server(_ wanted: ServerAddress, _ a: ItemAttributes) -> Strength {
+        guard let server = a.server, ServerAddress.sameHost(server, wanted.host) else { return .none }
         if let scheme = wanted.scheme, let stored = a.protocol, !ServerAddress.sameHost(scheme, stored) { return .none }
         let scheme = wanted.scheme ?? a.protocol
         // A bare host names the server at any port; a URL, its port (or its scheme's default).

@@ -96,7 +96,7 @@ struct CryptoErrorKindTests {
         (.valueTypeMismatch, "wrong value type: "), (.vaultLocked, "vault is locked"),
         (.transactionEnded, "the transaction has ended"), (.noSuchKeySlot, "no such key slot: "),
         (.conflict, "vault changed on disk and cannot be merged: "), (.differentVault, "not a replica of this vault: "),
-        (.otherKeyEpoch, "sealed under another vault key: "),
+        (.otherKeyEpoch, "sealed under another vault key: "), (.malformedRequest, "malformed request ("),
         (.rolledBack, "the vault file was rolled back: "), (.keyFileRequired, "a key file is required"),
         (.invalidOneTimePassword, "invalid one-time password: "),
         (.invalidGeneratorPolicy, "invalid generator policy: "), (.invalidWordList, "invalid word list: "),

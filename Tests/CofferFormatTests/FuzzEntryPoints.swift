@@ -298,6 +298,7 @@ enum FuzzEntryPoints {
              entryRecord = 7, itemID = 8, strength = 9, preamble = 10
         case importKeePassXCXML = 11, importKeePassXCCSV = 12, importBitwardenJSON = 13, importBrowserCSV = 14,
              importCofferJSON = 15, totp = 16
+        case gitCredential = 17
     }
 
     /// An empty vault in memory (its file is removed at once) for dry-run imports.
@@ -419,6 +420,18 @@ enum FuzzEntryPoints {
             _ = try importVault.importItems(from: try SecureBytes(copying: data), format: format, dryRun: true)
             if try importVault.items().count != before { report.violation("a dry-run import changed the vault") }
 
+        case .gitCredential:
+            // git's credential protocol (coffer git-credential): a request parses, names a
+            // server or none, and its answer says back exactly what was read.
+            let request = try GitCredential(parsing: try SecureBytes(copying: data))
+            if data.count > GitCredential.maximumSize { report.violation("an oversized credential request accepted") }
+            _ = try request.server()
+            let answer = try GitCredential(username: request.username, password: request.password).encoded()
+            let again = try GitCredential(parsing: answer)
+            if again.username != request.username || again.password != request.password {
+                report.violation("a credential answer does not read back as what was read")
+            }
+
         case .totp:
             let totp = try TOTP(parsing: try SecureBytes(copying: data))
             let code = try totp.code(at: Date(timeIntervalSince1970: 1_700_000_000))
@@ -478,6 +491,11 @@ enum FuzzEntryPoints {
         for (index, uri) in ["otpauth://totp/ACME:me@example.com?secret=JBSWY3DPEHPK3PXP&issuer=ACME&digits=8&period=60&algorithm=SHA256",
                              "JBSW Y3DP EHPK 3PXP", "otpauth://totp/x?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&algorithm=SHA512"].enumerated() {
             input(.totp, "uri-\(index)", Array(uri.utf8))
+        }
+        for (index, request) in ["protocol=https\nhost=example.com\n\n",
+                                 "capability[]=authtype\nprotocol=https\nhost=example.com:8443\npath=team/repo.git\nusername=alice\npassword=s3cret\n\n",
+                                 "url=https://al%40ice@Example.com/team/repo.git\nwwwauth[]=Basic realm=\"x\"\n"].enumerated() {
+            input(.gitCredential, "request-\(index)", Array(request.utf8))
         }
         input(.keyFile, "vectors", (0x40...0x7F).map { UInt8($0) })
         input(.keyFile, "one-byte", [0])

@@ -137,11 +137,11 @@ extension CLIFailure {
 
 extension CofferError.Kind {
     /// A value in the request cannot be used (exit 64): a bad argument, policy, word list,
-    /// one-time password, item, key or file.
+    /// one-time password, item, key or file; a malformed request from another program.
     var isBadRequest: Bool {
         [.invalidArgument, .invalidGeneratorPolicy, .invalidWordList, .invalidOneTimePassword, .invalidItem,
          .invalidKey, .transactionEnded, .noSuchKeySlot, .valueTypeMismatch, .unsupportedImport,
-         .notARegularFile, .insecurePermissions, .fileTooLarge, .cryptoFailure].contains(self)
+         .notARegularFile, .insecurePermissions, .fileTooLarge, .cryptoFailure, .malformedRequest].contains(self)
     }
 }
 

@@ -16,10 +16,10 @@ enum SecretReader {
         try reporting { () throws(TerminalError) in try SecretInput.readLine(fd: fd) }
     }
 
-    /// Reads standard input to its end (for a secure note's text). One trailing
-    /// newline ("\n" or "\r\n") is dropped.
-    static func readAll() throws -> SecureBytes {
-        try reporting { () throws(TerminalError) in try SecretInput.readAll(limit: 16 << 20) }
+    /// Reads standard input to its end (for a secure note's text), up to `limit` bytes
+    /// (16 MiB by default; more is a usage error). One trailing newline ("\n" or "\r\n") is dropped.
+    static func readAll(limit: Int = 16 << 20) throws -> SecureBytes {
+        try reporting { () throws(TerminalError) in try SecretInput.readAll(limit: limit) }
     }
 
     /// An item's notes (`add`/`edit --notes`), read after every other secret: typed on a
