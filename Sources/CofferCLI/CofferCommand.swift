@@ -68,7 +68,9 @@ struct CofferCommand: ParsableCommand {
                 SyncCommand.self, MergeCommand.self, MergeDriverCommand.self, ResolveCommand.self,
             ]),
             CommandGroup(name: "Import and export", subcommands: [ImportCommand.self, ExportCommand.self]),
-            CommandGroup(name: "Developer tools", subcommands: [RunCommand.self, GitCredentialCommand.self]),
+            CommandGroup(name: "Developer tools", subcommands: [
+                RunCommand.self, GitCredentialCommand.self, AddSSHKeyCommand.self, SSHAgentCommand.self,
+            ]),
             CommandGroup(name: "Generators", subcommands: [GenerateCommand.self, PassphraseCommand.self, EstimateCommand.self]),
         ]
     )

@@ -5,6 +5,7 @@ import CofferCrypto
 import CofferOTP
 import CofferGenerator
 import CofferTransfer
+import CofferSSH
 import CofferTestSupport
 
 /// The public error: stable kinds, detail outside equality, one kind per failure.
@@ -97,6 +98,7 @@ struct CryptoErrorKindTests {
         (.transactionEnded, "the transaction has ended"), (.noSuchKeySlot, "no such key slot: "),
         (.conflict, "vault changed on disk and cannot be merged: "), (.differentVault, "not a replica of this vault: "),
         (.otherKeyEpoch, "sealed under another vault key: "), (.malformedRequest, "malformed request ("),
+        (.unsupportedSSHKey, "unsupported SSH key: "),
         (.rolledBack, "the vault file was rolled back: "), (.keyFileRequired, "a key file is required"),
         (.invalidOneTimePassword, "invalid one-time password: "),
         (.invalidGeneratorPolicy, "invalid generator policy: "), (.invalidWordList, "invalid word list: "),

@@ -60,8 +60,8 @@ enum ExitStatus: Int32, CaseIterable {
 }
 
 /// A failure the command reports: one plain line on stderr and an exit code.
-/// The message never carries a secret.
-struct CLIFailure: Error {
+/// The message never carries a secret (it is also its description).
+struct CLIFailure: Error, CustomStringConvertible {
     let status: ExitStatus
     let message: String
 
@@ -69,6 +69,8 @@ struct CLIFailure: Error {
         self.status = status
         self.message = message
     }
+
+    var description: String { message }
 }
 
 /// What the command was doing with the vault, for the exit code of a missing file.
@@ -137,11 +139,11 @@ extension CLIFailure {
 
 extension CofferError.Kind {
     /// A value in the request cannot be used (exit 64): a bad argument, policy, word list,
-    /// one-time password, item, key or file; a malformed request from another program.
+    /// one-time password, item, key or file; a malformed request from another program; an SSH key Coffer does not use.
     var isBadRequest: Bool {
         [.invalidArgument, .invalidGeneratorPolicy, .invalidWordList, .invalidOneTimePassword, .invalidItem,
          .invalidKey, .transactionEnded, .noSuchKeySlot, .valueTypeMismatch, .unsupportedImport,
-         .notARegularFile, .insecurePermissions, .fileTooLarge, .cryptoFailure, .malformedRequest].contains(self)
+         .notARegularFile, .insecurePermissions, .fileTooLarge, .cryptoFailure, .malformedRequest, .unsupportedSSHKey].contains(self)
     }
 }
 

@@ -57,6 +57,23 @@ enum ProcessIO {
     /// Closes standard input (the clipboard clearer, once it has read the secret).
     static func closeStandardInput() { close(standardInput) }
 
+    /// Holds SIGINT, SIGTERM and SIGHUP pending instead of ending the process, so a
+    /// long-running command (`ssh-agent`) can notice them (``terminationRequested``) and
+    /// clean up (its socket) before it exits.
+    static func holdTerminationSignals() {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for signo in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&set, signo) }
+        pthread_sigmask(SIG_BLOCK, &set, nil)
+    }
+
+    /// Whether a signal ``holdTerminationSignals()`` holds has arrived.
+    static var terminationRequested: Bool {
+        var pending = sigset_t()
+        sigpending(&pending)
+        return [SIGINT, SIGTERM, SIGHUP].contains { sigismember(&pending, $0) == 1 }
+    }
+
     /// Sleeps for `seconds`.
     static func sleep(seconds: Int) { _ = cSleep(UInt32(clamping: max(0, seconds))) }
 }
