@@ -105,6 +105,15 @@ public enum SecretInput {
         return line
     }
 
+    /// Whether bytes read past the last line of `fd` (a pipe, which cannot seek back) are
+    /// held for its next read: a program that hands `fd` on (`coffer run` to its command)
+    /// would lose them.
+    public static func hasReadAhead(fd: Int32 = 0) -> Bool {
+        guard let rest = Pending.take(fd) else { return false }
+        defer { Pending.keep(rest.bytes, for: fd); rest.removeAll() }
+        return rest.count > 0
+    }
+
     /// Reads up to "\n" into `buffer`, a block at a time; false at end of input before
     /// any byte. What follows the newline in the last block is given back to `fd` when it
     /// can seek, else kept for the next read (``Pending``).

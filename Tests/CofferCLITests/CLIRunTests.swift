@@ -72,6 +72,13 @@ struct CLIRunTests {
             let notFound = try CLI.run(["run", "v.coffer", "--env", "T=api", "--", "no-such-command-coffer"], input: "pw\n", in: dir)
             #expect(notFound.status == 127)
             expectOneLineMessage(notFound, containing: "not found")
+            // On a pipe, input after the master password line would be lost to the command: refused.
+            let piped = try runPiped(["run", "v.coffer", "--env", "T=api", "--", "touch", marker.path], input: "pw\nfor the command\n", in: dir)
+            #expect(piped.status == 64, "\(piped.err)")
+            #expect(piped.err.contains("more than the master password line"), "\(piped.err)")
+            #expect(!FileManager.default.fileExists(atPath: marker.path))
+            let pipedAlone = try runPiped(["run", "v.coffer", "--env", "T=api", "--", "sh", "-c", #"test "$T" = "s3cret pass""#], input: "pw\n", in: dir)
+            #expect(pipedAlone.status == 0, "\(pipedAlone.err)")
             let noCommand = try CLI.run(["run", "v.coffer", "--env", "T=api"], input: "pw\n", in: dir)
             #expect(noCommand.status == 64)
         }
@@ -89,5 +96,16 @@ struct CLIRunTests {
                 #expect(result.status == 0, "\(reference): \(result.err)")
             }
         }
+    }
+
+    /// `coffer arguments…` with `input` on a pipe (``CLI/run(_:input:in:environment:timeout:)`` gives a file, which can seek back).
+    func runPiped(_ arguments: [String], input: String, in dir: URL) throws -> ProcessResult {
+        let script = dir.appendingPathComponent("input.txt")
+        try Data(input.utf8).write(to: script)
+        let binary = try #require(CLI.binary)
+        var env = CLI.environment
+        env["C"] = binary
+        return try runProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", "cat input.txt | \"$C\" \"$@\"", "sh"] + arguments,
+                              in: dir, environment: env, timeout: 30)
     }
 }

@@ -157,7 +157,7 @@ struct CLISSHAgentTests {
             process.arguments = ["ssh-agent", dir.appendingPathComponent("v.coffer").path, "--socket", socketPath]
             process.environment = CLI.environment
             let errors = dir.appendingPathComponent("agent.err")
-            FileManager.default.createFile(atPath: errors.path, contents: nil)
+            try #require(FileManager.default.createFile(atPath: errors.path, contents: nil))
             process.standardError = try FileHandle(forWritingTo: errors)
             process.standardOutput = FileHandle.nullDevice
             try process.run()

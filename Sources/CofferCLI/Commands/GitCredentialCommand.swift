@@ -111,7 +111,7 @@ struct GitCredentialCommand: ParsableCommand {
         try mappingErrors(vault: self.vault) {
             let found = try sameLogin(vault, server, username)
             guard let item = found.first else {
-                var login = ItemAttributes.internetPassword(server: server.host, account: username, protocol: server.scheme,
+                let login = ItemAttributes.internetPassword(server: server.host, account: username, protocol: server.scheme,
                                                             port: server.port, path: server.path)
                 _ = try vault.add(login, secrets: ItemSecrets(password: password))
                 Output.error("coffer: saved the password of \(username) at \(server.host) in \(self.vault)")

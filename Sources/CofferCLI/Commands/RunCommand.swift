@@ -1,5 +1,6 @@
 import ArgumentParser
 import Coffer
+import CofferTerminal
 
 /// `coffer run VAULT --env NAME=ITEM[:field] … [--env-file FILE] [--stdin ITEM[:field]] -- command args…`
 struct RunCommand: ParsableCommand {
@@ -20,7 +21,8 @@ struct RunCommand: ParsableCommand {
             password as for every command; a key file alone asks for none), every \
             reference is resolved, then coffer becomes the command: it exits with the \
             command's status (126 or 127 when the command cannot be run or is not found). \
-            No secret is read from the command line.
+            No secret is read from the command line. The command inherits coffer's \
+            core-file limit of 0, so it leaves no core dump holding the secrets.
 
             EXPOSURE: an environment variable is visible to every process of the same user \
             (/proc/PID/environ) and to the command's children, which inherit it; prefer \
@@ -80,6 +82,12 @@ struct RunCommand: ParsableCommand {
             }
             let variables = try references.map { (name: $0.variable ?? "", value: try secret($0)) }
             return (variables, try stdinReference.map(secret))
+        }
+        // The master password came from a pipe and more followed it: those bytes are read
+        // already, and the command, which gets standard input, would never see them.
+        if stdinReference == nil && SecretInput.hasReadAhead() {
+            throw CLIFailure(.usage, "standard input holds more than the master password line, and the command would not see it; "
+                             + "unlock the vault first (`coffer unlock`) or give the command's input another way")
         }
         try ProgramExec.replaceProcess(with: command[0], Array(command.dropFirst()), variables: resolved.variables,
                                        stdinSecret: resolved.stdin)
