@@ -210,6 +210,12 @@ struct CLISSHAgentTests {
             let refused = try CLI.run(["ssh-agent", "v.coffer", "--socket", open.appendingPathComponent("s").path], in: dir, timeout: 10)
             #expect(refused.status == 64, "\(refused.err)")
             expectOneLineMessage(refused, containing: "mode 0700")
+            let taken = dir.appendingPathComponent("private")
+            try FileManager.default.createDirectory(at: taken, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try Data("not a socket".utf8).write(to: taken.appendingPathComponent("s"))
+            let occupied = try CLI.run(["ssh-agent", "v.coffer", "--socket", taken.appendingPathComponent("s").path], in: dir, timeout: 10)
+            #expect(occupied.status == 73, "\(occupied.err)")
+            expectOneLineMessage(occupied, containing: "is taken")
             let missing = try CLI.run(["ssh-agent", "nothing.coffer", "--socket", dir.appendingPathComponent("a/s").path], in: dir, timeout: 10)
             #expect(missing.status == 74, "\(missing.err)")
         }

@@ -90,7 +90,15 @@ struct SSHAgentCommand: ParsableCommand {
         options.kdfLimit = kdfLimit.limit
         let unlockOptions = options
         ProcessIO.holdTerminationSignals()
-        let listener = try mappingErrors(vault: nil) { try SSHAgentSocket(path: socket ?? SSHAgentSocket.defaultPath(name: "agent")) }
+        let socketPath = socket ?? SSHAgentSocket.defaultPath(name: "agent")
+        let listener: SSHAgentSocket
+        do {
+            listener = try SSHAgentSocket(path: socketPath)
+        } catch CofferError.fileExists {
+            throw CLIFailure(.cannotCreate, "\(socketPath) is taken: another agent serves it, or it is not a socket; choose another with --socket")
+        } catch {
+            throw CLIFailure(error, vault: nil)
+        }
         let agent = SSHAgent(report: { Output.error("coffer ssh-agent: \($0)") }) {
             try CachedUnlocking.open(path, options: unlockOptions)
         }
