@@ -43,7 +43,7 @@ public final class SSHAgentSocket {
     /// enter (mode 0700 or stricter). A stale socket at `path` (no agent answers) is
     /// replaced; a live one (another agent), or any other file, is ``CofferError/fileExists(_:)``.
     public init(path: String) throws(CofferError) {
-        guard path.hasPrefix("/") || !path.isEmpty else { throw .invalidArgument("the socket path is empty") }
+        guard !path.isEmpty else { throw .invalidArgument("the socket path is empty") }
         let folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
         try Self.checkFolder(folder.isEmpty ? "/" : folder)
         var address = sockaddr_un()
