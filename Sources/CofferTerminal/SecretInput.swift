@@ -105,6 +105,24 @@ public enum SecretInput {
         return line
     }
 
+    /// Prompts on the controlling terminal (`/dev/tty`), whatever standard input is, and
+    /// reads one line there with echo off: for a program whose standard input is another
+    /// program's pipe (a git credential helper). Nil when the process has no terminal, so
+    /// the caller can fail at once instead of waiting; nil too at end of input (Ctrl-D).
+    public static func promptOnTerminal(_ text: String) throws(TerminalError) -> SecureBytes? {
+        guard let fd = TerminalEcho.openControllingTerminal() else { return nil }
+        defer {
+            Pending.take(fd)?.removeAll()
+            TerminalIO.close(fd)
+        }
+        let line = try TerminalEcho.withEchoOff(fd: fd) { () throws(TerminalError) -> SecureBytes? in
+            emit(text, to: fd)
+            return try readLine(fd: fd)
+        }
+        emit("\n", to: fd)
+        return line
+    }
+
     /// Whether bytes read past the last line of `fd` (a pipe, which cannot seek back) are
     /// held for its next read: a program that hands `fd` on (`coffer run` to its command)
     /// would lose them.

@@ -90,18 +90,50 @@ struct CLIGitCredentialTests {
         }
     }
 
-    @Test("A password vault that is not unlocked fails at once (no prompt on git's pipe), and git asks instead")
+    @Test("A password vault that is not unlocked fails at once (no prompt on git's pipe), and git asks instead",
+          .enabled(if: setsid != nil, "needs util-linux's setsid"))
     func lockedFailsFast() throws {
         try withVault { dir in
             let added = try CLI.run(["add", "v.coffer", "--server", "https://example.com", "--account", "alice"], input: "pw\ns3cret\n", in: dir)
             try #require(added.status == 0)
             let started = Date()
-            // The request's lines must not be taken for the master password.
-            let result = try CLI.run(["git-credential", "v.coffer", "get"], input: "protocol=https\nhost=example.com\n\n", in: dir)
+            // The request's lines must not be taken for the master password; with no controlling
+            // terminal (setsid) there is no one to ask, so it fails at once.
+            let binary = try #require(CLI.binary)
+            let result = try runProcess(URL(fileURLWithPath: try #require(Self.setsid)), ["-w", binary, "git-credential", "v.coffer", "get"],
+                                        input: "protocol=https\nhost=example.com\n\n", in: dir, environment: CLI.environment, timeout: 30)
             #expect(result.status == 64)
-            expectOneLineMessage(result, containing: "not unlocked")
+            #expect(result.err.hasPrefix("coffer: ") && result.err.contains("not unlocked") && result.err.contains("no terminal"), "\(result.err)")
             #expect(result.out.isEmpty)
             #expect(Date().timeIntervalSince(started) < 10)
+            // GIT_TERMINAL_PROMPT=0 forbids the prompt even where a terminal exists.
+            var quiet = CLI.environment
+            quiet["GIT_TERMINAL_PROMPT"] = "0"
+            let forbidden = try CLI.run(["git-credential", "v.coffer", "get"], input: "protocol=https\nhost=example.com\n\n", in: dir, environment: quiet)
+            #expect(forbidden.status == 64 && forbidden.out.isEmpty, "\(forbidden.err)")
+        }
+    }
+
+    static let setsid: String? = ["/usr/bin/setsid", "/bin/setsid"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let script: String? = ["/usr/bin/script", "/bin/script"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    @Test("With a terminal, the master password is asked for on it (/dev/tty), never read from git's pipe",
+          .enabled(if: script != nil, "needs util-linux's script for a pseudo-terminal"))
+    func promptsOnTerminal() throws {
+        try withVault { dir in
+            let added = try CLI.run(["add", "v.coffer", "--server", "https://example.com", "--account", "alice"], input: "pw\ns3cret\n", in: dir)
+            try #require(added.status == 0)
+            try Data("protocol=https\nhost=example.com\n\n".utf8).write(to: dir.appendingPathComponent("request"))
+            let binary = try #require(CLI.binary)
+            var env = CLI.environment
+            env["C"] = binary
+            // script gives the command a pseudo-terminal as /dev/tty and types what it reads: the password, a moment later.
+            let result = try runProcess(URL(fileURLWithPath: "/bin/sh"),
+                                        ["-c", "(sleep 1; printf 'pw\\n') | '\(try #require(Self.script))' -qec '\"$C\" git-credential v.coffer get < request' /dev/null"],
+                                        in: dir, environment: env, timeout: 60)
+            #expect(result.status == 0, "\(result.out)\(result.err)")
+            #expect(result.out.contains("Master password for v.coffer"), "\(result.out)")
+            #expect(result.out.contains("username=alice") && result.out.contains("password=s3cret"), "\(result.out)")
         }
     }
 

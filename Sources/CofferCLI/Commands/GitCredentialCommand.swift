@@ -1,5 +1,6 @@
 import ArgumentParser
 import Coffer
+import Foundation
 
 /// `coffer git-credential VAULT get|store|erase`: a git credential helper.
 struct GitCredentialCommand: ParsableCommand {
@@ -19,10 +20,11 @@ struct GitCredentialCommand: ParsableCommand {
             change it with `coffer edit`). erase removes nothing unless --allow-erase is \
             given, and then only the item whose password is the one git rejected.
 
-            The vault is opened without a prompt: its cached unlock (`coffer unlock`), else \
-            --key-file of a slot that opens it alone. With neither it fails at once (exit 64) \
-            and git asks for the password itself. No secret is read from the arguments or \
-            the environment; the password goes to git on its pipe.
+            The vault is opened with its cached unlock (`coffer unlock`), else --key-file of \
+            a slot that opens it alone, else with the master password typed on the \
+            terminal (/dev/tty, never git's pipe). With no terminal, or GIT_TERMINAL_PROMPT=0, \
+            it fails at once (exit 64) and git asks for the credentials itself. No secret is \
+            read from the arguments or the environment; the password goes to git on its pipe.
 
             SETUP:
               git config --global credential.helper '!coffer git-credential ~/vault.coffer'
@@ -74,10 +76,26 @@ struct GitCredentialCommand: ParsableCommand {
         }
     }
 
+    /// The cached unlock, else the key file alone; else, on the controlling terminal (never
+    /// git's pipe), the master password, unless git's GIT_TERMINAL_PROMPT=0 forbids prompts.
+    /// With no terminal, the failure is at once, so git asks instead.
     private func open() throws -> Vault {
         var options = VaultOptions()
         options.kdfLimit = kdfLimit.limit
-        return try CachedUnlocking.openUnattended(vault, name: vault, keyFile: keyFile, options: options)
+        do {
+            return try CachedUnlocking.openUnattended(vault, name: vault, keyFile: keyFile, options: options)
+        } catch let unattended as CLIFailure where unattended.status == .usage {
+            let failure = CLIFailure(.usage, "\(unattended.message), and there is no terminal to ask for the master password on; git asks instead")
+            guard ProcessInfo.processInfo.environment["GIT_TERMINAL_PROMPT"] != "0" else { throw failure }
+            // No terminal: the failure is thrown from the closure, through open.
+            return try mappingErrors(vault: vault) { () throws -> Vault in
+                let key = try keyFile.map { try KeyFile(contentsOf: $0) }
+                return try Vault.open(at: vault, keyFile: key, options: options) {
+                    guard let password = try SecretReader.masterPasswordOnTerminal(for: vault) else { throw failure }
+                    return password
+                }.vault
+            }
+        }
     }
 
     private func answer(_ request: GitCredential, _ server: ServerAddress) throws {

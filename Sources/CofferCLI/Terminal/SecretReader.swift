@@ -47,6 +47,13 @@ enum SecretReader {
         return line
     }
 
+    /// The master password typed on the controlling terminal (`/dev/tty`), for a command
+    /// whose standard input is another program's (git's credential requests); nil when the
+    /// process has no terminal.
+    static func masterPasswordOnTerminal(for vault: String) throws -> SecureBytes? {
+        try reporting { () throws(TerminalError) in try SecretInput.promptOnTerminal("Master password for \(vault) (coffer, for git): ") }
+    }
+
     /// The master password that opens a vault.
     static func masterPassword(for vault: String) throws -> SecureBytes {
         try next(prompt: "Master password for \(vault): ", what: "the master password")
