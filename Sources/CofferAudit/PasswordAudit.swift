@@ -49,8 +49,9 @@ extension Vault {
     /// Checks every item's password: weak (below ``StrengthEstimate/goodScore``, with the
     /// item's names as words an attacker may know), reused (the same password as another
     /// item, found by a keyed BLAKE2b tag under a key drawn for the audit and then wiped) and old (set more than
-    /// `olderThanDays` days before `now`). Secure notes and items without a password are
-    /// left out. Reads only; nothing leaves the device.
+    /// `olderThanDays` days before `now`). Secure notes, items without a password and an
+    /// app's stored values (``ServiceKeychain``, marked by ``ServiceKeychain/appValueField``)
+    /// are left out. Reads only; nothing leaves the device.
     ///
     /// ```swift
     /// let report = try vault.audit()
@@ -66,7 +67,7 @@ extension Vault {
             let key = try SecureBytes.random(count: 32)
             var groups: [[UInt8]: [Item]] = [:]
             var order: [[UInt8]] = []
-            for item in try tx.items() {
+            for item in try tx.items() where !item.attributes.fields.contains(ServiceKeychain.appValueField) {
                 let secrets = try tx.secrets(for: item.id)
                 guard let password = secrets.password, password.count > 0 else { continue }
                 report.checked += 1

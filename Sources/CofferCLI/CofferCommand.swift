@@ -58,10 +58,11 @@ struct CofferCommand: ParsableCommand {
             CommandGroup(name: "Items", subcommands: [
                 AddCommand.self, NoteCommand.self, GetCommand.self, ShowCommand.self, ListCommand.self, SearchCommand.self,
                 TagsCommand.self, EditCommand.self, RemoveCommand.self, HistoryCommand.self, TOTPCommand.self,
+                AttachCommand.self, AttachmentsCommand.self, DetachCommand.self,
                 ClipboardClearCommand.self,
             ]),
             CommandGroup(name: "Vault and keys", subcommands: [
-                InitCommand.self, InfoCommand.self, CheckCommand.self, AuditCommand.self, RestoreCommand.self,
+                InitCommand.self, InfoCommand.self, CheckCommand.self, AuditCommand.self, RestoreCommand.self, RepairCommand.self,
                 PasswdCommand.self, AddKeyfileCommand.self, RemoveKeyfileCommand.self, KeyfileCommand.self,
                 RekeyCommand.self, UpgradeCommand.self,
             ]),

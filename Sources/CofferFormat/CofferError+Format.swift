@@ -47,6 +47,11 @@ extension CofferError.Kind {
     /// An item is not valid: a missing service, server or title, attributes or
     /// secrets too large, dates out of range.
     public static let invalidItem = Self("invalidItem") { "invalid item: \($0.shownDetail)" }
+    /// The vault's data reached a bound of its file format that no argument of the caller's
+    /// exceeded: an item's merge metadata would name more writers than the format holds
+    /// (SPEC.md §17.9). Not a usage error; nothing was saved.
+    public static let formatLimit = Self("formatLimit",
+                                         failureReason: "The vault reached a bound of its file format.") { "format limit reached: \($0.shownDetail)" }
     /// The vault cannot do this because of its key slots, e.g. removing the last slot.
     public static let slotUnavailable = Self("slotUnavailable") { "key slot unavailable: \($0.shownDetail)" }
 }

@@ -36,6 +36,9 @@ package enum FormatError: Error, Sendable, Equatable {
     case wrongRawKey
     /// Writing: an item that cannot be written (too large, dates out of range).
     case invalidItem(String)
+    /// Writing: the vault's data reached a bound of the format that no request of the
+    /// caller's exceeded (an item's merge metadata naming more writers than it can hold).
+    case limitReached(String)
     /// A key of the wrong length, an empty key file.
     case invalidKey(String)
     /// Writing: an argument outside its domain (duplicate record ids, a header over 64 KiB).
@@ -86,6 +89,7 @@ extension CofferError {
         case .wrongKeyFile: self = .wrongKeyFile
         case .wrongRawKey: self = .wrongRawKey
         case .invalidItem(let why): self = .invalidItem(why)
+        case .limitReached(let why): self = CofferError(Kind.formatLimit, detail: why)
         case .invalidKey(let why): self = .invalidKey(why)
         case .invalidArgument(let why): self = .invalidArgument(why)
         case .slotUnavailable(let why): self = .slotUnavailable(why)

@@ -8,9 +8,6 @@ import CofferCrypto
 /// A failure leaves the copy where it was and nothing new in the folder (a hard link or a
 /// copy made on the way is removed again); the vault file is never touched.
 package struct MergedCopyStore: Sendable {
-    /// The folder beside the vault file that merged copies are moved into.
-    package static let folderName = ".coffer-merged"
-
     package let io: FileIO
 
     package init(io: FileIO = .live) {
@@ -150,10 +147,10 @@ package struct MergedCopyStore: Sendable {
     }
 }
 
-extension VaultFileStore {
-    /// `.coffer-merged` in the folder of the file `path` finally names (links followed):
-    /// where the sync service leaves its conflict copies (``conflictCopies()``).
-    package func mergedCopiesFolder() throws(StoreError) -> String {
-        PathName.joined(try resolved().directory, MergedCopyStore.folderName)
+extension ReplicaStateStore {
+    /// `<directory>/merged/<vault id, 32 hex digits>`: where an app keeps merged copies of
+    /// the vault on this device, outside any synced folder.
+    package func mergedCopiesFolder(vaultID: String) -> String {
+        PathName.joined(PathName.joined(directory, "merged"), vaultID)
     }
 }

@@ -49,8 +49,11 @@ package struct ReplicaStateStore: Sendable {
     /// Where replica ids come from.
     let entropy: EntropySource
 
-    /// Largest state file read or written: 64 KiB (a clock of about 1,700 replicas).
-    static let maximumFileSize = 64 * 1024
+    /// Largest state file read or written: 1 MiB. A remembered clock holds at most a vault
+    /// clock's 16,384 entries (SPEC.md §17.9), each a line of at most 38 bytes (about 610 KiB).
+    static let maximumFileSize = 1 << 20
+    /// Most entries a remembered clock keeps: as many as a vault clock names (SPEC.md §17.9).
+    static var maximumClockEntries: Int { VaultHeaderV2.maxClockReplicas }
 
     package init(directory: String, io: FileIO = .live, entropy: EntropySource = .system) {
         self.directory = directory
@@ -123,11 +126,12 @@ package struct ReplicaStateStore: Sendable {
     }
 
     /// Merges `clock` into the clock remembered for `vaultID` (pointwise maximum) and
-    /// stores the result; zero counters mean "not seen" and are not stored. A replica id
-    /// of 0 -> `invalidArgument`. See the type's notes for two processes remembering at
-    /// once.
-    package func remember(clock: [UInt64: UInt64], vaultID: [UInt8]) throws(StoreError) {
-        try store(clock: clock, vaultID: vaultID, replacing: false)
+    /// stores the result, bounded as a vault clock is (SPEC.md §17.9; the replicas in
+    /// `keeping` stay whatever their age); zero counters mean "not seen" and are not
+    /// stored. A replica id of 0 -> `invalidArgument`. See the type's notes for two
+    /// processes remembering at once.
+    package func remember(clock: [UInt64: UInt64], vaultID: [UInt8], keeping: Set<UInt64> = []) throws(StoreError) {
+        try store(clock: clock, vaultID: vaultID, replacing: false, keeping: keeping)
     }
 
     /// Replaces the clock remembered for `vaultID` by `clock`: the user accepted an older
@@ -137,7 +141,7 @@ package struct ReplicaStateStore: Sendable {
         try store(clock: clock, vaultID: vaultID, replacing: true)
     }
 
-    private func store(clock: [UInt64: UInt64], vaultID: [UInt8], replacing: Bool) throws(StoreError) {
+    private func store(clock: [UInt64: UInt64], vaultID: [UInt8], replacing: Bool, keeping: Set<UInt64> = []) throws(StoreError) {
         guard clock[0] == nil else { throw .invalidArgument("a clock's replica ids are never 0") }
         // Read just before the rename below, to merge with what is there now.
         let (stored, valid) = try readClock(vaultID: vaultID)
@@ -145,11 +149,12 @@ package struct ReplicaStateStore: Sendable {
         for (replica, counter) in clock where counter > 0 {
             merged[replica] = max(merged[replica] ?? 0, counter)
         }
+        merged = VersionVector(merged).compacted(limit: Self.maximumClockEntries, keeping: keeping).times
         if merged == stored && valid { return }
         let file = try clockFile(vaultID: vaultID)
         let contents = Self.encodeClock(merged, vaultID: vaultID)
         guard contents.count <= Self.maximumFileSize else {
-            throw .fileTooLarge("a remembered clock of \(merged.count) replicas is larger than 64 KiB", path: file)
+            throw .fileTooLarge("a remembered clock of \(merged.count) replicas is larger than \(Self.maximumFileSize >> 10) KiB", path: file)
         }
         try ensureDirectory(clocksDirectory)
         _ = try writeStateFile(contents, to: file, exclusive: false)
@@ -306,7 +311,7 @@ package struct ReplicaStateStore: Sendable {
 
     /// Makes `path` and any missing folders above it, mode 0700. An existing folder (or a
     /// symbolic link to one) is used as it is; anything else there -> `mkdir` `ENOTDIR`.
-    func ensureDirectory(_ path: String) throws(StoreError) {
+    package func ensureDirectory(_ path: String) throws(StoreError) {
         // The folders still to make, the deepest first.
         var pending = [path]
         while let current = pending.last {

@@ -35,7 +35,7 @@ package struct VaultFileStore: Sendable {
     }
 
     /// `<path>.bak`: the previous version, kept by `replace(with:keepBackup: true)`.
-    var backupPath: String { path + ".bak" }
+    package var backupPath: String { path + ".bak" }
     /// `<path>.lock`: the sidecar file writers lock.
     package var lockPath: String { path + ".lock" }
 

@@ -20,7 +20,7 @@ import Foundation
 /// | `favorite`, `creationDate`, `revisionDate` | isFavorite, created, modified |
 /// | `passwordHistory` | password history |
 /// | secure note | secure note |
-/// | card, identity, SSH key | secure note holding their fields (numbers and codes as secret fields) |
+/// | card, identity, SSH key | secure note holding their fields (card number and code, an identity's SSN, passport and licence numbers, an SSH private key as secret fields; the rest, such as city and country, plain) |
 ///
 /// Items in the trash (`deletedDate` set) are skipped and reported; passkeys
 /// (`fido2Credentials`) cannot be moved and are reported as warnings.
@@ -91,8 +91,9 @@ enum BitwardenJSONImporter {
             try copyFields(node["card"], json: json, secret: ["number", "code"], into: &attributes, &secrets, prefix: "card")
         case 4:
             attributes = .secureNote(title: name ?? "untitled")
-            // Identity details (passport, licence, SSN…) are all kept secret.
-            try copyFields(node["identity"], json: json, secret: nil, into: &attributes, &secrets, prefix: "identity")
+            // The identifying numbers (SSN, passport, licence) are secret fields; name,
+            // address, email and phone are plain fields, searchable like Bitwarden's.
+            try copyFields(node["identity"], json: json, secret: identitySecrets, into: &attributes, &secrets, prefix: "identity")
         case 5:
             attributes = .secureNote(title: name ?? "untitled")
             try copyFields(node["sshKey"], json: json, secret: ["privateKey"], into: &attributes, &secrets, prefix: "sshKey")
@@ -133,6 +134,9 @@ enum BitwardenJSONImporter {
         secrets.passwordHistory = history.sorted { $0.replaced > $1.replaced }
         return ImportCandidate(attributes: attributes, secrets: secrets, location: location, warnings: warnings)
     }
+
+    /// The members of a Bitwarden identity that are secret fields; the rest are plain.
+    static let identitySecrets: Set<String> = ["ssn", "passportNumber", "licenseNumber"]
 
     /// Copies the members of a card, identity or SSH key into fields: those named in
     /// `secret` (or all, when `secret` is nil) as secret fields, the rest as custom fields.

@@ -13,10 +13,10 @@ enum CSVExporter {
     static let columns = ["name", "url", "username", "password", "note", "otp", "tags", "kind", "service",
                           "server", "protocol", "port", "path", "comment", "favorite", "created", "modified"]
 
-    static func export(_ tx: VaultTransaction) throws(CofferError) -> SecureBytes {
+    static func export(_ source: ExportSource) throws(CofferError) -> SecureBytes {
         var rows: [(key: ExportOrder.Key, bytes: WipingBuffer)] = []
-        for item in try tx.items() {
-            let secrets = try tx.secrets(for: item.id)
+        for item in try source.items() {
+            guard let secrets = try source.secrets(for: item) else { continue }
             let a = item.attributes
             let row = WipingBuffer(capacity: 256)
             let cells: [Cell] = [

@@ -17,10 +17,10 @@ enum CofferJSONExporter {
     static let formatName = "coffer-export"
     static let version = 1
 
-    static func export(_ tx: VaultTransaction) throws(CofferError) -> SecureBytes {
+    static func export(_ source: ExportSource) throws(CofferError) -> SecureBytes {
         var entries: [(key: ExportOrder.Key, bytes: WipingBuffer)] = []
-        for item in try tx.items() {
-            let secrets = try tx.secrets(for: item.id)
+        for item in try source.items() {
+            guard let secrets = try source.secrets(for: item) else { continue }
             let out = WipingBuffer(capacity: 1024)
             try write(item.attributes, secrets, to: out)
             entries.append((ExportOrder.key(item.attributes), out))

@@ -34,6 +34,25 @@ public struct ImportReport: Sendable, Hashable, Codable {
         public var resolution: ImportConflictPolicy
     }
 
+    /// An item of the file that is already in the vault (same unique key, or the same site
+    /// and account, ``ItemSite``), or earlier in the file, and that held something the item
+    /// lacks or something that differs: what the import carried into the item and what it
+    /// did not, by name (`"tags cloud, 2fa"`, `"field Recovery email"`, `"secret field
+    /// Security answer"`, `"notes (the item's differ)"`). Never a value.
+    public struct Merged: Sendable, Hashable, Codable {
+        /// The item's name as the file gives it, as for ``Skipped/label``.
+        public var label: String
+        public var location: String
+        /// The item it went into (its kind, name and account), or `"the item at line 3 of this file"`.
+        public var into: String
+        /// How the two match: `same service "github.com" and account "octocat"`, `same site netflix.com and account "me"`.
+        public var matchedBy: String
+        /// What the item lacked and now holds.
+        public var carried: [String]
+        /// What differs from the item and was left out (the item keeps its own).
+        public var notCarried: [String]
+    }
+
     /// A part of the file that could not become an item, and why.
     public struct Unreadable: Sendable, Hashable, Codable {
         public var location: String
@@ -59,12 +78,16 @@ public struct ImportReport: Sendable, Hashable, Codable {
     public var dryRun: Bool
     /// Items added to the vault.
     public var imported: Int
-    /// Items whose unique key (service and account; server, protocol, port, path and
-    /// account; for notes, the title and text) was already in the vault or earlier in the file.
+    /// Items already in the vault or earlier in the file (the same unique key, service and
+    /// account or server, protocol, port, path and account; the same site and account; for
+    /// notes, the same title and text) that held nothing the item lacks.
     public var skippedDuplicates: [Skipped]
     /// Items already in the vault whose password differs from the imported one, and how
     /// each was settled (``ImportConflictPolicy``); they are not in ``skippedDuplicates``.
     public var conflicts: [Conflict]
+    /// Items that matched one in the vault (or earlier in the file) and carried something
+    /// into it, or differ from it: what was and was not carried.
+    public var merged: [Merged]
     /// Items left out on purpose: KeePassXC's Recycle Bin, Bitwarden's trash.
     public var skipped: [Skipped]
     /// Entries or rows that could not become items.
@@ -79,6 +102,7 @@ public struct ImportReport: Sendable, Hashable, Codable {
         imported = 0
         skippedDuplicates = []
         conflicts = []
+        merged = []
         skipped = []
         unreadable = []
         warnings = []

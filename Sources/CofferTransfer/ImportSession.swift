@@ -7,6 +7,12 @@ import Foundation
 
 /// Receives what an importer reads, adds each item to the import's transaction as it
 /// comes (so only one item's secrets are in guarded memory at a time) and keeps the report.
+///
+/// An imported item that matches one already in the vault, or one this import added from
+/// an earlier row, is not a second item: it matches by unique key (service and account;
+/// server, protocol, port, path and account) or, as a browser matches logins, by site
+/// (``ItemSite``: host and account, across kinds and paths). What it holds that the item
+/// lacks is carried into it (``ImportMerge``), what differs is reported, by name.
 final class ImportSession {
     let tx: VaultTransaction
     let historyLimit: Int
@@ -14,10 +20,12 @@ final class ImportSession {
     /// The time of this import, by the vault's clock: the date of what the file leaves undated.
     let now: Date
     var report: ImportReport
-    /// Unique keys added by this import, and where: to name the earlier row of an in-file duplicate.
-    private var seen: [UniquenessKey: String] = [:]
+    /// Items this import added, and from where: to name the earlier row of an in-file duplicate.
+    private var addedAt: [ItemID: String] = [:]
     /// Secure notes by title, built once: a query per imported note would make big imports quadratic.
     private var notesByTitle: [String: [ItemID]]?
+    /// Logins by site (``ItemSite``), built once for the same reason, in reading order.
+    private var itemsBySite: [ItemSite: [ItemID]]?
 
     init(tx: VaultTransaction, format: ImportFormat, dryRun: Bool, historyLimit: Int,
          conflictPolicy: ImportConflictPolicy = .skip, now: Date) {
@@ -28,7 +36,8 @@ final class ImportSession {
         report = ImportReport(format: format, dryRun: dryRun)
     }
 
-    /// Adds one item, or records why it was skipped or could not be added.
+    /// Adds one item, carries it into the item it matches, or records why it was skipped
+    /// or could not be added.
     func add(_ candidate: ImportCandidate) throws(CofferError) {
         var candidate = candidate
         for message in candidate.warnings { warn(candidate.location, message) }
@@ -42,31 +51,56 @@ final class ImportSession {
             skipDuplicate(name, candidate.location, "a note with the same title and text already exists")
             return
         }
-        let key = candidate.attributes.uniquenessKey
-        if let key, let earlier = seen[key] {
-            skipDuplicate(name, candidate.location, "same \(Self.describe(key)) as the item at \(earlier) of this file")
+        if let match = try match(candidate) {
+            try carry(candidate, into: match, name: name)
             return
         }
         do throws(CofferError) {
             let item = try tx.add(candidate.attributes, secrets: candidate.secrets)
+            addedAt[item.id] = candidate.location
             if item.kind == .secureNote { notesByTitle?[item.label ?? "", default: []].append(item.id) }
-        } catch .duplicateItem {
-            if let key, let existing = try tx.itemID(holding: key),
-               try resolveConflict(candidate, with: existing, name: name) {
-                seen[key] = candidate.location
-                return
-            }
-            let what = key.map(Self.describe) ?? "unique key"
-            skipDuplicate(name, candidate.location, "an item with the same \(what) is already in the vault")
-            // A later row with this key is a duplicate within the file, not a conflict.
-            if let key { seen[key] = candidate.location }
-            return
+            if let site = item.attributes.site { itemsBySite?[site, default: []].append(item.id) }
         } catch where error.kind == .invalidItem {
             unreadable(candidate.location, error.detail ?? error.description)
             return
         }
-        if let key { seen[key] = candidate.location }
         report.imported += 1
+    }
+
+    /// The item an imported one is: the holder of its unique key, else the first login of
+    /// its site (``ItemSite``) in reading order; and how they match, for the report.
+    private func match(_ candidate: ImportCandidate) throws(CofferError) -> (id: ItemID, how: String)? {
+        if let key = candidate.attributes.uniquenessKey, let holder = try tx.itemID(holding: key) {
+            return (holder, "same \(Self.describe(key))")
+        }
+        guard let site = candidate.attributes.site else { return nil }
+        if itemsBySite == nil {
+            var index: [ItemSite: [ItemID]] = [:]
+            for item in try tx.items() { if let site = item.attributes.site { index[site, default: []].append(item.id) } }
+            itemsBySite = index
+        }
+        guard let first = itemsBySite?[site]?.first else { return nil }
+        return (first, "same \(site)")
+    }
+
+    /// Carries what `candidate` holds into the item it matched, and reports it: a plain
+    /// duplicate when nothing was carried and nothing differs.
+    private func carry(_ candidate: ImportCandidate, into match: (id: ItemID, how: String), name: String) throws(CofferError) {
+        let target = try tx.item(match.id)
+        let into = addedAt[match.id].map { "the item at \($0) of this file" } ?? target.summary
+        let outcome = try ImportMerge(policy: conflictPolicy, historyLimit: historyLimit, now: now)
+            .carry(candidate, into: target, tx: tx)
+        if outcome.passwordConflict {
+            report.conflicts.append(ImportReport.Conflict(label: name, location: candidate.location, resolution: conflictPolicy))
+        }
+        if !outcome.carried.isEmpty || !outcome.notCarried.isEmpty {
+            report.merged.append(ImportReport.Merged(label: name, location: candidate.location, into: into, matchedBy: match.how,
+                                                     carried: outcome.carried, notCarried: outcome.notCarried))
+        } else if !outcome.passwordConflict {
+            let reason = addedAt[match.id] != nil ? "\(match.how) as the item at \(addedAt[match.id] ?? "") of this file"
+                                                  : "an item with the \(match.how) is already in the vault (\(target.summary))"
+            skipDuplicate(name, candidate.location, reason)
+        }
     }
 
     func unreadable(_ location: String, _ reason: String) {

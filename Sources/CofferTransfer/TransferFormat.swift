@@ -54,3 +54,12 @@ public enum ExportFormat: String, Sendable, Hashable, Codable, CaseIterable, Cus
 
     public var description: String { rawValue }
 }
+
+/// What ``Vault/exportReadableItems(format:)`` returns: the export of every item that can
+/// be read, and the damaged records it left out.
+public struct SalvagedExport: Sendable {
+    /// The plaintext export, in guarded memory.
+    public var contents: SecureBytes
+    /// The records left out, ascending by id; empty for a sound vault.
+    public var damaged: [DamagedItem]
+}

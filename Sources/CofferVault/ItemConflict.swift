@@ -10,7 +10,7 @@ import Foundation
 ///
 /// ```swift
 /// for conflict in try vault.conflicts(for: item.id) {
-///     print(conflict.field, conflict.date, conflict.attributes?.label ?? "")
+///     print(conflict.field, conflict.name ?? "", conflict.date, conflict.attributes?.label ?? "")
 /// }
 /// try vault.resolveConflicts(for: item.id)
 /// ```
@@ -20,6 +20,10 @@ public struct ItemConflict: Sendable {
     /// `kind`, `password`, `notes`, `secret-fields`, `attachments` (or `unknown-attributes`,
     /// `unknown-secrets` for fields of a newer Coffer).
     public let field: String
+    /// For a named field (`fields`, `secret-fields`, `attachments`): its name, also when the
+    /// losing edit removed it (taken from the item's other values of that field); nil for
+    /// other fields, or when no value of the item names it (two devices both removed it).
+    public let name: String?
     /// When the losing edit was made, by its device's clock (for display only: merges do
     /// not trust wall clocks).
     public let date: Date
@@ -31,8 +35,9 @@ public struct ItemConflict: Sendable {
     /// True when the losing edit removed the field's value.
     public let isRemoval: Bool
 
-    init(_ conflict: ItemParts.Conflict) throws(CofferError) {
+    init(_ conflict: ItemParts.Conflict, name: String?) throws(CofferError) {
         field = conflict.register.description
+        self.name = name
         date = Date(millisecondsSince1970: conflict.stamp.milliseconds)
         isRemoval = conflict.value.range.isEmpty
         let value = try formatCall { () throws(FormatError) in try conflict.value.copy() }

@@ -13,6 +13,13 @@ import Foundation
 /// and width, so `societe generale` names "Société Générale"); when several items match
 /// only so, the one spelled exactly wins. The other cases name one attribute only.
 ///
+/// When no item's name is equal, a name matches as search finds it
+/// (``SearchFolding/nameStarts(_:in:)``): punctuation and spaces ignored (`wifi` names
+/// "Wi-Fi"), the start of a name or of a word in it (`gith` names `github.com`,
+/// `netflix.com` names `www.netflix.com`, `generale` names "Société Générale"), with one
+/// pair of neighbouring letters swapped (`githbu`). ``Vault/match(_:)`` says when a match
+/// is approximate; ``Vault/suggestions(for:limit:)`` offers the closest items on a miss.
+///
 /// ```swift
 /// let item = try vault.item(named: ItemName("github"))
 /// let mine = try vault.item(named: ItemName(.service("GitHub.com"), account: "octocat"))
@@ -53,6 +60,26 @@ public struct ItemName: Sendable, Hashable, CustomStringConvertible {
     /// The digits of an id that name an item in messages (``Item/shortID``).
     public static let shortIDLength = 8
 
+    /// The query every candidate must match: the account, and the kind the key names.
+    var query: ItemQuery {
+        var query = ItemQuery(account: account)
+        switch key {
+        case .service: query.kind = .genericPassword
+        case .server: query.kind = .internetPassword
+        case .title: query.kind = .secureNote
+        case .anything, .id, .label: break
+        }
+        return query
+    }
+
+    /// The text a person typed, for suggestions; nil for an id.
+    var typedText: String? {
+        switch key {
+        case .anything(let text), .label(let text), .service(let text), .server(let text), .title(let text): return text
+        case .id: return nil
+        }
+    }
+
     /// A short, non-secret description for messages: `service github.com, account octocat`.
     public var description: String {
         var text: String
@@ -69,6 +96,16 @@ public struct ItemName: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
+/// What a name matched (``Vault/match(_:)``): the items, and whether only approximately.
+public struct NameMatch: Sendable {
+    /// The items the name matches, in listing order; empty when none.
+    public var items: [Item]
+    /// True when no item's name (or id) is equal to the one given, and these match as search
+    /// finds them: the start of a name or word, punctuation ignored, one swap
+    /// (``ItemName``). A program may say which item it took.
+    public var isApproximate: Bool
+}
+
 extension Vault {
     /// Every item `name` matches (``ItemName``), in listing order; an empty array when none.
     ///
@@ -76,17 +113,47 @@ extension Vault {
     /// let candidates = try vault.items(named: ItemName("Meeting notes"))   // two notes may share a title
     /// ```
     public func items(named name: ItemName) throws(CofferError) -> [Item] {
-        var query = ItemQuery(account: name.account)
-        switch name.key {
-        case .service: query.kind = .genericPassword
-        case .server: query.kind = .internetPassword
-        case .title: query.kind = .secureNote
-        case .anything, .id, .label: break
-        }
+        try match(name).items
+    }
+
+    /// ``items(named:)``, saying whether the match is approximate: no item's name was
+    /// equal, so the items whose name starts as typed (punctuation ignored, one swap
+    /// allowed) are the match.
+    ///
+    /// ```swift
+    /// let found = try vault.match(ItemName("gith"))
+    /// if found.isApproximate, let item = found.items.first { print("taking \(item.candidateDescription)") }
+    /// ```
+    public func match(_ name: ItemName) throws(CofferError) -> NameMatch {
+        let query = name.query
         let lookup = ItemLookup(name.key)
-        return lookup.select(from: try read { (tx) throws(CofferError) in
+        let found = lookup.select(from: try read { (tx) throws(CofferError) in
             try tx.items(matching: query, prefilter: { lookup.mayMatch(id: $0, overview: $1) })
         })
+        guard found.isEmpty, lookup.allowsApproximation else { return NameMatch(items: found, isApproximate: false) }
+        // Only on a miss: every item of the kind is compared, as search would.
+        let candidates = try read { (tx) throws(CofferError) in try tx.readableItems(matching: query).items }
+        return NameMatch(items: candidates.filter { lookup.approximately($0.attributes) }, isApproximate: true)
+    }
+
+    /// The items closest to a name that matched nothing, best first, at most `limit`: those
+    /// search finds for it (``ItemQuery/text``), then those whose name is within a few
+    /// typing mistakes of it. For a "did you mean" after ``CofferError/itemNotFound``.
+    ///
+    /// ```swift
+    /// for item in try vault.suggestions(for: ItemName("gtihbx")) { print("did you mean", item.candidateDescription) }
+    /// ```
+    public func suggestions(for name: ItemName, limit: Int = 3) throws(CofferError) -> [Item] {
+        guard limit > 0, let text = name.typedText else { return [] }
+        var query = name.query
+        let candidates = try read { (tx) throws(CofferError) in try tx.readableItems(matching: query).items }
+        query.text = text
+        var scored: [(Int, Int, Item)] = []
+        for (order, item) in candidates.enumerated() {
+            if let distance = SearchFolding.nameDistance(text, item.attributes.names) { scored.append((distance, order, item)) }
+            else if query.matches(item.attributes) { scored.append((3, order, item)) }
+        }
+        return scored.sorted { ($0.0, $0.1) < ($1.0, $1.1) }.prefix(limit).map(\.2)
     }
 
     /// The one item `name` matches. Throws ``CofferError/itemNotFound`` when none does, and
@@ -166,6 +233,29 @@ struct ItemLookup {
         }
     }
 
+    /// Whether a miss may be retried approximately: not for an id.
+    var allowsApproximation: Bool {
+        if case .id = key { return false }
+        return true
+    }
+
+    /// The approximate match (``SearchFolding/nameStarts(_:in:)``) against the names the key
+    /// looks at: a server's host for `server`, every name for `anything`.
+    func approximately(_ a: ItemAttributes) -> Bool {
+        switch key {
+        case .id: return false
+        case .label(let text), .title(let text): return SearchFolding.nameStarts(text, in: [a.label].compactMap { $0 })
+        case .service(let text): return SearchFolding.nameStarts(text, in: [a.service].compactMap { $0 })
+        case .server(let text): return Self.server(text, a, host: { SearchFolding.nameStarts($0, in: [$1]) }) != .none
+        case .anything(let text):
+            // A pasted URL names a server only, by its host, with its scheme and port kept.
+            if text.contains("://") {
+                return a.kind == .internetPassword && Self.server(text, a, host: { SearchFolding.nameStarts($0, in: [$1]) }) != .none
+            }
+            return SearchFolding.nameStarts(text, in: a.names)
+        }
+    }
+
     func strength(_ a: ItemAttributes, id: ItemID) -> Strength {
         switch key {
         case .id(let text): return Self.id(text, matches: id) ? .exact : .none
@@ -202,15 +292,20 @@ struct ItemLookup {
     /// `text` read as a host or URL (``ServerAddress``): same host, and the same scheme and
     /// port where both sides give them (a missing port is the scheme's default). The
     /// path decides between exact and loose. A bare host (no scheme, no port) matches any port.
-    static func server(_ text: String, _ a: ItemAttributes) -> Strength {
+    /// `host` compares the typed host with the stored one: equal (``ServerAddress/sameHost(_:_:)``)
+    /// for an exact name, how it begins for an approximate one; scheme and port are never
+    /// approximated, so `http://…` does not name an `https` login.
+    static func server(_ text: String, _ a: ItemAttributes,
+                       host: (_ typed: String, _ stored: String) -> Bool = { ServerAddress.sameHost($1, $0) }) -> Strength {
         guard let wanted = try? ServerAddress(parsing: text, bareText: text.contains("/") || text.contains(":") ? .recognisedHost : .host)
         else { return .none }
-        return server(wanted, a)
+        return server(wanted, a, host: host)
     }
 
-    /// ``server(_:_:)-(String,_)`` for an address already read.
-    static func server(_ wanted: ServerAddress, _ a: ItemAttributes) -> Strength {
-        guard let server = a.server, ServerAddress.sameHost(server, wanted.host) else { return .none }
+    /// The same, for an address already read (``Vault/credentials(for:account:)``).
+    static func server(_ wanted: ServerAddress, _ a: ItemAttributes,
+                       host: (_ typed: String, _ stored: String) -> Bool = { ServerAddress.sameHost($1, $0) }) -> Strength {
+        guard let server = a.server, host(wanted.host, server) else { return .none }
         if let scheme = wanted.scheme, let stored = a.protocol, !ServerAddress.sameHost(scheme, stored) { return .none }
         let scheme = wanted.scheme ?? a.protocol
         // A bare host names the server at any port; a URL, its port (or its scheme's default).
@@ -234,4 +329,10 @@ extension ServerAddress {
         default: return nil
         }
     }
+}
+
+extension ItemAttributes {
+    /// The names an item is called by, for naming and suggestions: label (a note's title),
+    /// service, server.
+    var names: [String] { [label, service, server].compactMap { $0 } }
 }

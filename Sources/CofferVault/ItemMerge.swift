@@ -37,6 +37,11 @@ struct ItemState: Sendable {
         parts.historyConfirmations[index] ?? clock.defaultConfirmation
     }
 
+    /// Bounds the clock (SPEC.md §17.9), keeping every replica the history's confirmations name.
+    mutating func compact() {
+        clock = clock.compacted(alsoKeeping: parts.historyConfirmations.values)
+    }
+
     /// Turns this state into a tombstone's (SPEC.md §7.6): every value erased, its contents,
     /// losing values and history gone; its dates and clock (stamps and siblings) kept.
     mutating func becomeTombstone() {
@@ -193,6 +198,7 @@ enum ItemMerge {
             }
         }
         if out.clock.isDeleted { out.becomeTombstone() }
+        out.compact()
         return out
     }
 
@@ -275,9 +281,11 @@ enum ItemMerge {
     /// `base` nil: the edit was made on `current` itself (no other writer saved meanwhile).
     ///
     /// Registers whose value the edit changed take it, stamped `stamp`; values another
-    /// writer gave them meanwhile stay as conflicts. Losing passwords were offered to the
-    /// edit as history (``secretsView(_:losing:)``), so they leave the conflicts; with
-    /// `resolvingConflicts`, every other losing value does too.
+    /// writer gave them meanwhile stay as conflicts. A register the edit left as it was
+    /// keeps its losing values (a conflict stays until it is resolved or its own field is
+    /// edited); with `resolvingConflicts`, those the edit was shown leave. Losing passwords
+    /// were offered to the edit as history (``secretsView(_:losing:)``), so the edit's
+    /// history may hold them too: the view shows each password once.
     static func edit(_ current: ItemState, madeOn base: ItemState?, to new: ItemParts, stamp: Stamp,
                      resolvingConflicts: Bool = false) throws(FormatError) -> ItemState {
         let read = base ?? current
@@ -291,12 +299,15 @@ enum ItemMerge {
         // The edit's order of named fields, then any another writer added meanwhile.
         let edited = Set(new.order)
         out.parts.order = new.order + current.parts.order.filter { !edited.contains($0) }
-        out.parts.created = new.created
+        // The dates are functions of the edits a version has seen, whichever way it was
+        // reached (§17.5): `created` the earliest any of them gave, `modified` the latest
+        // (a writer whose clock is behind never moves it back). A join takes the same
+        // minimum and maximum, and a version that has seen all another has holds them already.
+        out.parts.created = min(new.created, current.parts.created)
+        out.parts.modified = max(new.modified, current.parts.modified)
         if base == nil {
-            out.parts.modified = new.modified
             out.parts.history = new.history
         } else {
-            out.parts.modified = max(new.modified, current.parts.modified)
             // Entries another writer added meanwhile are kept too.
             let othersHistory = current.parts.history.filter { entry in !read.parts.history.contains { $0.sameBytes(as: entry) } }
             out.parts.history = mergedHistory(new.history, othersHistory)
@@ -318,10 +329,10 @@ enum ItemMerge {
                     out.clock.erased.remove(value)
                 }
             } else {
-                // Losing passwords were offered to the edit as history, and a resolution drops
-                // the losing values it reviewed: those that had lost in `base` leave the
-                // conflicts. A value that won in `base` and has lost since, to one another
-                // writer saved meanwhile, was neither offered nor reviewed: it stays.
+                // A resolution drops the losing values it reviewed: those that had lost in
+                // `base`. A value that won in `base` and has lost since, to one another writer
+                // saved meanwhile, was not reviewed: it stays. An edit of other fields keeps
+                // every losing value of this one.
                 guard let winner = current.clock.stamps[register] else { continue }
                 // A value another writer's deletion erased meanwhile that the edit had whole
                 // comes back with its contents: the edit had it as current (SPEC.md §17.5).
@@ -333,7 +344,10 @@ enum ItemMerge {
                     values[stamp] = kept
                 }
                 let reviewed = Set(read.parts.conflicts.lazy.filter { $0.register == register }.map(\.stamp))
-                let dropsReviewed = register == .password || resolvingConflicts
+                // An edit of other fields keeps every losing value of this register, a
+                // losing password too: it stays a conflict until resolved or its own field is
+                // edited (issue 27, finding 13).
+                let dropsReviewed = resolvingConflicts
                 let keep = dropsReviewed ? values.filter { !reviewed.contains($0.key) || $0.key == winner } : values
                 guard let newWinner = Self.winner(of: keep), let value = keep[newWinner] else { continue }
                 if case .erased = value, base != nil, let readWinner = read.clock.stamps[register], let mine = had[readWinner] {
@@ -355,6 +369,7 @@ enum ItemMerge {
                 try out.keepLosing(keep, of: register, winner: newWinner)
             }
         }
+        out.compact()
         return out
     }
 
@@ -376,16 +391,18 @@ enum ItemMerge {
         out.clock.deleted = (out.clock.deleted ?? VersionVector()).merged(with: out.clock.versions)
         // Every value the item has was current for the deletion: erased (SPEC.md §17.5).
         out.becomeTombstone()
+        out.compact()
         return out
     }
 
     /// An item's decoded secrets as the API shows them: passwords that lost a concurrent edit
-    /// (among `conflicts`) appear in the password history, dated by their edit, newest first.
+    /// (among `conflicts`) appear in the password history, dated by their edit, newest first;
+    /// one an edit already wrote into the history (it was shown there) is not shown twice.
     static func secretsView(_ secrets: ItemSecrets, losing conflicts: [ItemParts.Conflict]) throws(FormatError) -> ItemSecrets {
         var out = secrets
         for conflict in conflicts where conflict.register == .password {
             let lost = try conflict.value.copy().withUnsafeBytes { (raw) throws(FormatError) in try EntryCodec.decodeSecrets(raw) }
-            guard let password = lost.password else { continue }
+            guard let password = lost.password, !out.passwordHistory.contains(where: { $0.password == password }) else { continue }
             out.passwordHistory.append(PasswordHistoryEntry(password: password, replaced: Date(millisecondsSince1970: conflict.stamp.milliseconds)))
         }
         out.passwordHistory.sort { $0.replaced > $1.replaced }

@@ -25,7 +25,8 @@ public struct ItemQuery: Sendable, Hashable {
     public var port: UInt16?
     public var path: String?
     public var label: String?
-    /// Matches items carrying this tag, ignoring case (``SearchFolding/foldTag(_:)``).
+    /// Matches items carrying this tag or a tag under it (`Work` matches `Work/Email`:
+    /// tags are folders separated by `/`), ignoring case (``SearchFolding/tag(_:isWithin:)``).
     public var tag: String?
     public var isFavorite: Bool?
     /// Ignoring case and diacritics (``SearchFolding``): a substring of label, service,
@@ -81,14 +82,17 @@ public struct ItemQuery: Sendable, Hashable {
                 }
             }
             // A host, scheme or tag: equal once ASCII letters are lowercased; other text is
-            // left to the attributes.
-            func checkIgnoringCase(_ wanted: String?, _ range: Range<Int>?) -> Bool {
+            // left to the attributes. `folder`: a tag under the wanted one matches too.
+            func checkIgnoringCase(_ wanted: String?, _ range: Range<Int>?, folder: Bool = false) -> Bool {
                 guard let wanted else { return true }
                 guard let range else { return false }
                 let stored = UnsafeRawBufferPointer(rebasing: raw[range])
                 func lower(_ byte: UInt8) -> UInt8 { byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte }
                 guard wanted.utf8.allSatisfy({ $0 < 0x80 }), stored.allSatisfy({ $0 < 0x80 }) else { unsure = true; return true }
-                return wanted.utf8.count == stored.count && zip(wanted.utf8, stored).allSatisfy { lower($0) == lower($1) }
+                let count = wanted.utf8.count
+                guard wanted.utf8.count == stored.count
+                        || (folder && stored.count > count && stored[count] == UInt8(ascii: "/")) else { return false }
+                return zip(wanted.utf8, stored).allSatisfy { lower($0) == lower($1) }
             }
             if let kind, kind.code != f.kind { return false }
             if let port, f.port != port { return false }
@@ -97,7 +101,8 @@ public struct ItemQuery: Sendable, Hashable {
                   checkIgnoringCase(self.protocol, f.protocol), check(path, f.path), check(label, f.label) else { return false }
             if let tag {
                 // (checkIgnoringCase marks non-ASCII tags unsure: the attributes decide.)
-                let found = f.tags.contains { checkIgnoringCase(tag, $0) }
+                let folder = SearchFolding.folderName(tag)
+                let found = f.tags.contains { checkIgnoringCase(folder, $0, folder: !folder.isEmpty) }
                 if !found && !unsure { return false }
             }
             return unsure ? nil : true
@@ -114,20 +119,21 @@ public struct ItemQuery: Sendable, Hashable {
         if let path, a.path != path { return false }
         if let label, a.label != label { return false }
         if let tag {
-            let wanted = SearchFolding.foldTag(tag)
-            guard a.tags.contains(where: { SearchFolding.foldTag($0) == wanted }) else { return false }
+            guard a.tags.contains(where: { SearchFolding.tag($0, isWithin: tag) }) else { return false }
         }
         if let isFavorite, a.isFavorite != isFavorite { return false }
         if let text, !text.isEmpty, SearchFolding.rank(a, folded: SearchFolding.fold(text)) == nil { return false }
         return true
     }
 
-    /// Substring matches of ``text`` before subsequence ones, each in their given order.
+    /// Substring matches of ``text`` before subsequence ones, each in reading order
+    /// (`sortedForReading()`, as `list` shows items).
     func ranked(_ items: [Item]) -> [Item] {
         guard let text, !text.isEmpty else { return items }
         let folded = SearchFolding.fold(text)
-        let ranks = items.map { SearchFolding.rank($0.attributes, folded: folded) ?? 2 }
-        return zip(items, ranks).enumerated().sorted { ($0.element.1, $0.offset) < ($1.element.1, $1.offset) }.map(\.element.0)
+        var groups: [[Item]] = [[], [], []]
+        for item in items { groups[SearchFolding.rank(item.attributes, folded: folded) ?? 2].append(item) }
+        return groups.flatMap { $0.sortedForReading() }
     }
 }
 

@@ -83,16 +83,28 @@ struct ItemSealer {
         switch dominance {
         case .first: return a.sealed
         case .second: return b.sealed
-        case .both:
-            // The same edits sealed twice: the higher revision, then the lower digest, so
-            // that every replica keeps the same record.
-            if a.record.revision != b.record.revision { return a.record.revision > b.record.revision ? a.sealed : b.sealed }
-            return a.record.identity.bytes.lexicographicallyPrecedes(b.record.identity.bytes) ? a.sealed : b.sealed
+        case .both: return Self.keepsFirst(of: a, b) ? a.sealed : b.sealed
         case .neither:
             return try formatCall { () throws(FormatError) in
                 try seal(try ItemMerge.joinConcurrent(try open(a), try open(b)), id: a.record.id,
                          revision: max(a.record.revision, b.record.revision) + 1)
             }
+        }
+    }
+
+    /// Of two versions that have seen the same edits (sealed twice), the one every replica
+    /// keeps: the higher revision, then the smaller nonce (SPEC.md §17.5, step 2).
+    static func keepsFirst(of a: ItemVersion, _ b: ItemVersion) -> Bool {
+        if a.record.revision != b.record.revision { return a.record.revision > b.record.revision }
+        return a.record.identity.bytes.lexicographicallyPrecedes(b.record.identity.bytes)
+    }
+
+    /// Checks that a record another replica holds opens as a reader would open it (its
+    /// secret part decrypted, parsed and checked against `overview`, its overview list,
+    /// authenticated when the replica was read), before it is taken into this vault as it is.
+    func check(_ record: RecordV2, overview: [UInt8]) throws(CofferError) {
+        try formatCall { () throws(FormatError) in
+            _ = try record.openSecretList(vaultID: vaultID, keys: keys, overview: overview)
         }
     }
 
@@ -133,7 +145,9 @@ struct ItemSealer {
         }
     }
 
-    /// An item's secrets as the API shows them (``ItemMerge/secretsView(_:losing:)``).
+    /// An item's secrets as the API shows them (``ItemMerge/secretsView(_:losing:)``), the
+    /// secret part checked against the merge fields first (SPEC.md §17.3: a register with a
+    /// value and no stamp, or a sibling without its value, is "malformed" for every reader).
     func secrets(of version: ItemVersion) throws(CofferError) -> ItemSecrets {
         try formatCall { () throws(FormatError) in
             var secrets = try version.record.openSecrets(vaultID: vaultID, keys: keys, overview: version.overview)
@@ -145,10 +159,14 @@ struct ItemSealer {
         }
     }
 
-    /// The values of the item that lost a concurrent edit (none without siblings in its overview).
-    func conflicts(of version: ItemVersion) throws(CofferError) -> [ItemParts.Conflict] {
+    /// The values of the item that lost a concurrent edit (none without siblings in its
+    /// overview), each with its field's name for a named field (``ItemParts/fieldName(of:)``).
+    func conflicts(of version: ItemVersion) throws(CofferError) -> [(conflict: ItemParts.Conflict, name: String?)] {
         guard ItemClockCodec.hasSiblings(version.overview) else { return [] }
-        return try formatCall { () throws(FormatError) in try open(version).parts.conflicts }
+        return try formatCall { () throws(FormatError) in
+            let parts = try open(version).parts
+            return parts.conflicts.map { ($0, parts.fieldName(of: $0.register)) }
+        }
     }
 
     // MARK: The boundary

@@ -9,10 +9,15 @@ enum ReplicaMerge {
     struct Outcome {
         var snapshot: VaultSnapshot
         var report: MergeReport
+        /// Whether the result differs from `ours` at all (header or any record): a merge
+        /// that changes nothing is not saved (no new generation, the backup stays).
+        var changed: Bool
     }
 
     /// `ours` joined with `theirs` (both verified, same vault) item by item, by `sealer`.
     /// The result keeps `ours`'s file identity; its generation is the larger of the two.
+    /// Every record taken from `theirs` as it is has its secret part opened first: a copy
+    /// that fails any check adds nothing.
     static func merge(_ ours: VaultSnapshot, _ theirs: VaultSnapshot, sealer: ItemSealer) throws(CofferError) -> Outcome {
         var result = ours
         var report = MergeReport()
@@ -30,7 +35,11 @@ enum ReplicaMerge {
         var changed: [(ItemID, SealedItem)] = []
         var both: [(ItemID, SnapshotEntry, SnapshotEntry)] = []
         for (id, entry) in theirs.entries.lazy.map({ ($0.key, $0.value) }) + theirs.tombstones.map({ ($0.key, $0.value) }) {
+            // A record of ours whose overview did not open (``VaultSnapshot/damaged``) is
+            // replaced by theirs, as if we never had it: merging another copy is how a damaged
+            // item comes back. (One whose secret part alone is damaged: `coffer repair`.)
             guard let mine = ours.entries[id] ?? ours.tombstones[id] else {
+                try sealer.check(entry.record, overview: entry.overview)
                 changed.append((id, SealedItem(record: entry.record, overview: entry.overview)))
                 continue
             }
@@ -40,22 +49,44 @@ enum ReplicaMerge {
         for (id, mine, entry) in both.sorted(by: { $0.0 < $1.0 }) {
             let merged = try sealer.merge(try ItemVersion(record: mine.record, overview: mine.overview),
                                           try ItemVersion(record: entry.record, overview: entry.overview))
+            // A record taken as it is from the copy: its secret part opened first (SPEC.md §17.5).
+            if merged.record.identity == entry.record.identity { try sealer.check(entry.record, overview: entry.overview) }
             if merged.record.identity != mine.record.identity { changed.append((id, merged)) }
         }
         for (id, sealed) in changed {
             let wasLive = result.entries[id] != nil
             let existed = wasLive || result.tombstones[id] != nil
             let change = try Changeset.Change(sealed)
+            let wasDamaged = result.damaged.removeValue(forKey: id) != nil
             result.applyChecked(id, change)
             switch change {
             case .tombstone:
                 if wasLive { report.deleted += 1 } else if !existed { report.tombstones += 1 }
             case .put:
-                if !existed { report.added += 1 } else if !wasLive { report.restored += 1 } else { report.updated += 1 }
+                if wasDamaged || wasLive { report.updated += 1 } else if !existed { report.added += 1 } else { report.restored += 1 }
             }
             if ItemClockCodec.hasSiblings(sealed.overview) { report.conflicted.append(id) }
         }
-        return Outcome(snapshot: result, report: report)
+        return Outcome(snapshot: result, report: report, changed: !changed.isEmpty || result.header != ours.header)
+    }
+
+    /// Whether merging `theirs` into `ours` would change `ours` (``merge(_:_:sealer:)``'s
+    /// `changed`), decided from headers, record identities and clocks alone: nothing is sealed.
+    static func adds(_ theirs: VaultSnapshot, to ours: VaultSnapshot) throws(CofferError) -> Bool {
+        var report = MergeReport()
+        guard (try? mergedHeader(ours.header, theirs.header, report: &report)) == ours.header else { return true }
+        for (id, entry) in theirs.entries.lazy.map({ ($0.key, $0.value) }) + theirs.tombstones.map({ ($0.key, $0.value) }) {
+            guard let mine = ours.entries[id] ?? ours.tombstones[id] else { return true }
+            guard mine.record.identity != entry.record.identity else { continue }
+            let a = try ItemVersion(record: mine.record, overview: mine.overview)
+            let b = try ItemVersion(record: entry.record, overview: entry.overview)
+            switch ItemMerge.dominance(a.clock, b.clock) {
+            case .first: continue
+            case .both where ItemSealer.keepsFirst(of: a, b): continue
+            default: return true
+            }
+        }
+        return false
     }
 
     /// Key slots: every slot either side has, except those either side removed; the

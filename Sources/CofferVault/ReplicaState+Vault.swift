@@ -18,6 +18,16 @@ public enum ReplicaStateLocation: Sendable, Equatable {
     case directory(String)
     /// Remember nothing: a fresh replica id for every opened vault and no rollback warning.
     case none
+
+    /// The state folder this location names, nil for ``none`` (or ``standard`` when neither
+    /// `XDG_STATE_HOME` nor `HOME` is an absolute path).
+    var folder: String? {
+        switch self {
+        case .standard: return ReplicaStateStore.defaultDirectory(environment: ProcessInfo.processInfo.environment)
+        case .directory(let folder): return folder
+        case .none: return nil
+        }
+    }
 }
 
 /// A vault file older than a version this device has already seen (SPEC.md §17.7): it lacks
@@ -41,7 +51,9 @@ public struct RollbackWarning: Sendable, Equatable, CustomStringConvertible {
 /// The device's memory for one open vault: its replica id and the newest clock seen.
 struct ReplicaMemory: Sendable {
     let store: ReplicaStateStore?
-    let replica: UInt64
+    /// The vault file's canonical path, under which the store keeps the replica id.
+    let canonicalPath: String?
+    private(set) var replica: UInt64
     private(set) var remembered: VersionVector
     /// What the remembered clock is stored under: the vault id and the canonical path, hashed.
     private(set) var vaultID: [UInt8]
@@ -54,12 +66,7 @@ struct ReplicaMemory: Sendable {
     /// read or written never stops the vault: it then works as with `.none`.
     init(location: ReplicaStateLocation, path: String, header: VaultHeaderV2, generation: UInt64, entropy: EntropySource) throws(CofferError) {
         vaultID = header.vaultID
-        let directory: String?
-        switch location {
-        case .standard: directory = ReplicaStateStore.defaultDirectory(environment: ProcessInfo.processInfo.environment)
-        case .directory(let folder): directory = folder
-        case .none: directory = nil
-        }
+        let directory = location.folder
         let canonical = VaultFileStore.absolutePath(path)
         if let directory, let canonical {
             let store = ReplicaStateStore(directory: directory)
@@ -67,42 +74,93 @@ struct ReplicaMemory: Sendable {
             // in another folder is another replica, behind or not; it merges, it never warns.
             let memoryKey = ((try? BLAKE2b.hash(header.vaultID + Array(canonical.utf8))) ?? header.vaultID).prefix(16).map { $0 }
             vaultID = memoryKey
-            if var replica = try? store.replicaID(forVaultAt: canonical) {
-                let remembered = VersionVector((try? store.rememberedClock(vaultID: memoryKey)) ?? [:])
+            if let replica = try? store.replicaID(forVaultAt: canonical) {
+                let remembered = Self.bounded(VersionVector((try? store.rememberedClock(vaultID: memoryKey)) ?? [:]), own: replica)
                 let file = header.clock
-                if remembered.dominates(file), remembered != file {
-                    let behind = remembered.times.count { file[$0.key] < $0.value }
+                let seen = Self.asFilesHoldIt(remembered)
+                if seen.dominates(file), seen != file {
+                    let behind = seen.times.count { file[$0.key] < $0.value }
                     rollback = RollbackWarning(fileGeneration: generation, replicasBehind: behind)
                 }
-                if file[replica] < remembered[replica] {
-                    if let fresh = try? store.rotateReplicaID(forVaultAt: canonical) {
-                        replica = fresh
-                    } else {
-                        replica = try Vault.ephemeralReplica(entropy)
-                    }
-                }
                 self.store = store
+                self.canonicalPath = canonical
                 self.replica = replica
                 self.remembered = remembered
+                try takeFreshReplica(ifBehind: file, entropy: entropy)
                 remember(file)
                 return
             }
         }
         store = nil
+        canonicalPath = nil
         replica = try Vault.ephemeralReplica(entropy)
         remembered = VersionVector()
     }
 
+    /// Takes a fresh replica id when a file with `clock` lacks this replica's own latest
+    /// edit (`lastStamp`, the newest time this process gave, or the remembered one): its
+    /// next stamps must not claim to have seen an edit the file lost (SPEC.md §17.7).
+    mutating func takeFreshReplica(ifBehind clock: VersionVector, lastStamp: UInt64 = 0, entropy: EntropySource) throws(CofferError) {
+        guard clock[replica] < max(remembered[replica], lastStamp) else { return }
+        try takeFreshReplica(entropy: entropy)
+    }
+
+    /// Before a save made on a file another writer saved: follows the device's replica id
+    /// for the path (another app on this device may have taken a fresh one, restoring a
+    /// backup or opening a rolled-back file), then takes a fresh id when `clock`, what the
+    /// save is made on, lacks that id's latest edit as this device knows it (the state
+    /// folder's clock, or `lastStamp` for an id this vault kept). A restore by a process
+    /// without state, or by a sync tool, is noticed so.
+    mutating func checkReplica(before clock: VersionVector, lastStamp: UInt64, entropy: EntropySource) throws(CofferError) {
+        guard let store, let canonicalPath else { return }
+        var latest = remembered[replica]
+        if let stored = try? store.replicaID(forVaultAt: canonicalPath), stored != replica {
+            replica = stored
+            latest = 0
+        } else {
+            latest = max(latest, lastStamp)
+        }
+        if let known = try? store.rememberedClock(vaultID: vaultID) { latest = max(latest, known[replica] ?? 0) }
+        if clock[replica] < latest { try takeFreshReplica(entropy: entropy) }
+    }
+
+    /// Replaces the replica id with a fresh one (stored for the path when there is a store).
+    mutating func takeFreshReplica(entropy: EntropySource) throws(CofferError) {
+        if let store, let canonicalPath, let fresh = try? store.rotateReplicaID(forVaultAt: canonicalPath) {
+            replica = fresh
+        } else {
+            var fresh = replica
+            while fresh == replica { fresh = try Vault.ephemeralReplica(entropy) }
+            replica = fresh
+        }
+    }
     /// Records that this device has seen `clock` (best effort: the state is a hint).
     mutating func remember(_ clock: VersionVector) {
+        // A version that holds every one seen here (a merge brought the newer one back)
+        // ends the rollback: ``Vault/rollback`` is nil from now on.
+        if rollback != nil, clock.dominates(remembered) { rollback = nil }
         guard let store, !remembered.dominates(clock) else { return }
-        remembered.formMerge(with: clock)
-        try? store.remember(clock: remembered.times, vaultID: vaultID)
+        remembered = Self.bounded(remembered.merged(with: clock), own: replica)
+        try? store.remember(clock: remembered.times, vaultID: vaultID, keeping: [replica])
+    }
+
+    /// A remembered clock bounded as files' vault clocks are (SPEC.md §17.9), with this
+    /// replica's own entry kept whatever its age: it tells whether a file lacks this
+    /// replica's latest edit.
+    static func bounded(_ clock: VersionVector, own replica: UInt64) -> VersionVector {
+        clock.compacted(limit: VaultHeaderV2.maxClockReplicas, keeping: [replica])
+    }
+
+    /// What a file that holds every edit seen here holds in its vault clock: the remembered
+    /// clock under the files' own bound. Rollbacks are judged on it, so an entry a file
+    /// dropped by that bound is never taken for an edit it lacks (no false rollback).
+    static func asFilesHoldIt(_ remembered: VersionVector) -> VersionVector {
+        remembered.compacted(limit: VaultHeaderV2.maxClockReplicas)
     }
 
     /// Whether a save of a file with `clock` would still be a rollback.
     func stillRolledBack(_ clock: VersionVector) -> Bool {
-        rollback != nil && !clock.dominates(remembered)
+        rollback != nil && !clock.dominates(Self.asFilesHoldIt(remembered))
     }
 
     /// Accepts the file with `clock` as the vault's current version, on this device for

@@ -22,7 +22,10 @@ struct SaveEngine {
     /// The highest generation this vault has read or written: a save writes one above it.
     private(set) var highestGeneration: UInt64
     /// This device's replica id for the vault and the newest version it has seen (SPEC.md §17.7).
-    private(set) var memory: ReplicaMemory
+    /// (Set here and by the undo versions' restore, Vault+UndoVersions.swift.)
+    var memory: ReplicaMemory
+    /// The vault's clock (``Vault/wallClock``): when a kept undo version was replaced.
+    var wallClock = WallClock.system
     /// The new-style slot that replaces the legacy slot this vault was opened with, put in
     /// by the next save (SPEC.md §11.1).
     var conversion: SlotConversion?
@@ -56,18 +59,28 @@ struct SaveEngine {
     /// file, they are applied to the snapshot in place once the file is saved (no copy of a
     /// large vault). Otherwise (another process saved since we read, or a write inside the
     /// transaction's body did) that version is joined with ours, and the changes are made
-    /// again on the result with a fresh stamp from `issueStamp`.
-    mutating func commit(_ changes: Changeset, keys: EpochKeys, issueStamp: (VersionVector) -> Stamp) throws(CofferError) {
+    /// again on the result with a fresh stamp from `issueStamp` (given the clock seen and the
+    /// replica id to stamp with). `lastStamp` is the newest time this vault gave a stamp.
+    ///
+    /// Before that stamp, the replica id is checked against the device (SPEC.md §17.7): a
+    /// file another writer saved may be a restored backup or a rolled-back copy, and another
+    /// app on this device may have taken a fresh id for it; the save follows the device's id,
+    /// and takes a fresh one when what it saves lacks that id's latest edit.
+    mutating func commit(_ changes: Changeset, keys: EpochKeys, lastStamp: UInt64,
+                         issueStamp: (VersionVector, UInt64) -> Stamp) throws(CofferError) {
         guard !changes.isEmpty else { return }
         try locked { (engine) throws(CofferError) in
             let fileChanged = try engine.fileChanged()
             guard fileChanged || changes.basedOn != engine.snapshot.identity else {
-                try engine.save(changes, stamp: changes.stamp ?? issueStamp(engine.snapshot.header.clock), keys: keys)
+                try engine.save(changes, stamp: changes.stamp ?? issueStamp(engine.snapshot.header.clock, engine.memory.replica), keys: keys)
                 return
             }
             var next = fileChanged ? try engine.joinedWithFile(keys: keys) : engine.snapshot
+            if fileChanged {
+                try engine.memory.checkReplica(before: next.header.clock, lastStamp: lastStamp, entropy: engine.entropy)
+            }
             let seen = next.header.clock.merged(with: VersionVector(changes.stamp.map { [$0.replica: $0.time] } ?? [:]))
-            try engine.replay(changes, onto: &next, stamp: issueStamp(seen), keys: keys)
+            try engine.replay(changes, onto: &next, stamp: issueStamp(seen, engine.memory.replica), keys: keys)
             try engine.saveJoined(next, keys: keys)
         }
     }
@@ -163,13 +176,32 @@ struct SaveEngine {
 
     /// Joins `other` (verified, same vault) with what this vault holds and saves the result,
     /// under the write lock. Returns what the merge changed.
+    ///
+    /// Every record of `other` has its secret part authenticated first, those this vault
+    /// holds too among them: a copy that fails any check is refused whole. A merge
+    /// that changes nothing writes nothing: no new generation, and the backup (the one
+    /// level of undo) stays as it was.
     @discardableResult
     mutating func saveMerged(with other: VaultSnapshot, keys: EpochKeys) throws(CofferError) -> MergeReport {
-        try locked { (engine) throws(CofferError) -> MergeReport in
-            // The file, when it changed since we read it, takes part too.
-            let base = try engine.fileChanged() ? try engine.joinedWithFile(keys: keys) : engine.snapshot
+        var other = other
+        try other.checkDigests(keys: keys)
+        return try locked { (engine) throws(CofferError) -> MergeReport in
+            // The file, when it changed since we read it, takes part too: as it is when it
+            // holds all this vault holds, else joined with it (and then saved in any case).
+            var base = engine.snapshot
+            var mustSave = false
+            if try engine.fileChanged() {
+                let fresh = try engine.readVerified(keys: keys)
+                if try ReplicaMerge.adds(engine.snapshot, to: fresh) {
+                    base = try ReplicaMerge.merge(engine.snapshot, fresh, sealer: engine.sealer(keys)).snapshot
+                    mustSave = true
+                } else {
+                    engine.adopt(fresh)
+                    base = fresh
+                }
+            }
             let outcome = try ReplicaMerge.merge(base, other, sealer: engine.sealer(keys))
-            try engine.saveJoined(outcome.snapshot, keys: keys)
+            if mustSave || outcome.changed { try engine.saveJoined(outcome.snapshot, keys: keys) }
             return outcome.report
         }
     }
@@ -190,14 +222,28 @@ struct SaveEngine {
 
     /// Puts the backup in place of the file after checking it with `keys` (same vault, MACs
     /// and every record's digest), and takes it as the current version.
+    ///
+    /// A restore is an edit made on an older version (SPEC.md §17.7): the file now lacks
+    /// this replica's latest edits, which other copies may hold, so the replica takes a
+    /// fresh id; its next stamps then claim to have seen only what the backup holds.
     mutating func restoreBackup(keys: EpochKeys) throws(CofferError) {
         try locked { (engine) throws(CofferError) in
+            let replaced = engine.snapshot.generation
             var restored = try engine.readBackup(keys: keys)
             try restored.checkDigests(keys: keys)
             restored.identity = try storeCall { () throws(StoreError) in try engine.store.restoreBackup() }
             engine.adopt(restored)
+            try engine.memory.takeFreshReplica(entropy: engine.entropy)
             engine.memory.adopt(restored.header.clock)
+            engine.keepUndoVersion(replacedGeneration: replaced, slotsChanged: false)
         }
+    }
+
+    /// Takes `opened`, the file as an unlock just read it, as the current version; a file
+    /// that lacks this replica's latest edit (`lastStamp` or remembered) gets a fresh replica id.
+    mutating func adoptUnlocked(_ opened: VaultSnapshot, lastStamp: UInt64) throws(CofferError) {
+        adopt(opened)
+        try memory.takeFreshReplica(ifBehind: opened.header.clock, lastStamp: lastStamp, entropy: entropy)
     }
 
     /// This version joined with the file another writer saved since we read it.
@@ -208,7 +254,7 @@ struct SaveEngine {
     /// Saves `joined`, this version joined with another (the file another writer saved, a
     /// replica merged in), and makes it this vault's version. It holds the other's records
     /// too, so every digest is checked before they are written again.
-    private mutating func saveJoined(_ joined: VaultSnapshot, keys: EpochKeys) throws(CofferError) {
+    mutating func saveJoined(_ joined: VaultSnapshot, keys: EpochKeys) throws(CofferError) {
         var next = joined
         next.generation = max(next.generation, highestGeneration) + 1
         next.header = upgraded(next.header, stamp: Stamp(replica: memory.replica, time: max(1, next.header.clock.maxTime)))
@@ -299,7 +345,7 @@ struct SaveEngine {
     private func sealer(_ keys: EpochKeys) -> ItemSealer { ItemSealer(vaultID: snapshot.vaultID, keys: keys, entropy: entropy) }
 
     /// Runs `body` under the cross-process write lock.
-    private mutating func locked<R>(_ body: (inout SaveEngine) throws(CofferError) -> R) throws(CofferError) -> R {
+    mutating func locked<R>(_ body: (inout SaveEngine) throws(CofferError) -> R) throws(CofferError) -> R {
         let store = self.store
         return try store.withExclusiveLock(timeout: options.lockTimeout) { () throws(CofferError) -> R in try body(&self) }
     }
@@ -320,7 +366,7 @@ struct SaveEngine {
     }
 
     /// Whether the file is no longer the version this vault last read or wrote.
-    private func fileChanged() throws(CofferError) -> Bool {
+    func fileChanged() throws(CofferError) -> Bool {
         try storeCall { () throws(StoreError) in try store.currentIdentity() } != snapshot.identity
     }
 
@@ -333,7 +379,8 @@ struct SaveEngine {
     /// Reads the file and decrypts and checks every record with `keys` (``Vault/verifyAll()``).
     func verifyAll(keys: EpochKeys) throws(CofferError) {
         let fresh = try readVerified(keys: keys)
-        for record in fresh.allRecords.sorted(by: { $0.id < $1.id }) {
+        for record in (fresh.allRecords + fresh.damaged.values).sorted(by: { $0.id < $1.id }) {
+            if fresh.damaged[record.id] != nil { throw .tampered(.entry(record.id.hex)) }
             try formatCall { () throws(FormatError) in
                 let overview = try record.openOverviewList(vaultID: fresh.vaultID, keys: keys)
                 _ = try record.openSecretList(vaultID: fresh.vaultID, keys: keys, overview: overview)
@@ -415,8 +462,10 @@ struct SaveEngine {
             throw .rolledBack("\(path): \(warning.description); nothing was saved (accept the rollback to save anyway)")
         }
         let identity: FileIdentity
+        let replacedGeneration = snapshot.generation
+        // A rotation or a changed credential: no undo version under the old slots is kept either.
+        let slotsChanged = changesKey || credentialSlots(header) != snapshot.header.slots.map(\.identity)
         do throws(StoreError) {
-            let slotsChanged = changesKey || credentialSlots(header) != snapshot.header.slots.map(\.identity)
             // The first save of a format-1 file keeps it as the backup whatever the options
             // say: an older Coffer can still read it (SPEC.md §11.1).
             let backup = keepBackup ?? (snapshot.sourceVersion != FormatV2.version || options.keepsBackup)
@@ -436,5 +485,6 @@ struct SaveEngine {
             self.conversion = nil
         }
         memory.remember(header.clock)
+        keepUndoVersion(replacedGeneration: replacedGeneration, slotsChanged: slotsChanged)
     }
 }

@@ -18,9 +18,17 @@ import Foundation
 ///
 /// Assignment through the subscript is not offered: a failed save must be an error
 /// the caller sees, and a subscript setter cannot throw.
+///
+/// Each value is a generic password (service, key as account) marked as an app's value by
+/// the custom field ``appValueField``: an app's token or settings are not a password a
+/// person chose, so `Vault.audit` (CofferAudit) leaves them out.
 public struct ServiceKeychain: Sendable {
     public let vault: Vault
     public let service: String
+
+    /// The non-secret custom field that marks an item as an app's stored value, not a
+    /// person's password: `{"name": "keychain", "value": "app value"}`.
+    public static let appValueField = CustomField(name: "keychain", value: "app value")
 
     /// The secret for `key`, in guarded memory, or nil.
     public func getSecure(_ key: String) throws(CofferError) -> SecureBytes? {
@@ -42,7 +50,9 @@ public struct ServiceKeychain: Sendable {
 
     /// Stores `value` for `key`, adding or replacing it.
     public func set(_ value: SecureBytes, key: String) throws(CofferError) {
-        try vault.upsert(.genericPassword(service: service, account: key), secrets: ItemSecrets(password: value))
+        var attributes = ItemAttributes.genericPassword(service: service, account: key)
+        attributes.fields = [Self.appValueField]
+        try vault.upsert(attributes, secrets: ItemSecrets(password: value))
     }
 
     /// Stores a string for `key`. The string itself stays in ordinary memory.

@@ -39,13 +39,14 @@ public final class Vault: @unchecked Sendable {
     /// The snapshot as it is now (tests and the merge look at records and tombstones).
     var currentSnapshot: VaultSnapshot { engine.snapshot }
     /// The replica id that stamps this vault's edits (SPEC.md §17.1): the device memory's,
-    /// kept here too so that a stamp drawn during a save does not read the engine.
-    let replica: UInt64
+    /// kept here too so that a stamp drawn during a save does not read the engine. A restore
+    /// (or an unlock of a file that lacks this replica's latest edit) replaces it.
+    private(set) var replica: UInt64
     /// The last time given to a stamp, so stamps of one replica only grow.
     private var lastStampTime: UInt64 = 0
     /// The clock of every date this vault writes and every expiry it checks (``WallClock``).
     /// The test vectors (SPEC.md §15.2) fix it so that regenerating them gives the same bytes.
-    package var wallClock = WallClock.system
+    package var wallClock = WallClock.system { didSet { engine.wallClock = wallClock } }
 
     /// Now, by ``wallClock``, to the millisecond.
     package func now() -> Date { withLock { wallClock.now() } }
@@ -64,8 +65,9 @@ public final class Vault: @unchecked Sendable {
 
     /// Set when the file opened is older than a version of this vault already seen on
     /// this device (a restored backup, a sync tool's older copy): saves are refused with
-    /// ``CofferError/Kind/rolledBack`` until ``acceptRollback()``. Nil otherwise, and always
-    /// with ``ReplicaStateLocation/none``.
+    /// ``CofferError/Kind/rolledBack`` until ``acceptRollback()``. Nil otherwise, always
+    /// with ``ReplicaStateLocation/none``, and again once a merge has brought back every
+    /// version seen here and is saved (the rollback is healed).
     ///
     /// ```swift
     /// if let warning = vault.rollback {
@@ -82,7 +84,14 @@ public final class Vault: @unchecked Sendable {
     /// A fresh stamp for this replica's next edits, above every time in `clock` and every
     /// stamp given before (SPEC.md §17.1).
     func issueStamp(after clock: VersionVector) -> Stamp {
+        issueStamp(after: clock, replica: replica)
+    }
+
+    /// A fresh stamp as ``issueStamp(after:)``, by `replica`, which this vault stamps with from
+    /// now on (a save that found another app's or a restore's change takes the device's id).
+    func issueStamp(after clock: VersionVector, replica: UInt64) -> Stamp {
         withLock {
+            self.replica = replica
             let now = wallClock.milliseconds()
             lastStampTime = HybridTime.next(after: max(clock.maxTime, lastStampTime), nowMilliseconds: now)
             return Stamp(replica: replica, time: lastStampTime)
@@ -234,7 +243,10 @@ public final class Vault: @unchecked Sendable {
     /// try vault.restoreBackup()     // "Undo last save"
     /// ```
     public func restoreBackup() throws(CofferError) {
-        try saving { (engine, keys) throws(CofferError) in try engine.restoreBackup(keys: keys) }
+        try saving { (engine, keys) throws(CofferError) in
+            try engine.restoreBackup(keys: keys)
+            replica = engine.memory.replica
+        }
     }
 
     /// What ``restoreBackup()`` would change, read from the backup (`<path>.bak`) with this
@@ -252,20 +264,31 @@ public final class Vault: @unchecked Sendable {
             let keys = try requireKeys()
             // Listing its items checks the digest of every record it returns (and only its
             // items are read here), so nothing unverified is shown.
-            let backupSnapshot = try engine.readBackup(keys: keys)
-            func items(_ base: VaultSnapshot) throws(CofferError) -> [Item] {
-                let tx = VaultTransaction(vault: self, keys: keys, base: base)
-                defer { tx.close() }
-                return try tx.items()
-            }
-            let inBackup = try items(backupSnapshot), inVault = try items(engine.snapshot)
-            let current = Dictionary(inVault.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-            let kept = Set(inBackup.map(\.id))
-            return BackupChanges(restored: inBackup.filter { current[$0.id] == nil },
-                                 removed: inVault.filter { !kept.contains($0.id) },
-                                 changed: inBackup.filter { item in current[item.id].map { $0.revision != item.revision } ?? false },
-                                 backupItemCount: inBackup.count)
+            return try changes(restoring: try engine.readBackup(keys: keys), keys: keys)
         }
+    }
+
+    /// Runs `body` on the engine with the keys, under the vault's lock, writing nothing
+    /// (the undo versions' previews and listing, Vault+UndoVersions.swift).
+    func readingEngine<R>(_ body: (SaveEngine, EpochKeys?) throws(CofferError) -> R) throws(CofferError) -> R {
+        try withLock { () throws(CofferError) -> R in try body(engine, keys) }
+    }
+
+    /// What putting `version` (a backup or an undo version, read with `keys`) in place of
+    /// the current file would change. Call under the vault's lock.
+    func changes(restoring version: VaultSnapshot, keys: EpochKeys) throws(CofferError) -> BackupChanges {
+        func items(_ base: VaultSnapshot) throws(CofferError) -> [Item] {
+            let tx = VaultTransaction(vault: self, keys: keys, base: base)
+            defer { tx.close() }
+            return try tx.items()
+        }
+        let inBackup = try items(version), inVault = try items(engine.snapshot)
+        let current = Dictionary(inVault.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        let kept = Set(inBackup.map(\.id))
+        return BackupChanges(restored: inBackup.filter { current[$0.id] == nil },
+                             removed: inVault.filter { !kept.contains($0.id) },
+                             changed: inBackup.filter { item in current[item.id].map { $0.revision != item.revision } ?? false },
+                             backupItemCount: inBackup.count)
     }
 
     /// Deletes a vault for good: the file, its backup (`.bak`), leftover temp files and
@@ -326,7 +349,9 @@ public final class Vault: @unchecked Sendable {
         try withLock { () throws(CofferError) in
             let opened = try VaultFileReader.readAndUnlock(store, with: credential, kdfLimit: options.kdfLimit, entropy: entropy)
             // Unlocking accepts the file as it is now, like opening it.
-            engine.adopt(try VaultSnapshot(codec: opened.codec, keys: opened.keys, identity: opened.file.identity))
+            try engine.adoptUnlocked(try VaultSnapshot(codec: opened.codec, keys: opened.keys, identity: opened.file.identity),
+                                     lastStamp: lastStampTime)
+            replica = engine.memory.replica
             engine.conversion = opened.conversion
             keys = opened.keys
             slotKey = opened.slotKey
@@ -388,7 +413,7 @@ public final class Vault: @unchecked Sendable {
             let result = try body(tx)
             let changes = tx.finish()   // lets go of its copy of the snapshot, which commit changes in place
             do throws(CofferError) {
-                try engine.commit(changes, keys: keys) { clock in issueStamp(after: clock) }
+                try engine.commit(changes, keys: keys, lastStamp: lastStampTime) { clock, replica in issueStamp(after: clock, replica: replica) }
             } catch {
                 throw lift(error)
             }

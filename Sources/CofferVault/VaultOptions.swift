@@ -38,6 +38,11 @@ public struct VaultOptions: Sendable {
     /// ```
     public static let defaultLockTimeout: Duration = .seconds(10)
 
+    /// How many earlier versions this device keeps, and for how long (``Vault/undoVersions()``):
+    /// by default 10, for 30 days. Kept in the state folder of ``replicaState``; none with
+    /// ``ReplicaStateLocation/none`` or without ``keepsBackup``.
+    public var undoVersions: UndoVersionLimits = .default
+
     public init(kdf: Argon2idParameters = .default, keepsBackup: Bool = true,
                 lockTimeout: Duration = defaultLockTimeout, passwordHistoryLimit: Int = 10,
                 kdfLimit: KDFLimit = .default, replicaState: ReplicaStateLocation = .standard) {

@@ -14,6 +14,11 @@ package struct VaultSnapshot: Sendable {
     /// Deleted items (SPEC.md §17.5): kept with their content until compacted, so that a
     /// replica that has not seen the deletion merges correctly. Never listed.
     package var tombstones: [ItemID: SnapshotEntry] = [:]
+    /// Records damaged on disk whose overview does not open (SPEC.md §10, notes: only what
+    /// uses them fails): kept out of every listing, and a save refuses while any is left
+    /// (``checkDigests(keys:)``): damage is never dropped silently.
+    /// ``Vault/repairDamaged(from:dryRun:)`` replaces or removes them.
+    package var damaged: [ItemID: RecordV2] = [:]
     var identity: FileIdentity
     /// The format version of the file read: 1 for a format-1 file held as format-2 parts,
     /// which the next save upgrades (SPEC.md §11.1).
@@ -41,18 +46,28 @@ package struct VaultSnapshot: Sendable {
         // Records are reached through a buffer pointer: indexing the array from the
         // threads copied each record, retaining the file buffer they all share from
         // every thread at once.
-        let opened = try read.withUnsafeBufferPointer { (records) throws(CofferError) -> [[UInt8]] in
-            try formatCall { () throws(FormatError) in try ParallelWork.map(count: records.count) { (index) throws(FormatError) -> [UInt8] in
+        let opened = try read.withUnsafeBufferPointer { (records) throws(CofferError) -> [[UInt8]?] in
+            try formatCall { () throws(FormatError) in try ParallelWork.map(count: records.count) { (index) throws(FormatError) -> [UInt8]? in
                 if let previous, let old = previous.entries[records[index].id] ?? previous.tombstones[records[index].id],
                    old.record.identity == records[index].identity {
                     return old.overview
                 }
-                return try records[index].openOverviewList(vaultID: vaultID, keys: keys)
+                do throws(FormatError) {
+                    return try records[index].openOverviewList(vaultID: vaultID, keys: keys)
+                } catch .tampered {
+                    // Damaged (its overview fails its AEAD): only what uses it fails (SPEC.md
+                    // §10, notes); it is listed by its id, never as an item.
+                    return nil
+                }
             } }
         }
         entries = Dictionary(minimumCapacity: read.count)
         for index in read.indices {
-            let entry = SnapshotEntry(record: read[index], overview: opened[index])
+            guard let overview = opened[index] else {
+                damaged[read[index].id] = read[index]
+                continue
+            }
+            let entry = SnapshotEntry(record: read[index], overview: overview)
             if read[index].isTombstone {
                 tombstones[read[index].id] = entry
             } else {
@@ -99,6 +114,7 @@ package struct VaultSnapshot: Sendable {
     mutating func forgetAttributes() {
         entries = [:]
         tombstones = [:]
+        damaged = [:]
         index = UniqueIndex()
     }
 
@@ -118,8 +134,10 @@ package struct VaultSnapshot: Sendable {
 
     /// Checks every record's secret part (its AEAD, SPEC.md §10 step 15), on all cores,
     /// unless ``digestsChecked``; then sets it. Format 2 has no record digest: a record
-    /// carried into a new file is checked by opening it.
+    /// carried into a new file is checked by opening it. A damaged record (``damaged``)
+    /// fails it: a save never drops one silently.
     mutating func checkDigests(keys: EpochKeys) throws(CofferError) {
+        if let id = damaged.keys.min() { throw .tampered(.entry(id.hex)) }
         guard !digestsChecked else { return }
         let records = allRecords
         try formatCall { () throws(FormatError) in try RecordV2.verifySecrets(records, vaultID: vaultID, keys: keys) }
@@ -160,6 +178,31 @@ package struct VaultSnapshot: Sendable {
             try UniqueIndex.check(holders(of: key), for: id)
         }
         applyChecked(id, change)
+    }
+
+    /// The ids of the records whose overview did not open (``damaged``), ascending; with
+    /// `secrets`, also those whose secret part does not open. Nothing is read from a damaged record.
+    func damagedIDs(keys: EpochKeys, secrets: Bool) -> [ItemID] {
+        guard secrets else { return damaged.keys.sorted() }
+        let records = Array(entries.values) + Array(tombstones.values)
+        let vaultID = self.vaultID
+        let bad = records.withUnsafeBufferPointer { records in
+            ParallelWork.map(count: records.count) { (index) -> Bool in
+                (try? records[index].record.openSecretList(vaultID: vaultID, keys: keys, overview: records[index].overview)) == nil
+            }
+        }
+        return (zip(records, bad).filter(\.1).map(\.0.record.id) + damaged.keys).sorted()
+    }
+
+    /// Takes record `id` out of the snapshot, live, deleted or damaged (a repair replaces or
+    /// removes a damaged record this way).
+    mutating func remove(_ id: ItemID) {
+        if !isKnownUniquelyReferenced(&index) { index = index.copy() }
+        index.forgetScans()
+        if index.isBuilt, let key = entries[id].flatMap({ UniqueIndex.key(ofOverview: $0.overview) }) { index.remove(id, from: key) }
+        entries[id] = nil
+        tombstones[id] = nil
+        damaged[id] = nil
     }
 
     /// Applies one change already checked for duplicates (by the transaction that made it,

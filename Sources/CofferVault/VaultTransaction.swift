@@ -132,7 +132,25 @@ public final class VaultTransaction {
     /// accepts (from its bytes, without decoding it): a lookup that compares decoded attributes
     /// (``ItemLookup``) decodes, and checks the digest of, only the items that may match.
     func items(matching query: ItemQuery, prefilter: (@Sendable (ItemID, UnsafeRawBufferPointer) -> Bool)?) throws(CofferError) -> [Item] {
+        try listing(matching: query, prefilter: prefilter, skippingDamaged: false).items
+    }
+
+    /// The items matching `query` that can be read, and the damaged records (SPEC.md §10:
+    /// a record whose overview did not open); nothing is read from them. ``Vault/readableItems(matching:)``.
+    public func readableItems(matching query: ItemQuery = .all) throws(CofferError) -> ReadableItems {
+        let found = try listing(matching: query, prefilter: nil, skippingDamaged: true)
+        let damaged = Set(found.damaged).union(base.damaged.keys).sorted()
+        return ReadableItems(items: found.items, damaged: damaged.map(DamagedItem.init(id:)))
+    }
+
+    /// ``items(matching:prefilter:)``; with `skippingDamaged`, a record whose overview did not
+    /// open is named, instead of failing the whole listing.
+    private func listing(matching query: ItemQuery, prefilter: (@Sendable (ItemID, UnsafeRawBufferPointer) -> Bool)?,
+                         skippingDamaged: Bool) throws(CofferError) -> (items: [Item], damaged: [ItemID]) {
         try ensureOpen()
+        // A listing that must be whole fails for a record whose overview did not open: it
+        // might match. A lookup (`prefilter`) names readable items only.
+        if !skippingDamaged, prefilter == nil, let id = base.damaged.keys.min() { throw .tampered(.entry(id.hex)) }
         // Overviews whose bytes rule the item out are never decoded; the rest are
         // decoded on all cores, then checked against the query as attributes.
         let unchanged = changes.entries.isEmpty   // (its `order` is empty exactly then too)
@@ -161,9 +179,10 @@ public final class VaultTransaction {
         if ordered, decided, let limit = query.limit, limit >= 0, candidates.count > limit {
             candidates.removeSubrange(limit...)   // the rest would be decoded only to be dropped
         }
-        var found = try formatCall { () throws(FormatError) in 
+        // The overviews were authenticated, under their rows' nonces, when the snapshot read
+        // them; a record whose overview did not open is not among them (``VaultSnapshot/damaged``).
+        var found = try formatCall { () throws(FormatError) in
             try ParallelWork.map(count: candidates.count) { [candidates] (index) throws(FormatError) -> Item in
-                // The overview was authenticated, under its row's nonce, when the snapshot read it.
                 let entry = candidates[index]
                 return Item(id: entry.record.id, revision: entry.record.revision, attributes: try EntryCodec.decodeOverview(entry.overview))
             }
@@ -178,7 +197,10 @@ public final class VaultTransaction {
         if !ordered { DisplayOrder.sort(&found) }
         found = query.ranked(found)
         if let limit = query.limit, limit >= 0, found.count > limit { found.removeSubrange(limit...) }
-        return found
+        // A lookup that finds nothing may have been meant for a record whose overview did not
+        // open: it is damaged, not missing.
+        if !skippingDamaged, found.isEmpty, let id = base.damaged.keys.min() { throw .tampered(.entry(id.hex)) }
+        return (found, [])
     }
 
     /// The first item matching `query`, or nil.
@@ -208,8 +230,8 @@ public final class VaultTransaction {
     public func conflicts(for id: ItemID) throws(CofferError) -> [ItemConflict] {
         try ensureOpen()
         guard let version = try currentVersion(id) else { throw .itemNotFound }
-        return try sealer.conflicts(of: version).sorted { $0.stamp < $1.stamp }.map { (conflict) throws(CofferError) in
-            try ItemConflict(conflict)
+        return try sealer.conflicts(of: version).sorted { $0.conflict.stamp < $1.conflict.stamp }.map { (found) throws(CofferError) in
+            try ItemConflict(found.conflict, name: found.name)
         }
     }
 
@@ -243,7 +265,7 @@ public final class VaultTransaction {
         try attributes.validate()
         if let key = attributes.uniquenessKey { try UniqueIndex.check(holders(of: key), for: nil) }
         var id = try ItemID(validated: vault.entropy.bytes(FormatV1.entryIDLength))
-        while currentRecord(id) != nil || base.tombstones[id] != nil {
+        while currentRecord(id) != nil || base.tombstones[id] != nil || base.damaged[id] != nil {
             id = try ItemID(validated: vault.entropy.bytes(FormatV1.entryIDLength))
         }
         let sealed = try sealer.add(id: id, attributes: attributes, secrets: secrets, stamp: stamp())
@@ -291,7 +313,8 @@ public final class VaultTransaction {
         var newAttributes = attributes ?? old
         try newAttributes.validate()
         newAttributes.created = old.created
-        newAttributes.modified = vault.now()
+        // Never back in time, whatever this device's clock says (SPEC.md §17.5).
+        newAttributes.modified = max(vault.now(), old.modified)
         if attributes != nil, newAttributes.preservedFields.isEmpty { newAttributes.preservedFields = old.preservedFields }
         let oldSecrets = try sealer.secrets(of: version)
         var newSecrets = secrets.map { replacing ? $0 : oldSecrets.merging($0) } ?? oldSecrets
@@ -320,7 +343,7 @@ public final class VaultTransaction {
         try body(&attributes, &secrets)
         try attributes.validate()
         attributes.created = old.created
-        attributes.modified = vault.now()
+        attributes.modified = max(vault.now(), old.modified)
         recordHistory(old: oldSecrets, into: &secrets)
         return try stage(version, old: (old, oldSecrets), attributes: attributes, secrets: secrets)
     }

@@ -44,6 +44,32 @@ struct CLIClipboardTests {
         }
     }
 
+    @Test("add --generate --clip copies the new password and totp --clip the code (issue 28, finding 10)")
+    func addAndTOTPCopy() throws {
+        let server = try XServer()
+        defer { server.stop() }
+        try withVault { dir in
+            let environment = server.environment(only: "xclip")
+            let added = try CLI.run(["add", "v.coffer", "--service", "new", "--account", "me", "--generate", "--clip", "--clear-after", "0"],
+                                    input: "pw\n", in: dir, environment: environment, timeout: 15)
+            #expect(added.status == 0 && added.out.isEmpty, "\(added.err)")
+            #expect(added.err.contains("copied the new password to the clipboard with xclip"), "\(added.err)")
+            let stored = try CLI.run(["get", "v.coffer", "new"], input: "pw\n", in: dir)
+            #expect(try server.clipboard() + "\n" == stored.out && stored.out.count > 10)
+
+            let set = try CLI.run(["totp", "v.coffer", "new", "--set"], input: "pw\nJBSWY3DPEHPK3PXP\n", in: dir)
+            try #require(set.status == 0, "\(set.err)")
+            let copied = try CLI.run(["totp", "v.coffer", "new", "--clip", "--clear-after", "0"],
+                                     input: "pw\n", in: dir, environment: environment, timeout: 15)
+            let printed = try CLI.run(["totp", "v.coffer", "new"], input: "pw\n", in: dir)
+            #expect(copied.status == 0 && copied.out.isEmpty, "\(copied.err)")
+            let code = try server.clipboard()
+            #expect(code.count == 6 && code.allSatisfy(\.isNumber), "\(code)")
+            // The same code, unless the 30 s period turned between the two runs.
+            #expect(code + "\n" == printed.out || Int(Date().timeIntervalSince1970) % 30 < 3, "\(code) \(printed.out)")
+        }
+    }
+
     private func addItem(_ dir: URL, service: String, password: String) throws {
         let added = try CLI.run(["add", "v.coffer", "--service", service, "--account", "me"],
                                 input: "pw\n\(password)\n", in: dir)

@@ -307,7 +307,7 @@ struct CLICommandTests {
             #expect(bash.status == 0)
             #expect(bash.out.contains("complete"))
             #expect(bash.out.contains("passphrase"))
-            for command in ["sync", "merge", "merge-driver", "history", "resolve", "--accept-rollback", "--delete-copies"] {
+            for command in ["sync", "merge", "merge-driver", "history", "resolve", "--accept-rollback", "--keep-copies"] {
                 #expect(bash.out.contains(command), "the bash completion knows \(command)")
             }
         }

@@ -236,4 +236,20 @@ struct CLIEverydayUseTests {
             #expect(result.out.split(separator: "\n").contains { $0.hasPrefix("remove") && $0.contains("added") }, "\(result.out)")
         }
     }
+
+    @Test("add --generate --print prints the new password once saved; --print or --clip without --generate is exit 64 (issue 28, finding 10)")
+    func addGeneratePrints() throws {
+        try withVault { dir in
+            let added = try CLI.run(["add", "v.coffer", "--service", "new", "--account", "me", "--generate", "--length", "24", "--print"],
+                                    input: "pw\n", in: dir)
+            #expect(added.status == 0, "\(added.err)")
+            let stored = try CLI.run(["get", "v.coffer", "new"], input: "pw\n", in: dir)
+            #expect(added.out == stored.out && added.out.count == 25, "\(added.out.count)")
+            for flag in ["--print", "--clip"] {
+                let typed = try CLI.run(["add", "v.coffer", "--service", "typed", flag], input: "pw\nx\n", in: dir)
+                #expect(typed.status == 64 && typed.err.contains("needs --generate"), "\(flag): \(typed.err)")
+            }
+        }
+    }
+
 }

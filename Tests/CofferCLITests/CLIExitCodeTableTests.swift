@@ -1,4 +1,5 @@
 @testable import CofferCLI
+import Coffer
 import Foundation
 import Testing
 
@@ -39,5 +40,15 @@ struct CLIExitCodeTableTests {
         for status in ExitStatus.allCases {
             #expect(ExitStatus.helpTable.contains("\n  \(status.rawValue) "), "exit \(status.rawValue)")
         }
+    }
+
+    /// Issue 27, finding 8: an item edited by more writers than the format's clock names
+    /// failed as `invalidItem`, a usage error (64), although no argument was wrong.
+    @Test("A bound of the format that the vault's data reached is not a usage error")
+    func formatLimitIsNotUsage() {
+        let failure = CLIFailure(CofferError(.formatLimit, detail: "an item's values were written by 256 writers"), vault: "v.coffer")
+        #expect(failure.status == .vaultUnreadable)
+        #expect(failure.message.contains("v.coffer"))
+        #expect(!CofferError.Kind.formatLimit.isBadRequest)
     }
 }

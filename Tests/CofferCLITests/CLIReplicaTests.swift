@@ -31,6 +31,14 @@ struct Device {
     }
 }
 
+/// The folders `A` and `B` under `root`, created: two devices' copies of one vault.
+func deviceFolders(in root: URL) throws -> (a: URL, b: URL) {
+    let a = root.appendingPathComponent("A"), b = root.appendingPathComponent("B")
+    try FileManager.default.createDirectory(at: a, withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(at: b, withIntermediateDirectories: true)
+    return (a, b)
+}
+
 /// The items of a vault as `list --json` shows them, by service (or label for notes).
 func itemsByName(_ result: CLIResult) throws -> [String: [String: Any]] {
     var items: [String: [String: Any]] = [:]
@@ -223,7 +231,7 @@ struct CLIReplicaTests {
         return sync
     }
 
-    @Test("sync merges each service's copy and moves it to .coffer-merged/; another vault's and a truncated copy stay (65)")
+    @Test("sync merges each service's copy and deletes it; another vault's and a truncated copy stay (65)")
     func syncConflictCopies() throws {
         try withTemporaryDirectory { root in
             let laptop = Device("laptop", root: root)
@@ -251,53 +259,39 @@ struct CLIReplicaTests {
             #expect(byName[Self.nextcloudName]?["service"] as? String == "nextcloud")
             for name in [Self.syncthingName, Self.dropboxName, Self.nextcloudName] {
                 #expect(byName[name]?["merged"] as? Bool == true, "\(name)")
-                #expect((byName[name]?["movedTo"] as? String)?.hasSuffix(".coffer-merged/" + name) == true, "\(name)")
+                #expect(byName[name]?["removed"] as? Bool == true, "\(name)")
+                #expect(byName[name]?["movedTo"] is NSNull, "\(name)")
             }
             #expect(byName[strangerName]?["error"] as? String == "differentVault")
             #expect(byName[truncatedName]?["error"] as? String == "truncated")
             // Reported on stderr, one line each.
             #expect(result.err.split(separator: "\n").filter { $0.hasPrefix("coffer: not merged: ") }.count == 2)
             #expect(result.err.contains("\(strangerName) left in place"))
+            #expect(result.err.split(separator: "\n").filter { $0.hasSuffix("; deleted it") }.count == 3, "\(result.err)")
 
-            // Good copies moved (names kept) into a 0700 folder; bad ones untouched.
-            let backup = sync.appendingPathComponent(".coffer-merged")
-            let mode = try FileManager.default.attributesOfItem(atPath: backup.path)[.posixPermissions] as? Int
-            #expect(mode == 0o700)
-            #expect(Set(try FileManager.default.contentsOfDirectory(atPath: backup.path)) == [Self.syncthingName, Self.dropboxName, Self.nextcloudName])
-            #expect(Set(try FileManager.default.contentsOfDirectory(atPath: sync.path)).isSuperset(of: [strangerName, truncatedName]))
+            // Good copies deleted; bad ones untouched; nothing new in the synced folder.
             for name in [Self.syncthingName, Self.dropboxName, Self.nextcloudName] {
                 #expect(!FileManager.default.fileExists(atPath: sync.appendingPathComponent(name).path))
             }
+            #expect(Set(try FileManager.default.contentsOfDirectory(atPath: sync.path))
+                    == ["vault.coffer", "vault.coffer.bak", "vault.coffer.lock", strangerName, truncatedName])
             #expect(try bytes(sync.appendingPathComponent(strangerName)) == strangerBytes)
 
             let items = try itemsByName(try laptop.ok(["list", "vault.coffer", "--json"], in: sync))
             #expect(Set(items.keys) == ["base", "from-syncthing", "from-dropbox", "from-nextcloud"])
             #expect(items["base"]?["comment"] as? String == "dropbox")
 
-            // The same name again (a later conflict): moved beside the first, never over it.
-            let device = Device("syncthing", root: root)
-            let elsewhere = root.appendingPathComponent("device-syncthing")
-            try device.ok(["add", "vault.coffer", "--service", "later", "--account", "me"], input: "pw\nlater\n", in: elsewhere)
-            try FileManager.default.copyItem(at: elsewhere.appendingPathComponent("vault.coffer"), to: sync.appendingPathComponent(Self.syncthingName))
+            // Nothing left to merge: exit 0 without unlocking (no password on stdin).
             try FileManager.default.removeItem(at: sync.appendingPathComponent(strangerName))
             try FileManager.default.removeItem(at: sync.appendingPathComponent(truncatedName))
-            let firstMoved = try bytes(backup.appendingPathComponent(Self.syncthingName))
-            let second = try laptop.ok(["sync", "vault.coffer"], in: sync)
-            #expect(second.err.contains("merged 1 of 1 file into vault.coffer: 1 item added"), "\(second.err)")
-            let numbered = "vault.sync-conflict-20260301-101500-ABCDEF2~2.coffer"
-            #expect(FileManager.default.fileExists(atPath: backup.appendingPathComponent(numbered).path))
-            #expect(try bytes(backup.appendingPathComponent(Self.syncthingName)) == firstMoved)
-            #expect(try laptop.ok(["get", "vault.coffer", "--service", "later"], in: sync).out == "later\n")
-
-            // Nothing left to merge: exit 0 without unlocking (no password on stdin).
             let idle = try laptop.run(["sync", "vault.coffer"], input: "", in: sync)
             #expect(idle.status == 0, "\(idle.err)")
             #expect(idle.err.contains("no conflict copies"))
         }
     }
 
-    @Test("sync --delete-copies deletes what it merged; --copy adds a file from elsewhere")
-    func syncDeleteCopies() throws {
+    @Test("sync --keep-copies moves what it merged into this device's state folder, never beside the vault; --copy adds a file")
+    func syncKeepCopies() throws {
         try withTemporaryDirectory { root in
             let laptop = Device("laptop", root: root)
             let sync = try Self.syncedFolder(root, laptop: laptop)
@@ -306,19 +300,37 @@ struct CLIReplicaTests {
             try FileManager.default.copyItem(at: sync.appendingPathComponent("vault.coffer"), to: usb.appendingPathComponent("vault.coffer"))
             let stick = Device("stick", root: root)
             try stick.ok(["add", "vault.coffer", "--service", "from-usb", "--account", "me"], input: "pw\nusb\n", in: usb)
+            let vaultID = try #require(try laptop.ok(["info", "vault.coffer", "--json"], input: "", in: sync).jsonObject()["vaultID"] as? String)
+            let kept = root.appendingPathComponent("state-laptop/coffer/merged/" + vaultID)
 
-            let result = try laptop.run(["sync", "vault.coffer", "--delete-copies", "--copy", usb.appendingPathComponent("vault.coffer").path, "--json"], in: sync)
+            let result = try laptop.run(["sync", "vault.coffer", "--keep-copies", "--copy", usb.appendingPathComponent("vault.coffer").path, "--json"], in: sync)
             #expect(result.status == 0, "\(result.err)")
             let report = try result.jsonObject()
             #expect(report["merged"] as? Int == 4)
-            #expect((report["files"] as? [[String: Any]] ?? []).allSatisfy { $0["removed"] as? Bool == true && $0["movedTo"] is NSNull })
-            for name in [Self.syncthingName, Self.dropboxName, Self.nextcloudName] {
-                #expect(!FileManager.default.fileExists(atPath: sync.appendingPathComponent(name).path))
+            for file in report["files"] as? [[String: Any]] ?? [] {
+                #expect(file["removed"] as? Bool == false)
+                #expect((file["movedTo"] as? String)?.hasPrefix(kept.path + "/") == true, "\(file)")
             }
+            #expect(Set(try FileManager.default.contentsOfDirectory(atPath: kept.path))
+                    == [Self.syncthingName, Self.dropboxName, Self.nextcloudName, "vault.coffer"])
+            let mode = try FileManager.default.attributesOfItem(atPath: kept.path)[.posixPermissions] as? Int
+            #expect(mode == 0o700)
+            #expect(Set(try FileManager.default.contentsOfDirectory(atPath: sync.path)) == ["vault.coffer", "vault.coffer.bak", "vault.coffer.lock"])
             #expect(!FileManager.default.fileExists(atPath: usb.appendingPathComponent("vault.coffer").path))
-            #expect(!FileManager.default.fileExists(atPath: sync.appendingPathComponent(".coffer-merged").path))
             let items = try itemsByName(try laptop.ok(["list", "vault.coffer", "--json"], in: sync))
             #expect(Set(items.keys) == ["base", "from-syncthing", "from-dropbox", "from-nextcloud", "from-usb"])
+
+            // The same name again (a later conflict): kept beside the first, never over it.
+            let device = Device("syncthing", root: root)
+            let elsewhere = root.appendingPathComponent("device-syncthing")
+            try device.ok(["add", "vault.coffer", "--service", "later", "--account", "me"], input: "pw\nlater\n", in: elsewhere)
+            try FileManager.default.copyItem(at: elsewhere.appendingPathComponent("vault.coffer"), to: sync.appendingPathComponent(Self.syncthingName))
+            let firstKept = try bytes(kept.appendingPathComponent(Self.syncthingName))
+            let second = try laptop.ok(["sync", "vault.coffer", "--keep-copies"], in: sync)
+            #expect(second.err.contains("merged 1 of 1 file into vault.coffer: 1 item added"), "\(second.err)")
+            #expect(second.err.contains("; kept in " + kept.path + "/vault.sync-conflict-20260301-101500-ABCDEF2~2.coffer"), "\(second.err)")
+            #expect(try bytes(kept.appendingPathComponent(Self.syncthingName)) == firstKept)
+            #expect(try laptop.ok(["get", "vault.coffer", "--service", "later"], in: sync).out == "later\n")
 
             // The vault itself is never a copy to merge.
             let itself = try laptop.run(["sync", "vault.coffer", "--copy", "vault.coffer"], input: "", in: sync)

@@ -70,4 +70,26 @@ struct CLISearchFoldingTests {
             #expect(json.map { $0["count"] as? Int } == [1, 3])
         }
     }
+
+    @Test("tags are folders: list --tag Work includes Work/Email, not Workshop; tags shows the tree (issue 28, finding 12)")
+    func tagFolders() throws {
+        try withVault { dir in
+            for (service, tags) in [("a", ["Work"]), ("b", ["Work/Email"]), ("c", ["work/email/Old", "Work/Email"]), ("d", ["Workshop"]),
+                                    ("e", ["Home/Bank"]), ("f", ["Work-x"])] {
+                let added = try CLI.run(["add", "v.coffer", "--service", service] + tags.flatMap { ["--tag", $0] }, input: "pw\nx\n", in: dir)
+                try #require(added.status == 0, "\(added.err)")
+            }
+            for (tag, expected) in [("Work", ["a", "b", "c"]), ("work/email", ["b", "c"]), ("Work/", ["a", "b", "c"]), ("Home", ["e"])] {
+                let list = try CLI.run(["list", "v.coffer", "--tag", tag, "--json"], input: "pw\n", in: dir)
+                #expect(try Self.names(list) == expected, "--tag \(tag)")
+            }
+            let text = try CLI.run(["tags", "v.coffer"], input: "pw\n", in: dir)
+            #expect(text.out == "1  Home\n1    Bank\n3  Work\n2    Email\n1      Old\n1  Work-x\n1  Workshop\n", "\(text.out)")
+            let json = try CLI.run(["tags", "v.coffer", "--json"], input: "pw\n", in: dir).jsonArray()
+            #expect(json.map { $0["tag"] as? String } == ["Home", "Home/Bank", "Work", "Work/Email", "work/email/Old", "Work-x", "Workshop"])
+            #expect(json.map { $0["count"] as? Int } == [0, 1, 1, 2, 1, 1, 1])
+            #expect(json.map { $0["total"] as? Int } == [1, 1, 3, 2, 1, 1, 1])
+        }
+    }
+
 }

@@ -232,6 +232,52 @@ struct CLITerminalTests {
         }
     }
 
+    @Test("The progress line is erased with a real carriage return and erase-line, not their escaped text (issue 28, finding 1)")
+    func progressLineErases() throws {
+        try withTemporaryDirectory { dir in
+            // A key derivation slow enough (well over the hint's 0.3 s) that "unlocking…" shows.
+            let made = try CLI.run(["init", "slow.coffer", "--kdf-memory", "128", "--kdf-iterations", "8"], input: "pw\n", in: dir)
+            try #require(made.status == 0, "\(made.err)")
+            let terminal = try PseudoTerminal()
+            let process = try launch(["list", "slow.coffer"], in: dir, terminal: terminal)
+            defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+            #expect(terminal.read(until: "Master password for slow.coffer: "))
+            terminal.type("pw\n")
+            finish(process, timeout: 60)
+            terminal.closeSlave()
+            terminal.read(until: nil, timeout: 2)
+            #expect(process.terminationStatus == 0, "\(terminal.output)")
+            #expect(terminal.output.contains("unlocking…\r\u{1B}[K"), "the hint was not shown, or not erased: \(terminal.output.debugDescription)")
+            #expect(!terminal.output.contains("\\u{0D}") && !terminal.output.contains("\\u{1B}"),
+                    "Coffer's own control was escaped: \(terminal.output.debugDescription)")
+        }
+    }
+
+    @Test("remove names the item and asks on a terminal; no keeps it, yes removes it (issue 28, finding 9)")
+    func removeAsks() throws {
+        try withVault { dir in
+            let added = try CLI.run(["add", "v.coffer", "--service", "github.com", "--account", "octocat"], input: "pw\ngh\n", in: dir)
+            try #require(added.status == 0, "\(added.err)")
+            for (answer, kept) in [("n", true), ("y", false)] {
+                let terminal = try PseudoTerminal()
+                let process = try launch(["remove", "v.coffer", "gith"], in: dir, terminal: terminal)
+                defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+                #expect(terminal.read(until: "Master password for v.coffer: "))
+                terminal.type("pw\n")
+                #expect(terminal.read(until: "Remove github.com octocat ["), "\(terminal.output)")
+                #expect(terminal.read(until: "[y/N] "), "\(terminal.output)")
+                terminal.type(answer + "\n")
+                finish(process)
+                terminal.closeSlave()
+                terminal.read(until: nil, timeout: 2)
+                #expect(process.terminationStatus == 0, "\(terminal.output)")
+                #expect(terminal.output.contains(kept ? "nothing was removed" : "removed "), "\(terminal.output)")
+                let get = try CLI.run(["get", "v.coffer", "github.com"], input: "pw\n", in: dir)
+                #expect(get.status == (kept ? 0 : 1), "\(answer): \(get.err)")
+            }
+        }
+    }
+
     @Test("Ctrl-C at the prompt restores echo")
     func interrupt() throws {
         try withVault { dir in

@@ -10,6 +10,27 @@ struct CLITransferCommandTests {
 
     static func fixture(_ name: String) -> String { fixtures.appendingPathComponent(name).path }
 
+    @Test("import without --format tells the format from the file and names it; a file it cannot tell is exit 64 (issue 28, finding 11)")
+    func importRecognisesFormat() throws {
+        try withVault { dir in
+            for (name, format) in [("keepassxc.xml", "keepassxc-xml"), ("bitwarden.json", "bitwarden-json"), ("chrome.csv", "csv"),
+                                   ("keepassxc.csv", "keepassxc-csv")] {
+                let result = try CLI.run(["import", "v.coffer", Self.fixture(name), "--dry-run", "--json"], input: "pw\n", in: dir)
+                #expect(result.status == 0, "\(name): \(result.err)")
+                #expect(try result.jsonObject()["format"] as? String == format, "\(name)")
+                #expect(result.err.contains("(\(format))"), "the summary names the format: \(result.err)")
+            }
+            let export = try CLI.run(["export", "v.coffer", "--format", "json", "--output", "all.json"], input: "pw\n", in: dir)
+            try #require(export.status == 0, "\(export.err)")
+            let own = try CLI.run(["import", "v.coffer", "all.json", "--dry-run", "--json"], input: "pw\n", in: dir)
+            #expect(try own.jsonObject()["format"] as? String == "coffer-json", "\(own.err)")
+            try Data("just words\n".utf8).write(to: dir.appendingPathComponent("notes.txt"))
+            let unknown = try CLI.run(["import", "v.coffer", "notes.txt"], input: "pw\n", in: dir)
+            #expect(unknown.status == 64, "\(unknown.err)")
+            expectOneLineMessage(unknown, containing: "cannot tell the file's format")
+        }
+    }
+
     @Test("import csv: the summary on stderr, nothing on stdout; --json prints the report")
     func importCSV() throws {
         try withVault { dir in
@@ -17,7 +38,7 @@ struct CLITransferCommandTests {
             #expect(result.status == 0, "\(result.err)")
             #expect(result.out.isEmpty)
             #expect(result.err.contains("imported 3 items from"))
-            #expect(result.err.contains("skipped 1 duplicate:"))
+            #expect(result.err.contains("1 conflict, items whose password differs"), "line 6 is line 2's login with another password: \(result.err)")
             #expect(result.err.contains("could not read 1:"))
             #expect(result.err.contains("columns: name -> label, url -> urls, username -> account, password -> password, note -> notes"))
             #expect(!result.err.contains("hunter2"))
@@ -25,11 +46,12 @@ struct CLITransferCommandTests {
             let again = try CLI.run(["import", "v.coffer", "--format", "csv", Self.fixture("chrome.csv"), "--json"], input: "pw\n", in: dir)
             #expect(again.status == 0, "duplicates are not an error: \(again.err)")
             let report = try again.jsonObject()
-            #expect(Set(report.keys) == ["format", "file", "dryRun", "imported", "skippedDuplicates", "conflicts", "skipped",
+            #expect(Set(report.keys) == ["format", "file", "dryRun", "imported", "skippedDuplicates", "conflicts", "merged", "skipped",
                                          "unreadable", "warnings", "recognisedColumns"])
             #expect(report["format"] as? String == "csv")
             #expect(report["imported"] as? Int == 0)
-            #expect((report["skippedDuplicates"] as? [[String: Any]])?.count == 4)
+            #expect((report["skippedDuplicates"] as? [[String: Any]])?.count == 3)
+            #expect((report["conflicts"] as? [[String: Any]])?.count == 1)
             #expect((report["skippedDuplicates"] as? [[String: Any]])?.first.map { Set($0.keys) } == ["label", "location", "reason"])
             #expect((report["recognisedColumns"] as? [[String: Any]])?.first?["field"] as? String == "label")
             #expect(!again.out.contains("hunter2"))

@@ -199,19 +199,18 @@ func mergeTwoDevices(laptopPath: String, phoneCopyPath: String, password: Secure
 // DOCC-SNIPPET-BEGIN SeveralDevices.md
 func mergeConflictCopies(vaultPath: String, keyFilePath: String) throws -> Int {
     let vault = try Vault.open(at: vaultPath, credential: .keyFile(try KeyFile(contentsOf: keyFilePath)))
-    let folder = try Vault.mergedCopiesFolder(forVaultAt: vaultPath)   // .coffer-merged, mode 0700
     var merged = 0
     for copy in try Vault.conflictCopies(of: vaultPath) {     // Syncthing, Dropbox, Nextcloud names
         guard let noted = FileVersion(of: copy.path) else { continue }   // gone meanwhile
         do {
-            try vault.merge(contentsOf: copy.path)                 // saved atomically
+            try vault.merge(contentsOf: copy.path)                 // checked, saved atomically
         } catch {
-            guard error.kind == .differentVault else { throw error }
-            print("\(copy.path) (\(copy.service)) holds another vault; left alone")
+            guard error.kind == .differentVault || error.kind == .tampered else { throw error }
+            print("\(copy.path) (\(copy.service)) is another vault or damaged; left alone")
             continue
         }
         // Only after the merge saved, and only if the service has not rewritten it since.
-        _ = try Vault.putAwayMergedCopy(at: copy.path, unchangedSince: noted, .move(into: folder))
+        _ = try Vault.putAwayMergedCopy(at: copy.path, unchangedSince: noted, .delete)
         merged += 1
     }
     return merged

@@ -202,7 +202,7 @@ struct DocsArticleTests {
         }
     }
 
-    @Test("Several devices: a sync conflict copy is merged and moved into .coffer-merged; another vault's copy is left")
+    @Test("Several devices: a sync conflict copy is merged and deleted, nothing kept in the synced folder; another vault's copy is left")
     func conflictCopiesRun() throws {
         try withTemporaryDirectory { dir in
             let keyFile = try KeyFile.generate(at: dir.path + "/vault.key")
@@ -218,7 +218,7 @@ struct DocsArticleTests {
 
             #expect(try mergeConflictCopies(vaultPath: path, keyFilePath: dir.path + "/vault.key") == 1)
             #expect(!FileManager.default.fileExists(atPath: syncthing))
-            #expect(FileManager.default.fileExists(atPath: dir.path + "/.coffer-merged/vault.sync-conflict-20260301-101500-ABCDEF2.coffer"))
+            #expect(!FileManager.default.fileExists(atPath: dir.path + "/.coffer-merged"), "no merged copy stays in the synced folder")
             #expect(FileManager.default.fileExists(atPath: dropbox), "another vault's copy is left alone")
             let merged = try Vault.open(at: path, credential: .keyFile(keyFile), options: options)
             #expect(try merged.items().compactMap(\.service).sorted() == ["chat", "mail"])

@@ -53,6 +53,15 @@ func credentialLoopExample(path: String, keyFilePath: String?, askUser: (String)
     return vault
 }
 
+func itemSiteExample() -> Bool {
+    // DOC-EXAMPLE-BEGIN Sources/CofferVault/ItemSite.swift
+    let a = ItemAttributes.internetPassword(server: "www.netflix.com", account: "me", path: "/login")
+    let b = ItemAttributes.genericPassword(service: "netflix.com", account: "me")
+    let same = a.site == b.site   // true: ItemSite(host: "netflix.com", account: "me")
+    // DOC-EXAMPLE-END
+    return same
+}
+
 func secureBytesExample() throws -> SecureBytes {
     // DOC-EXAMPLE-BEGIN Sources/CofferCrypto/SecureBytes.swift
     let key = try SecureBytes.random(count: 32)
@@ -77,11 +86,10 @@ func secureBytesFillExample(fd: Int32) throws -> SecureBytes {
 func putAwayMergedCopyExample(vault: Vault, vaultPath: String, copyPath: String) throws {
     // DOC-EXAMPLE-BEGIN Sources/CofferVault/Vault+MergedCopies.swift
     guard let noted = FileVersion(of: copyPath) else { return }    // before the merge reads it
-    try vault.merge(contentsOf: copyPath)                            // saved atomically
-    let folder = try Vault.mergedCopiesFolder(forVaultAt: vaultPath)  // .coffer-merged, mode 0700
-    switch try Vault.putAwayMergedCopy(at: copyPath, unchangedSince: noted, .move(into: folder)) {
+    try vault.merge(contentsOf: copyPath)                            // checked, saved atomically
+    switch try Vault.putAwayMergedCopy(at: copyPath, unchangedSince: noted, .delete) {
+    case .deleted: print("merged; the copy is gone")
     case .moved(let moved): print("merged; the copy is now \(moved)")
-    case .deleted: break
     case .changed: print("rewritten since it was merged: merge it again")
     }
     // DOC-EXAMPLE-END
@@ -163,6 +171,6 @@ struct DocsCommentExampleTests {
             #expect(shown, "\(file) has no doc-comment example with the lines compiled in DocsCommentExampleTests.swift:\n\(body.joined(separator: "\n"))")
             checked += 1
         }
-        #expect(checked == 10)
+        #expect(checked == 11)
     }
 }

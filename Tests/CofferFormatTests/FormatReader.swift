@@ -4,7 +4,7 @@ import CofferCrypto
 import CofferTestSupport
 
 /// Opens a vault the way SPEC.md §10 says: parse, unlock, verify, then decrypt every
-/// overview and every secret part, in file order.
+/// overview and every secret part, in file order, and check the merge fields against both (§17.3).
 enum FormatReader {
     struct Opened {
         /// A format-1 file and its keys (nil for format 2).
@@ -44,8 +44,12 @@ enum FormatReader {
             let list = try record.openOverviewList(vaultID: codec.header.vaultID, keys: keys)
             let attributes = try EntryCodec.decodeOverview(list)
             let secrets = try record.openSecrets(vaultID: codec.header.vaultID, keys: keys)
+            // SPEC.md §17.3: the merge fields agree with the values of both parts.
+            let clock = try ItemClockCodec.decode(overview: list)
+            try ItemParts(overview: list, secrets: record.openSecretList(vaultID: codec.header.vaultID, keys: keys))
+                .checkConsistency(with: clock)
             // SPEC.md §17.5: a tombstone's deletion vector dominates its version vector.
-            let deleted = try ItemClockCodec.decode(overview: list)?.isDeleted ?? false
+            let deleted = clock?.isDeleted ?? false
             items.append((record.id, record.revision, attributes, secrets, deleted,
                           attributes.created.millisecondsSince1970, attributes.modified.millisecondsSince1970))
         }

@@ -83,6 +83,13 @@ extension VectorCatalog {
         add("malformed-removed-slots-order", .malformed,
             try headerEdited(raw) { h in h = header(slots: [slot0], extensions: [ext(0x8011, removed)]) },
             "success-items with removed slots (extension 0x8011) not in ascending order of time, checksum recomputed")
+        let removedOnce = [UInt8](repeating: 1, count: 16) + u64(2)
+        add("malformed-removed-slots-repeated", .malformed,
+            try headerEdited(raw) { h in h = header(slots: [slot0], extensions: [ext(0x8011, removedOnce + removedOnce)]) },
+            "success-items with one removed slot (extension 0x8011) listed twice (strictly ascending), checksum recomputed")
+        add("malformed-removed-slots-empty", .malformed,
+            try headerEdited(raw) { h in h = header(slots: [slot0], extensions: [ext(0x8011, [])]) },
+            "success-items with an empty removed-slots extension 0x8011 (n ≥ 1), checksum recomputed")
 
         // ---- manifest (§8, §9, §10 step 7), MAC recomputed ----
         var m = raw
@@ -232,6 +239,7 @@ extension VectorCatalog {
             let list = kind + service + dates + field(0x8010, vector) + field(0x8011, [stampIndex] + u64(stampTime) + u32(mask))
             return try Padding.pad(list, blockSize: 64)
         }
+        let versions15 = field(0x8010, u64(1) + u64(5))
         let control = try clocked(versions: [(1, 5)])
         _ = try EntryCodec.decodeOverview(V1ClockFields.toWorking(Array(control.prefix(control.lastIndex(of: 0x80) ?? 0))))
         guard try ItemClockCodec.decode(overview: V1ClockFields.toWorking(Array(control.prefix(control.lastIndex(of: 0x80) ?? 0)))) != nil else {
@@ -246,6 +254,33 @@ extension VectorCatalog {
              "an overview whose default stamp names replica index 1 of a one-replica version vector"),
             ("malformed-overview-stamp-mask", try clocked(versions: [(1, 5)], mask: 0b101 | 1 << 19),
              "an overview whose stamp mask sets bit 19, past the 19 registers of §17.2"),
+            ("malformed-overview-stamps-without-versions",
+             try Padding.pad(kind + service + dates + field(0x8011, [0] + u64(5) + u32(0b101)), blockSize: 64),
+             "an overview with a stamps field (0x8011) and no version vector (0x8010 is required with any merge field)"),
+            ("malformed-overview-stamps-partial",
+             try Padding.pad(kind + service + dates + versions15 + field(0x8011, [0] + u64(5) + u32(0b101) + [3]), blockSize: 64),
+             "an overview whose stamps field ends one byte into an explicit stamp (not a whole number of elements)"),
+            ("malformed-overview-stamp-unknown-register",
+             try Padding.pad(kind + service + dates + versions15 + field(0x8011, [0] + u64(5) + u32(0b101) + [13, 0] + u64(5)),
+                             blockSize: 64),
+             "an overview with an explicit stamp for register code 13 (a date, not a register of §17.2)"),
+            ("malformed-overview-stamp-default-and-explicit",
+             try Padding.pad(kind + service + dates + versions15 + field(0x8011, [0] + u64(4) + u32(0b101) + [3, 0] + u64(5)),
+                             blockSize: 64),
+             "an overview whose service (unkeyed, its mask bit set) has an explicit stamp too (only keyed registers may override the default)"),
+            ("malformed-overview-deletion-time",
+             try Padding.pad(kind + service + dates + versions15 + field(0x8011, [0] + u64(5) + u32(0b101)) + field(0x8013, [0] + u64(6)),
+                             blockSize: 64),
+             "an overview whose deletion vector (0x8013) has time 6, above its replica's 5 in the version vector"),
+            ("malformed-overview-value-without-stamp", try clocked(versions: [(1, 5)], mask: 0b001),
+             "an overview whose stamp mask stamps the kind and not the service, which has a value (a register with a value has a stamp)"),
+            ("malformed-overview-tag-zero-without-stamp",
+             try Padding.pad(field(0, [7]) + kind + service + dates + versions15 + field(0x8011, [0] + u64(5) + u32(0b101)), blockSize: 64),
+             "an overview with a field of tag 0 (the unknown-attributes register 0x7F) and merge fields that stamp only the kind and service"),
+            ("malformed-overview-sibling-without-value",
+             try Padding.pad(kind + service + dates + field(0x8010, u64(1) + u64(5) + u64(2) + u64(6))
+                             + field(0x8011, [1] + u64(6) + u32(0b101)) + field(0x8012, [1, 0] + u64(5)), blockSize: 64),
+             "an overview whose kind has a sibling (0x8012) and a secret part without its conflict field (one conflict per sibling)"),
         ]
         for (name, overview, comment) in clockLists {
             add(name, .malformed, try withParts(overview: overview, secrets: emptySecrets, name: name), comment + ", correctly sealed and MACed")

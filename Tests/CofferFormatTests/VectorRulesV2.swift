@@ -506,6 +506,12 @@ extension VectorCatalogV2 {
         try overview("malformed-overview-stamps-not-canonical", .malformed,
                      base2 + field(V.stamps, stamp(1) + varint(bit(.kind)) + Register.all.filter { !$0.isKeyed && $0 != .kind }.flatMap { [$0.code] + stamp(0) }),
                      "an overview whose default stamp is not the one most unkeyed registers have")
+        try overview("malformed-overview-stamps-partial", .malformed,
+                     base2 + field(V.stamps, stamp(0) + varint(unkeyedMask & ~bit(.label)) + [2] + varint(1)),
+                     "an overview whose stamps field ends inside an explicit stamp, after its index (the field is whole: not \"truncated\")")
+        try overview("malformed-overview-tag-zero-without-stamp", .malformed,
+                     field(0, text("x")) + base2 + field(V.stamps, stamp(1) + varint(bit(.kind) | bit(.service))),
+                     "an overview with a field of tag 0 (register 0x7F, unknown attributes) whose stamps field stamps only the kind and the service")
         let winners = field(V.stamps, stamp(0) + varint(unkeyedMask & ~bit(.label)) + [2] + stamp(1))
         let labelled = kind + field(2, text("L")) + service + two + winners
         try overview("malformed-overview-siblings-index", .malformed, labelled + field(V.siblings, [2] + stamp(2)),

@@ -8,12 +8,12 @@ import CofferTestSupport
 /// folder, and the vault file beside it is untouched.
 @Suite("Store: putting merged copies away")
 struct StoreMergedCopyTests {
-    /// A synced folder: the vault, one conflict copy, and `.coffer-merged/`.
+    /// A synced folder: the vault, one conflict copy, and a folder to move merged copies into.
     struct Folder {
         let root: String
         var vault: String { root + "/vault.coffer" }
         var copy: String { root + "/vault.sync-conflict-20260301-101500-ABCDEF2.coffer" }
-        var merged: String { root + "/.coffer-merged" }
+        var merged: String { root + "/kept" }
         let vaultBytes = storeBytes("the vault", count: 700)
         let copyBytes = storeBytes("the copy", count: 300_000)
 
@@ -145,7 +145,6 @@ struct StoreMergedCopyTests {
     func folder() throws {
         try withTemporaryDirectory { url in
             let f = try Folder(url, makeFolder: false)
-            #expect(try VaultFileStore(path: f.vault).mergedCopiesFolder() == f.merged)
             try MergedCopyStore().prepareFolder(f.merged)
             #expect(StoreFixture(url).permissions(f.merged) == 0o700)
             try MergedCopyStore().prepareFolder(f.merged)   // already there: used as it is
@@ -163,13 +162,10 @@ struct StoreMergedCopyTests {
         }
     }
 
-    @Test("Through a symbolic link, the folder is beside the file the link names")
-    func folderThroughLink() throws {
-        try withTemporaryDirectory { url in
-            try FileManager.default.createDirectory(atPath: url.path + "/Sync", withIntermediateDirectories: false)
-            #expect(FileManager.default.createFile(atPath: url.path + "/Sync/personal.coffer", contents: Data([1])))
-            try FileManager.default.createSymbolicLink(atPath: url.path + "/vault.coffer", withDestinationPath: "Sync/personal.coffer")
-            #expect(try VaultFileStore(path: url.path + "/vault.coffer").mergedCopiesFolder() == url.path + "/Sync/.coffer-merged")
-        }
+    @Test("Kept copies go into the state folder, merged/<vault id>, outside any synced folder")
+    func keptCopiesFolder() throws {
+        let store = ReplicaStateStore(directory: "/home/me/.local/state/coffer")
+        #expect(store.mergedCopiesFolder(vaultID: "00112233445566778899aabbccddeeff")
+                == "/home/me/.local/state/coffer/merged/00112233445566778899aabbccddeeff")
     }
 }

@@ -189,8 +189,8 @@ struct StoreReplicaStateTests {
             let f = ReplicaStateFixture(url)
             let file = try f.replicaFile("/p")
 
-            // Over 64 KiB, even if it starts like a good file.
-            try f.write("coffer-replica 1\n/p\n0123456789abcdef\n" + String(repeating: "x", count: 64 * 1024), to: file)
+            // Over the size bound, even if it starts like a good file.
+            try f.write("coffer-replica 1\n/p\n0123456789abcdef\n" + String(repeating: "x", count: ReplicaStateStore.maximumFileSize), to: file)
             let big = try f.store().replicaID(forVaultAt: "/p")
             #expect(big != 0x0123_4567_89AB_CDEF)
             #expect(try f.store().replicaID(forVaultAt: "/p") == big)
@@ -362,22 +362,25 @@ struct StoreReplicaStateTests {
 
             let line = "0000000000000001 1\n"
             try f.write("coffer-clock 1\n000102030405060708090a0b0c0d0e0f\n" + line
-                        + String(repeating: "0", count: 64 * 1024), to: file)
+                        + String(repeating: "0", count: ReplicaStateStore.maximumFileSize), to: file)
             #expect(try f.store().rememberedClock(vaultID: Self.vaultA) == [:])
         }
     }
 
-    @Test("A clock too large to store is refused, leaving the stored one and no temporary file")
-    func oversizedClock() throws {
+    /// A remembered clock is bounded as a vault clock is (SPEC.md §17.9: the newest 16,384
+    /// entries, and those asked to be kept), so it always fits in its file.
+    @Test("A clock of more replicas than a vault clock names is stored bounded, the newest and the kept ones")
+    func boundedClock() throws {
         try withTemporaryDirectory { url throws in
             let f = ReplicaStateFixture(url)
             try f.store().remember(clock: [1: 1], vaultID: Self.vaultA)
-            let huge = Dictionary(uniqueKeysWithValues: (1...3000).map { (UInt64($0), UInt64.max) })
-            guard case .fileTooLarge? = storeFailure({ try f.store().remember(clock: huge, vaultID: Self.vaultA) }) else {
-                Issue.record("an oversized clock was stored")
-                return
-            }
-            #expect(try f.store().rememberedClock(vaultID: Self.vaultA) == [1: 1])
+            let limit = ReplicaStateStore.maximumClockEntries
+            let huge = Dictionary(uniqueKeysWithValues: (2...(limit + 500)).map { (UInt64($0), UInt64.max - UInt64($0)) })
+            try f.store().remember(clock: huge, vaultID: Self.vaultA, keeping: [1])
+            let stored = try f.store().rememberedClock(vaultID: Self.vaultA)
+            #expect(stored.count == limit)
+            #expect(stored[1] == 1, "the kept replica stays whatever its age")
+            #expect(stored[2] == UInt64.max - 2 && stored[UInt64(limit + 500)] == nil, "the newest others stay")
             #expect(f.temporaryFiles() == [])
         }
     }

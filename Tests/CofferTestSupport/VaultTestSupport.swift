@@ -1,4 +1,5 @@
 import Foundation
+import CofferFormat
 @testable import CofferVault
 
 /// Small KDF parameters so tests run fast; real vaults default to 256 MiB.
@@ -14,4 +15,15 @@ extension SecureBytes {
 extension Vault {
     /// The snapshot, for tests that look at records and tombstones.
     package var snapshotForTests: VaultSnapshot { withLock { currentSnapshot } }
+}
+
+/// Flips one bit of the vault file at `path`, in the record with the greatest id: the first
+/// byte of its overview ciphertext (`inOverview`), else the last byte of its secret part's
+/// tag. A record damaged on disk, for tests of how little such damage stops.
+package func damageRecord(inFileAt path: String, inOverview: Bool) throws {
+    let url = URL(fileURLWithPath: path)
+    var bytes = [UInt8](try Data(contentsOf: url))
+    guard let record = try VaultFileV2.parse(bytes).records.max(by: { $0.id < $1.id }) else { return }
+    bytes[inOverview ? record.body.startIndex : record.body.endIndex - 1] ^= 0x01
+    try Data(bytes).write(to: url)
 }

@@ -81,7 +81,11 @@ struct VaultItemLookupTests {
             #expect(try vault.item(named: ItemName("cafe")).id == cafe.id)
             #expect(try vault.item(named: ItemName("café")).id == accented.id)
             #expect(throws: CofferError.ambiguousItem) { try vault.item(named: ItemName("CAFE")) }
-            #expect(throws: CofferError.itemNotFound) { try vault.item(named: ItemName("societe")) }
+            // Not equal, but how the name begins: an approximate match, as search finds it.
+            let start = try vault.match(ItemName("societe"))
+            #expect(start.items.map(\.id) == [bank.id] && start.isApproximate)
+            #expect(try !vault.match(ItemName("Société Générale")).isApproximate)
+            #expect(throws: CofferError.itemNotFound) { try vault.item(named: ItemName("banque")) }
         }
     }
 

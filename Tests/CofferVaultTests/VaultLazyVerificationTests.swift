@@ -61,18 +61,27 @@ struct VaultLazyVerificationTests {
         }
     }
 
-    @Test("A damaged overview is still found at open: overviews are decrypted and checked there")
+    @Test("A damaged overview fails only what uses it: listings, lookups that find nothing, saves")
     func overviewAtOpen() throws {
         try withTemporaryDirectory { dir in
             let path = dir.appendingPathComponent("v.coffer").path
             let vault = try Vault.create(at: path, password: secure("pw"), options: testOptions)
             let id = try vault.add(.genericPassword(service: "a", account: "me")).id
+            let other = try vault.add(.genericPassword(service: "z", account: "me")).id
             var bytes = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
-            let record = try #require(try VaultFileV2.parse(bytes).records.first)
+            let record = try #require(try VaultFileV2.parse(bytes).records.first { $0.id == id })
             // The first byte of the overview ciphertext (the record starts with it).
             bytes[record.body.startIndex] ^= 0x01
             try Data(bytes).write(to: URL(fileURLWithPath: path))
-            expectTampered(id) { _ = try Vault.open(at: path, password: secure("pw"), options: testOptions) }
+            let opened = try Vault.open(at: path, password: secure("pw"), options: testOptions)
+            #expect(try opened.item(named: ItemName("z")).id == other)
+            expectTampered(id) { _ = try opened.item(named: ItemName("a")) }   // it may be the damaged one
+            expectTampered(id) { _ = try opened.items() }
+            expectTampered(id) { try opened.verifyAll() }
+            expectTampered(id) { _ = try opened.add(.genericPassword(service: "b", account: "me")) }
+            let readable = try opened.readableItems()
+            #expect(readable.items.map(\.id) == [other] && readable.damaged.map(\.id) == [id])
+            #expect(try opened.damagedItems().map(\.id) == [id])
         }
     }
 
@@ -82,13 +91,16 @@ struct VaultLazyVerificationTests {
             let (path, _, bytes) = try damagedVault(dir)
             let good = try runProduct("coffer", ["get", path, "--service", "a", "--no-cache"], stdin: "pw\n")
             #expect(good.status == 0 && good.out == "secret-a\n", "\(good.err)")
+            // Its overview is authentic: list shows it (SPEC.md §10, notes).
             let list = try runProduct("coffer", ["list", path, "--no-cache"], stdin: "pw\n")
             #expect(list.status == 0 && list.out.contains("b"), "\(list.err)")
-            for arguments in [["get", path, "--service", "b"], ["check", path],
-                              ["add", path, "--service", "d", "--account", "me", "--generate"]] {
+            for arguments in [["get", path, "--service", "b"], ["add", path, "--service", "d", "--account", "me", "--generate"]] {
                 let result = try runProduct("coffer", arguments + ["--no-cache"], stdin: "pw\n")
                 #expect(result.status == 65 && result.stdout.isEmpty, "\(arguments[0]): \(result.status) \(result.err)")
             }
+            // check exits 65, naming the damaged entry.
+            let checked = try runProduct("coffer", ["check", path, "--no-cache"], stdin: "pw\n")
+            #expect(checked.status == 65 && checked.out.contains("damaged: entry"), "\(checked.out)\(checked.err)")
             #expect(try Array(Data(contentsOf: URL(fileURLWithPath: path))) == bytes)
         }
     }

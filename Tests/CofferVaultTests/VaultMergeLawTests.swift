@@ -78,25 +78,19 @@ struct VaultMergeLawTests {
     }
 
     /// Issue 27, finding 12: with one device's clock a day ahead, an edit on another device
-    /// sets `modified` earlier than the version it edits had. §17.5 step 2 then keeps a
-    /// dominating record's date as it is while step 3 takes the larger one, so the date
-    /// depends on the order of merges. Recorded as a known issue until issue 27 fixes it;
-    /// every other law still holds with skewed clocks.
-    @Test("Known issue (issue 27, finding 12): with a clock a day ahead, `modified` depends on the order of merges")
+    /// set `modified` earlier than the version it edits had. §17.5 step 2 kept a dominating
+    /// record's date as it was while step 3 took the larger one, so the date depended on the
+    /// order of merges. An edit now never moves `modified` back (nor `created` forward), so
+    /// both dates are functions of the edits a version has seen: every law holds, dates too.
+    @Test("With a clock a day ahead, every law holds, `modified` and `created` included")
     func skewedClocks() throws {
-        var dateOnly: [String] = [], other: [String] = []
+        var failures: [String] = []
         for seed in 0..<UInt64(100) {
             var trace = MergeTrace(seed: Self.baseSeed &+ 1_000_000 &+ seed, skew: [0, 86_400_000, 0], triples: 20)
             try trace.run()
-            for failure in trace.failures {
-                let datesOnly = failure.contains("differing: modified") && !failure.contains("; ")
-                if datesOnly { dateOnly.append("seed \(seed): \(failure)") } else { other.append("seed \(seed): \(failure)") }
-            }
+            failures += trace.failures.map { "seed \(seed): \($0)" }
         }
-        #expect(other.count == 0, "other laws broken with skewed clocks: \(other.prefix(3).joined(separator: "\n"))")
-        withKnownIssue("issue 27, finding 12: `modified` of a dominating record is kept as it is") {
-            #expect(dateOnly.count == 0, "law failures that differ only in `modified`, e.g. \(dateOnly.first ?? "")")
-        }
+        #expect(failures.isEmpty, "laws broken with skewed clocks (\(failures.count)), e.g. \(failures.first ?? "")")
     }
 }
 
@@ -123,7 +117,7 @@ struct MergeTrace {
     }
 
     /// Writes of `register` that the event stamped `by` replaced: seen by an edit that changed
-    /// the register, or losing values a resolution (or, for passwords, any edit) reviewed.
+    /// the register, or losing values a resolution reviewed.
     struct Replacement {
         let by: Stamp
         let register: Register
@@ -138,6 +132,9 @@ struct MergeTrace {
     /// Every state reached, by the replica that reached it, with its encoding: the laws are checked on these.
     var pool: [[(state: ItemState, encoded: Encoded)]] = [[], [], []]
     var writes: [Write] = []
+    /// The dates each edit (or version written before clocks) gave the item: a state's
+    /// `created` is the earliest and its `modified` the latest of those it has seen.
+    var dates: [(stamp: Stamp, created: Int64, modified: Int64)] = []
     var replacements: [Replacement] = []
     /// Each deletion: its stamp and what it had seen (with what the deletions before it had).
     var deletions: [(stamp: Stamp, seen: VersionVector)] = []
@@ -188,6 +185,7 @@ struct MergeTrace {
             let state = ItemState(parts: parts, clock: ItemMerge.clock(ofNewItem: parts.valuedRegisters, stamp: stamp))
             // A new item's edit stamps every unkeyed register, empty or not (SPEC.md §17.5).
             try record(state, writtenBy: stamp, registers: Array(state.clock.stamps.keys))
+            dates.append((stamp, parts.created, parts.modified))
             try reach(state, replica: 0)
             confirm(0)
             steps.append("replica 0 adds the item \(Self.describe(state))")
@@ -208,10 +206,14 @@ struct MergeTrace {
 
     /// A version of the item written before clocks: its digest names its replica.
     mutating func legacy() throws -> ItemState {
-        let parts = try randomParts()
+        var parts = try randomParts()
+        // Two such versions may have been added on two devices, at different times.
+        parts.created -= Int64(pick(5_000)) * 1_000
         let digest = random.bytes(32).withUnsafeBytes { Digest256($0) }
         let clock = ItemClock.legacy(digest: digest, revision: 1 + random.next() % 3, registers: parts.valuedRegisters)
         let state = ItemState(parts: parts, clock: clock)
+        let replica = clock.versions.sorted[0]
+        dates.append((Stamp(replica: replica.replica, time: replica.time), parts.created, parts.modified))
         for register in parts.valuedRegisters {
             if let stamp = clock.stamps[register] { try record(state, writtenBy: stamp, registers: [register]) }
         }
@@ -364,6 +366,7 @@ struct MergeTrace {
 
     /// Records the writes of an edit stamped `stamp` that turned `base` into `new`, and what it replaced.
     mutating func recordEdit(_ new: ItemParts, base: ItemState, stamp: Stamp, resolving: Bool) throws {
+        dates.append((stamp, new.created, new.modified))
         let registers = Set(new.valuedRegisters).union(base.parts.valuedRegisters).union(base.clock.stamps.keys)
         for register in registers {
             let fields = Self.bytes(ItemMerge.value(register, in: new))
@@ -371,7 +374,7 @@ struct MergeTrace {
                 try record(ItemState(parts: new, clock: base.clock), writtenBy: stamp, registers: [register])
                 let seen = writes.filter { $0.register == register && $0.stamp != stamp && base.clock.versions.covers($0.stamp) }
                 replacements.append(Replacement(by: stamp, register: register, stamps: Set(seen.map(\.stamp))))
-            } else if register == .password || resolving {
+            } else if resolving {
                 let reviewed = base.parts.conflicts.filter { $0.register == register }.map(\.stamp)
                 if !reviewed.isEmpty { replacements.append(Replacement(by: stamp, register: register, stamps: Set(reviewed))) }
             }
@@ -480,6 +483,14 @@ struct MergeTrace {
             if let newer = (live.isEmpty ? values : live).keys.first(where: { $0 > winner }) {
                 failures.append("\(register)'s value \(winner) beats a newer one, \(newer), in \(what())")
             }
+        }
+        // The dates: functions of the edits seen, whatever order of merges reached the state.
+        let seenDates = dates.filter { seen.covers($0.stamp) }
+        if let earliest = seenDates.map(\.created).min(), state.parts.created != earliest {
+            failures.append("created \(state.parts.created), expected the earliest of the edits seen, \(earliest), in \(what())")
+        }
+        if let latest = seenDates.map(\.modified).max(), state.parts.modified != latest {
+            failures.append("modified \(state.parts.modified), expected the latest of the edits seen, \(latest), in \(what())")
         }
         let deletions = self.deletions.filter { seen.covers($0.stamp) }
         let deletedSeen = deletions.reduce(VersionVector()) { $0.merged(with: $1.seen) }
@@ -591,6 +602,7 @@ struct MergeTrace {
         let lists = try encodedLists(state)
         let parts = try ItemParts(overview: lists.overview, secrets: lists.secrets)
         guard let clock = try ItemClockCodec.decode(overview: lists.overview) else { throw FormatError.malformed("no clock written") }
+        try parts.checkConsistency(with: clock)
         return (ItemState(parts: parts, clock: clock.resolved(present: parts.valuedRegisters)),
                 Encoded(overview: lists.overview, secrets: lists.secrets.withUnsafeBytes { Array($0) }))
     }

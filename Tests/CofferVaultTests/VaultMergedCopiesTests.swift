@@ -4,7 +4,7 @@ import CofferVault
 import CofferTestSupport
 
 /// The public API an app uses around merging copies: ``FileVersion``, ``FileChecks``,
-/// ``Vault/mergedCopiesFolder(forVaultAt:creating:)`` and ``Vault/putAwayMergedCopy(at:unchangedSince:_:)``.
+/// ``Vault/mergedCopiesFolder(forVaultAt:state:creating:)`` and ``Vault/putAwayMergedCopy(at:unchangedSince:_:)``.
 @Suite("Vault: putting merged copies away (public API)")
 struct VaultMergedCopiesTests {
     private static func options(state: String) -> VaultOptions {
@@ -25,24 +25,45 @@ struct VaultMergedCopiesTests {
         return (vault, path, copy)
     }
 
-    @Test("The documented loop: note, merge, then move into .coffer-merged/ (mode 0700); the vault holds both items")
-    func mergeAndMove() throws {
+    @Test("The documented loop: note, merge, then delete; the vault holds both items and nothing stays in the synced folder")
+    func mergeAndDelete() throws {
         try withTemporaryDirectory { url in
             let dir = url.path
             let (vault, path, copyPath) = try Self.vaultAndCopy(dir)
-            let folder = try Vault.mergedCopiesFolder(forVaultAt: path)
-            #expect(folder == dir + "/.coffer-merged")
-            #expect(try FileManager.default.attributesOfItem(atPath: folder)[.posixPermissions] as? Int == 0o700)
             for copy in try Vault.conflictCopies(of: path) {
                 let noted = try #require(FileVersion(of: copy.path))
                 #expect(try vault.merge(contentsOf: copy.path).added == 1)
-                let outcome = try Vault.putAwayMergedCopy(at: copy.path, unchangedSince: noted, .move(into: folder))
-                #expect(outcome == .moved(to: folder + "/vault.sync-conflict-20260301-101500-ABCDEF2.coffer"))
+                #expect(try Vault.putAwayMergedCopy(at: copy.path, unchangedSince: noted, .delete) == .deleted)
             }
             #expect(!FileChecks.exists(copyPath))
             #expect(try Vault.conflictCopies(of: path) == [])
+            #expect(Set(try FileManager.default.contentsOfDirectory(atPath: dir)).isDisjoint(with: [".coffer-merged"]))
             let reopened = try Vault.open(at: path, password: try secure("pw"), options: Self.options(state: dir + "/here"))
             #expect(Set(try reopened.items().compactMap(\.service)) == ["mail", "bank"])
+        }
+    }
+
+    /// Issue 27, finding 7: merged copies were moved into `.coffer-merged/` beside the vault,
+    /// inside the synced folder, where every copy from before a password change kept opening
+    /// with the old password on every device. Kept copies now go to the device's state folder.
+    @Test("Kept copies go to this device's state folder (merged/<vault id>, mode 0700), never beside the vault")
+    func keptOutsideTheSyncedFolder() throws {
+        try withTemporaryDirectory { url in
+            let dir = url.path
+            let (vault, path, copyPath) = try Self.vaultAndCopy(dir)
+            let state = dir + "/state/coffer"
+            let folder = try Vault.mergedCopiesFolder(forVaultAt: path, state: .directory(state))
+            #expect(folder == state + "/merged/" + vault.vaultID)
+            #expect(!folder.hasPrefix(FileChecks.folder(of: path) + "/.") && !FileChecks.folder(of: folder).hasPrefix(dir + "/."))
+            #expect(try FileManager.default.attributesOfItem(atPath: folder)[.posixPermissions] as? Int == 0o700)
+            #expect(try FileManager.default.attributesOfItem(atPath: state + "/merged")[.posixPermissions] as? Int == 0o700)
+            let noted = try #require(FileVersion(of: copyPath))
+            try vault.merge(contentsOf: copyPath)
+            let outcome = try Vault.putAwayMergedCopy(at: copyPath, unchangedSince: noted, .move(into: folder))
+            #expect(outcome == .moved(to: folder + "/vault.sync-conflict-20260301-101500-ABCDEF2.coffer"))
+            #expect(Set(try FileManager.default.contentsOfDirectory(atPath: dir)) == ["vault.coffer", "vault.coffer.lock", "vault.coffer.bak", "here", "there", "state"])
+            // No state folder: a typed error, nothing made.
+            #expect(throws: CofferError.fileNotFound) { try Vault.mergedCopiesFolder(forVaultAt: path, state: .none) }
         }
     }
 
@@ -70,14 +91,16 @@ struct VaultMergedCopiesTests {
         }
     }
 
-    @Test("Something other than a folder where .coffer-merged goes is fileExists; a move into a missing folder is io, the copy stays")
+    @Test("Something other than a folder where kept copies go is fileExists; a move into a missing folder is io, the copy stays")
     func folderProblems() throws {
         try withTemporaryDirectory { url in
             let dir = url.path
-            let (_, path, copy) = try Self.vaultAndCopy(dir)
-            #expect(FileManager.default.createFile(atPath: dir + "/.coffer-merged", contents: Data([1])))
-            #expect(try Vault.mergedCopiesFolder(forVaultAt: path, creating: false) == dir + "/.coffer-merged")
-            #expect(throws: CofferError.fileExists) { try Vault.mergedCopiesFolder(forVaultAt: path) }
+            let (vault, path, copy) = try Self.vaultAndCopy(dir)
+            let state = dir + "/state"
+            #expect(try Vault.mergedCopiesFolder(forVaultAt: path, state: .directory(state), creating: false) == state + "/merged/" + vault.vaultID)
+            try FileManager.default.createDirectory(atPath: state + "/merged", withIntermediateDirectories: true)
+            #expect(FileManager.default.createFile(atPath: state + "/merged/" + vault.vaultID, contents: Data([1])))
+            #expect(throws: CofferError.fileExists) { try Vault.mergedCopiesFolder(forVaultAt: path, state: .directory(state)) }
             let noted = try #require(FileVersion(of: copy))
             let error = try #require(throws: CofferError.self) {
                 try Vault.putAwayMergedCopy(at: copy, unchangedSince: noted, .move(into: dir + "/missing"))

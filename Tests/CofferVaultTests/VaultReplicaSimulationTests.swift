@@ -11,7 +11,12 @@ import CofferTestSupport
 /// than the file, so its saves go through the join-and-replay of `Vault.commit`.
 /// Operations: add, edit a field (label, account, comment, URLs, tags, favourite, a custom
 /// field, password, notes, a secret field, an attachment; some edits remove), delete,
-/// resolve conflicts, add or remove a key slot, change the vault password.
+/// resolve conflicts, add or remove a key slot, change the vault password, and restore the
+/// backup (`restoreBackup()`: the file goes back to the version its last save replaced, and
+/// edits only that version held are gone from this copy; other copies may still hold them).
+/// Now and then a writer without device state acts instead of the device's apps: a process
+/// that opens the file with no replica state (a fresh replica id every run, as cron or CI
+/// jobs without HOME), adds, edits, deletes, resolves or restores, and exits.
 ///
 /// Every schedule ends with a full round (everyone into replica 0, then replica 0 into
 /// everyone) and checks:
@@ -20,7 +25,10 @@ import CofferTestSupport
 ///   secrets with the password history as a set, conflict records, item clocks), the same
 ///   tombstones and the same key slots (by identity);
 /// - the ledger: the test's own causal model (which writes each file and each open vault
-///   has seen; a merge is a union) says which writes may be gone. A write is superseded by
+///   has seen; a merge is a union; a restore puts back what the file held before its last
+///   save, as the file on disk tells) says which writes may be gone. Only writes that
+///   replica 0's file has seen after the final round are judged: a write that a restore
+///   took from the one copy that held it is gone by the user's choice. A write is superseded by
 ///   a later write of the same field, or a resolution, made by a vault that had seen it (a
 ///   resolution only of values it saw lose; never of passwords). Every other write of a live
 ///   item is still there: the current value, in the password history, or in a conflict
@@ -84,6 +92,7 @@ struct VaultReplicaSimulationTests {
               + "(\(stats.conflictCopies) through conflict copies), \(stats.conflictedItems) items left with conflicts by merges, "
               + "\(stats.conflictRecords) conflict records at the end, \(stats.writes) writes checked, \(stats.deletedItems) items deleted, "
               + "\(stats.restoredItems) items brought back by an edit a deletion had not seen, \(stats.staleSaves) saves by an app with an older snapshot than the file, "
+              + "\(stats.restores) restores (\(stats.lostToRestores) writes no copy held any more), \(stats.statelessSteps) steps by writers without device state, "
               + "\(stats.probes) commutativity/idempotence probes, \(String(format: "%.1f", elapsed)) s")
 
         let failed = results.failures.sorted { $0.schedule.seed < $1.schedule.seed }
@@ -139,6 +148,11 @@ enum Op: Sendable {
     case removeSlot(replica: Int, slot: Int)
     /// `changePassword(to:)` of the vault: the replica's password slots give way to slot `slot`.
     case changeVaultPassword(replica: Int, slot: Int)
+    /// `restoreBackup()`: the replica's file goes back to the version its last save replaced.
+    case restore(replica: Int)
+    /// `refresh()` of an app's vault: the file it finds there, joined with what its snapshot
+    /// holds and the file lacks (after a restore), saved. The final round starts with it.
+    case refresh(replica: Int)
     /// `into` merges `from`'s file, directly or as a conflict copy left beside its own file;
     /// `twice` merges it again and expects nothing to change.
     case merge(into: Int, from: Int, conflictCopy: Bool, twice: Bool)
@@ -153,7 +167,7 @@ enum Op: Sendable {
     var replica: Int? {
         switch self {
         case .add(let r, _, _, _), .edit(let r, _, _, _, _, _, _), .delete(let r, _), .resolve(let r, _), .addSlot(let r, _, _),
-             .removeSlot(let r, _), .changeVaultPassword(let r, _): return r
+             .removeSlot(let r, _), .changeVaultPassword(let r, _), .restore(let r), .refresh(let r): return r
         case .merge(let into, _, _, _), .mergeKept(let into, _): return into
         case .probe, .keepCopy: return nil
         }
@@ -165,8 +179,10 @@ struct Step: Sendable, CustomStringConvertible {
     let op: Op
     /// Part of the final round: never removed when a failing schedule is reduced.
     let isFinal: Bool
-    /// Which of the replica's two open vaults (two apps on one device, one file) does it.
+    /// Which of the replica's two open vaults (two apps on one device, one file) does it;
+    /// ``Step/stateless`` (-1): a process without device state, which opens the file, acts and exits.
     var handle = 0
+    static let stateless = -1
 
     init(index: Int, op: Op, isFinal: Bool, handle: Int = 0) {
         self.index = index
@@ -176,7 +192,7 @@ struct Step: Sendable, CustomStringConvertible {
     }
 
     var description: String {
-        let prefix = "  s\(index)\(isFinal ? "*" : "") " + (handle > 0 ? "[app \(handle)] " : "")
+        let prefix = "  s\(index)\(isFinal ? "*" : "") " + (handle > 0 ? "[app \(handle)] " : handle < 0 ? "[stateless] " : "")
         switch op {
         case .add(let r, let item, let shape, let extras):
             return prefix + (r < 0 ? "origin" : "r\(r)") + " add item\(item) (\(shape)) with \(extras.map(\.rawValue).joined(separator: ","))"
@@ -189,6 +205,8 @@ struct Step: Sendable, CustomStringConvertible {
         case .addSlot(let r, let slot, let password): return prefix + "r\(r) add \(password ? "password" : "raw-key") slot\(slot)"
         case .removeSlot(let r, let slot): return prefix + "r\(r) remove slot\(slot)"
         case .changeVaultPassword(let r, let slot): return prefix + "r\(r) change vault password (new slot\(slot))"
+        case .restore(let r): return prefix + "r\(r) restores its backup"
+        case .refresh(let r): return prefix + "r\(r) refreshes"
         case .merge(let into, let from, let copy, let twice):
             return prefix + "r\(into) merges r\(from)\(copy ? " via a conflict copy" : "")\(twice ? ", twice" : "")"
         case .probe(let a, let b): return prefix + "probe r\(a) x r\(b) (commutativity, idempotence)"
@@ -255,9 +273,11 @@ struct Schedule: Sendable, CustomStringConvertible {
         let hot = Array(editable.shuffled(using: &rng).prefix(3))
         let probeAt = seed % 8 == 0 ? Int.random(in: 0..<count, using: &rng) : -1
         for index in 0..<count {
-            let op: Op
-            // Now and then the device's other app (a second open vault on the same file) acts.
-            let handle = Double.random(in: 0..<1, using: &rng) < 0.2 ? 1 : 0
+            var op: Op
+            // Now and then the device's other app (a second open vault on the same file) acts,
+            // or a process without device state.
+            let app = Double.random(in: 0..<1, using: &rng)
+            var handle = app < 0.2 ? 1 : app < 0.28 ? Step.stateless : 0
             if index == probeAt {
                 let a = Int.random(in: 0..<replicas, using: &rng)
                 op = .probe(a: a, b: (a + Int.random(in: 1..<replicas, using: &rng)) % replicas)
@@ -276,14 +296,16 @@ struct Schedule: Sendable, CustomStringConvertible {
                 let r = Int.random(in: 0..<replicas, using: &rng)
                 let live = model.liveItems(on: r, handle: handle)
                 let roll = Double.random(in: 0..<1, using: &rng)
-                let visible = model.views[r][handle].visibleSlots
-                if live.isEmpty || (roll < 0.12 && items < maxItems) {
+                let visible = model.view(r, handle).visibleSlots
+                if Double.random(in: 0..<1, using: &rng) < 0.06, model.backups[r] != nil {
+                    op = .restore(replica: r)
+                } else if live.isEmpty || (roll < 0.12 && items < maxItems) {
                     op = newItem(replica: r)
                 } else if roll < 0.22 {
                     op = .delete(replica: r, item: live.randomElement(using: &rng)!)
                 } else if roll < 0.26 {
                     op = .resolve(replica: r, item: live.randomElement(using: &rng)!)
-                } else if roll < 0.34, slotAdds < maxSlotAdds {
+                } else if roll < 0.34, slotAdds < maxSlotAdds, handle != Step.stateless {
                     let kind = Int.random(in: 0...2, using: &rng)
                     let removable = visible.filter { $0 != 0 }.sorted()
                     let passwords = visible.filter { model.slotIsPassword[$0] == true }
@@ -312,12 +334,21 @@ struct Schedule: Sendable, CustomStringConvertible {
                                flag: Bool.random(using: &rng), wholeSecrets: field == .password && Bool.random(using: &rng))
                 }
             }
+            if handle == Step.stateless, op.replica == nil || !op.suitsStatelessWriter { handle = 0 }
             let step = Step(index: index, op: op, isFinal: false, handle: handle)
             model.apply(step, slotPassword: op.newSlotIsPassword)
             steps.append(step)
         }
-        // The final round: everyone into replica 0, then replica 0 into everyone.
+        // The final round: every app takes up its file (and saves what only its snapshot
+        // holds: a restore may have taken it from the file), then everyone into replica 0,
+        // then replica 0 into everyone.
         var index = count
+        for replica in 0..<replicas {
+            for handle in 0..<CausalModel.handles where handle == 0 || steps.contains(where: { $0.handle == handle && $0.op.replica == replica }) {
+                steps.append(Step(index: index, op: .refresh(replica: replica), isFinal: true, handle: handle))
+                index += 1
+            }
+        }
         for from in 1..<replicas {
             steps.append(Step(index: index, op: .merge(into: 0, from: from, conflictCopy: false, twice: false), isFinal: true))
             index += 1
@@ -355,6 +386,24 @@ struct Schedule: Sendable, CustomStringConvertible {
 }
 
 extension Op {
+    var isSlotRemoval: Bool {
+        if case .removeSlot = self { return true }
+        return false
+    }
+
+    var isRestore: Bool {
+        if case .restore = self { return true }
+        return false
+    }
+
+    /// Whether a process without device state may do it in the simulation: item edits and restores.
+    var suitsStatelessWriter: Bool {
+        switch self {
+        case .add, .edit, .delete, .resolve, .restore: return true
+        default: return false
+        }
+    }
+
     var newSlotIsPassword: Bool? {
         switch self {
         case .addSlot(_, _, let password): return password
@@ -419,10 +468,21 @@ struct CausalModel: Sendable {
     var views: [[ReplicaView]]
     /// The copies of replicas' files the sync service kept, as they were then.
     var kept: [Int: ReplicaView] = [:]
+    /// Each replica's backup (`.bak`): its file as it was before its last save, nil when
+    /// there is none (never saved, or the last save changed the key slots). When a schedule
+    /// is drawn every save of an op is assumed; a run takes it from the files on disk.
+    var backups: [ReplicaView?]
 
     init(replicas: Int) {
         files = Array(repeating: ReplicaView(), count: replicas)
         views = Array(repeating: Array(repeating: ReplicaView(), count: Self.handles), count: replicas)
+        backups = Array(repeating: nil, count: replicas)
+    }
+
+    /// What the vault that acts has seen: an app's snapshot, or for a process without device
+    /// state (``Step/stateless``) the file it has just opened.
+    func view(_ replica: Int, _ handle: Int) -> ReplicaView {
+        handle == Step.stateless ? files[replica] : views[replica][handle]
     }
 
     /// Whether `item` is live in the state that has seen `view`: added, and not every write
@@ -450,11 +510,11 @@ struct CausalModel: Sendable {
     }
 
     func liveItems(on replica: Int, handle: Int) -> [Int] {
-        addedBy.keys.sorted().filter { isLive($0, view: views[replica][handle].seen) }
+        addedBy.keys.sorted().filter { isLive($0, view: view(replica, handle).seen) }
     }
 
     /// Whether the vault `handle` of `replica` has an older snapshot than the file.
-    func isStale(_ replica: Int, _ handle: Int) -> Bool { views[replica][handle] != files[replica] }
+    func isStale(_ replica: Int, _ handle: Int) -> Bool { view(replica, handle) != files[replica] }
 
     /// Whether `step` can run in this state (a reduced schedule may have lost what it needs).
     func canRun(_ step: Step) -> Bool {
@@ -462,12 +522,14 @@ struct CausalModel: Sendable {
         switch step.op {
         case .add(_, let item, _, _): return addedBy[item] == nil
         case .edit(let r, let item, _, _, _, _, _), .delete(let r, let item), .resolve(let r, let item):
-            return isLive(item, view: views[r][h].seen)
+            return isLive(item, view: view(r, h).seen)
         case .addSlot(let r, let slot, _):
-            return slotIsPassword[slot] == nil && files[r].visibleSlots.union(views[r][h].visibleSlots).count < FormatV1.maxSlots
-        case .removeSlot(let r, let slot): return slot != 0 && views[r][h].visibleSlots.contains(slot)
+            return slotIsPassword[slot] == nil && files[r].visibleSlots.union(view(r, h).visibleSlots).count < FormatV1.maxSlots
+        case .removeSlot(let r, let slot): return slot != 0 && view(r, h).visibleSlots.contains(slot)
         case .changeVaultPassword(let r, let slot):
-            return slotIsPassword[slot] == nil && views[r][h].visibleSlots.contains { slotIsPassword[$0] == true }
+            return slotIsPassword[slot] == nil && view(r, h).visibleSlots.contains { slotIsPassword[$0] == true }
+        case .restore(let r): return backups[r] != nil
+        case .refresh: return true
         case .mergeKept(_, let from): return kept[from] != nil
         case .merge, .probe, .keepCopy: return true
         }
@@ -478,7 +540,7 @@ struct CausalModel: Sendable {
                                 noop: Bool = false, resolution: Bool = false) {
         let id = writes.count
         writes.append(SimWrite(id: id, step: step, replica: replica, item: item, field: field, name: name, value: value,
-                               seen: replica < 0 ? [] : views[replica][handle].seen, isNoop: noop, isResolution: resolution))
+                               seen: replica < 0 ? [] : view(replica, handle).seen, isNoop: noop, isResolution: resolution))
         writesByItem[item, default: []].append(id)
         if addedBy[item] == nil { addedBy[item] = id }
         for r in files.indices where r == replica || replica < 0 {
@@ -495,6 +557,7 @@ struct CausalModel: Sendable {
     mutating func apply(_ step: Step, slotPassword: Bool?, noop: Bool = false) -> Bool {
         guard canRun(step) else { return false }
         let s = step.index, h = step.handle
+        let before = step.op.replica.flatMap { $0 >= 0 ? files[$0] : nil }
         switch step.op {
         case .add(let r, let item, let shape, let extras):
             for (field, name) in ItemShape.fields(shape, extras: extras) {
@@ -512,14 +575,13 @@ struct CausalModel: Sendable {
             // neither it nor a deletion there had seen, is dropped: the edit wins
             // (ItemMerge.delete). The vault still saves, so it holds the file from then on.
             if r >= 0 {
-                let view = views[r][h].seen, file = files[r].seen
+                let view = view(r, h).seen, file = files[r].seen
                 let there = (writesByItem[item] ?? []).filter { file.contains($0) }
                 let deletions = there.filter { writes[$0].isDelete }
                 if there.contains(where: { w in
                     !writes[w].isDelete && !view.contains(w) && !deletions.contains { writes[$0].seen.contains(w) }
                 }) {
-                    views[r][h] = files[r]
-                    return true
+                    break
                 }
             }
             write(step: s, replica: r, handle: h, item: item, field: nil, name: nil, value: nil)
@@ -532,7 +594,7 @@ struct CausalModel: Sendable {
             files[r].removedSlots.insert(slot)
         case .changeVaultPassword(let r, let slot):
             // The password slots this vault saw give way; any another app added meanwhile stay.
-            for old in views[r][h].visibleSlots where slotIsPassword[old] == true { files[r].removedSlots.insert(old) }
+            for old in view(r, h).visibleSlots where slotIsPassword[old] == true { files[r].removedSlots.insert(old) }
             files[r].knownSlots.insert(slot)
             slotIsPassword[slot] = true
         case .merge(let into, let from, _, _):
@@ -541,11 +603,25 @@ struct CausalModel: Sendable {
             kept[r] = files[r]
         case .mergeKept(let into, let from):
             if let copy = kept[from] { files[into].absorb(copy) }
+        case .restore(let r):
+            guard let backup = backups[r] else { return false }
+            files[r] = backup
+        case .refresh:
+            break
         case .probe:
             break
         }
-        // The vault that saved holds what it saved: the file, merged with what it found there.
-        if let r = step.op.replica, r >= 0 { views[r][h] = files[r] }
+        if let r = step.op.replica, r >= 0, let before {
+            // An app's save joins its snapshot with the file (Vault.commit): what a restore
+            // took from the file comes back from an app that still held it. A restore does not
+            // join: the backup is put in place as it is.
+            if h != Step.stateless, !step.op.isRestore { files[r].absorb(views[r][h]) }
+            // The backup is the file before this save, or after it when the key slots changed
+            // (no file under old slots is left); a run reads what the disk says instead.
+            backups[r] = step.op.newSlotIsPassword != nil || step.op.isSlotRemoval ? files[r] : before
+            // The vault that saved holds what it saved: the file, merged with what it found there.
+            if h != Step.stateless { views[r][h] = files[r] }
+        }
         return true
     }
 }
@@ -575,9 +651,10 @@ extension ItemShape {
 
 struct SimulationStats: Sendable {
     var steps = 0, merges = 0, conflictCopies = 0, conflictedItems = 0, conflictRecords = 0, writes = 0
-    var deletedItems = 0, probes = 0, staleSaves = 0, restoredItems = 0
+    var deletedItems = 0, probes = 0, staleSaves = 0, restoredItems = 0, restores = 0, statelessSteps = 0, lostToRestores = 0
 
     mutating func add(_ other: SimulationStats) {
+        restores += other.restores; statelessSteps += other.statelessSteps; lostToRestores += other.lostToRestores
         steps += other.steps; merges += other.merges; conflictCopies += other.conflictCopies
         conflictedItems += other.conflictedItems; conflictRecords += other.conflictRecords; writes += other.writes
         deletedItems += other.deletedItems; probes += other.probes; staleSaves += other.staleSaves; restoredItems += other.restoredItems
@@ -635,8 +712,9 @@ final class SimulationRun {
     /// The cheapest Argon2id the format allows: password slots cost nothing to add.
     static let cheapKDF = Argon2idParameters(memoryKiB: 8, iterations: 1, lanes: 1)
 
+    /// Backups are kept: restores put them back.
     static func options(_ state: ReplicaStateLocation) -> VaultOptions {
-        VaultOptions(kdf: cheapKDF, keepsBackup: false, lockTimeout: .seconds(5), replicaState: state)
+        VaultOptions(kdf: cheapKDF, keepsBackup: true, lockTimeout: .seconds(5), replicaState: state)
     }
 
     private init(schedule: Schedule, root: URL) throws {
@@ -681,12 +759,29 @@ final class SimulationRun {
         for step in schedule.steps {
             guard model.canRun(step) else { continue }
             if let r = step.op.replica, model.isStale(r, step.handle) { outcome.stats.staleSaves += 1 }
+            // What the replica's backup is after the step, the disk says: the file as it was
+            // before, if the step replaced it and left a backup.
+            let replica = step.op.replica
+            let fileBefore = replica.map { FileVersion(of: paths[$0]) }, modelBefore = replica.map { model.files[$0] }
+            let backupBefore = replica.map { model.backups[$0] }
             do {
                 try perform(step)
             } catch {
                 fail("step s\(step.index) (\(step.description.trimmingCharacters(in: .whitespaces))) threw \(error)")
                 return
             }
+            if let r = replica, let fileBefore, let modelBefore, let backupBefore {
+                if FileVersion(of: paths[r]) == fileBefore {
+                    model.backups[r] = backupBefore
+                } else if let backup = FileManager.default.contents(atPath: paths[r] + ".bak") {
+                    // A save that changed the key slots leaves the new version as the backup.
+                    model.backups[r] = backup == FileManager.default.contents(atPath: paths[r]) ? model.files[r] : modelBefore
+                } else {
+                    model.backups[r] = nil
+                }
+            }
+            if step.handle == Step.stateless { outcome.stats.statelessSteps += 1 }
+            if step.op.isRestore { outcome.stats.restores += 1 }
             outcome.stats.steps += 1
         }
         do {
@@ -731,8 +826,15 @@ final class SimulationRun {
 
     private func perform(_ step: Step) throws {
         let s = step.index
-        // The replica's vault that acts: its first app's, or the second app's on the same file.
-        let app: Vault = step.op.replica.map { step.handle == 0 ? vaults[$0] : secondApps[$0]! } ?? vaults[0]
+        // The replica's vault that acts: its first app's, the second app's on the same file, or
+        // a process's without device state (a fresh replica id), opened for this step alone.
+        let app: Vault = try step.op.replica.map { r in
+            switch step.handle {
+            case 0: return vaults[r]
+            case Step.stateless: return try Vault.open(at: paths[r], credential: openingKey, options: Self.options(.none))
+            default: return secondApps[r]!
+            }
+        } ?? vaults[0]
         func value(_ r: Int, _ field: SimField, _ name: String?) -> String {
             Schedule.value(step: s, replica: r, field: field, name: name)
         }
@@ -843,6 +945,12 @@ final class SimulationRun {
         case .probe(let a, let b):
             try probe(a, b, step: s)
             outcome.stats.probes += 1
+
+        case .restore:
+            try app.restoreBackup()
+
+        case .refresh:
+            try app.refresh()
         }
         model.apply(step, slotPassword: nil)
     }
@@ -965,9 +1073,12 @@ final class SimulationRun {
 
         let vault = vaults[0]
         let snapshot = try Self.snapshot(paths[0], credential: openingKey)
-        // After the final round replica 0's file has seen every write.
+        // After the final round replica 0's file has seen every write some file still held:
+        // a write only a restored-away version held (or only an app's snapshot, or a copy the
+        // sync service kept) is gone by the user's choice, and is not judged.
         let all = model.files[0].seen
-        if all.count != model.writes.count { fail("the model's final round left \(model.writes.count - all.count) writes unseen by r0") }
+        if model.files.contains(where: { !$0.seen.isSubset(of: all) }) { fail("the model's final round left writes a file holds unseen by r0") }
+        outcome.stats.lostToRestores += model.writes.count - all.count
 
         // Key slots: those added and not removed, as the model unions them.
         let expectedSlots = Set(model.files[0].visibleSlots.compactMap { slotIdentities[$0] }.map(Hex.encode))
@@ -980,7 +1091,12 @@ final class SimulationRun {
             guard let id = ids[item] else { fail("item\(item) was never given an id"); continue }
             let expectLive = model.isLive(item, view: all)
             let isLive = snapshot.entries[id] != nil, isTombstone = snapshot.tombstones[id] != nil
-            let writes = (model.writesByItem[item] ?? []).map { model.writes[$0] }
+            guard let added = model.addedBy[item], all.contains(added) else {
+                // Added in a version a restore took back, and held by no file now.
+                if isLive || isTombstone { fail("item\(item), whose addition no file held, is in r0") }
+                continue
+            }
+            let writes = (model.writesByItem[item] ?? []).filter { all.contains($0) }.map { model.writes[$0] }
             guard isLive || isTombstone else { fail("item\(item) is missing from r0 (neither live nor a tombstone)"); continue }
             if isTombstone {
                 outcome.stats.deletedItems += 1

@@ -198,10 +198,12 @@ struct VaultUnlockCacheTests {
             let cache = MemoryUnlockCache()
             try vault.cacheUnlock(in: cache, for: .seconds(60))
             var bytes = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
-            // Inside the first record's overview ciphertext (the record starts with it):
-            // overviews are checked at open (SPEC.md §10).
-            let record = try #require(try VaultFileV2.parse(bytes).records.first)
-            bytes[record.body.startIndex] ^= 0x01
+            // The last row's id in the manifest (its first occurrence): the manifest's MAC,
+            // checked once the cached key unlocks the file, fails, so the file does not open
+            // (SPEC.md §10). (A damaged overview alone no longer stops the open, §10 notes.)
+            let id = try #require(try VaultFileV2.parse(bytes).records.map(\.id).max()).bytes
+            let at = try #require((0...(bytes.count - id.count)).first { Array(bytes[$0..<($0 + id.count)]) == id })
+            bytes[at + id.count - 1] ^= 0x01
             try Data(bytes).write(to: URL(fileURLWithPath: path))
             let error = #expect(throws: CofferError.self) { try Vault.open(at: path, unlockCache: cache, options: testOptions) }
             #expect(error?.kind == .tampered)

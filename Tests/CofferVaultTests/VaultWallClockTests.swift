@@ -66,7 +66,11 @@ struct VaultWallClockTests {
     func editsAndCacheReadTheClock() throws {
         try withTemporaryDirectory { dir in
             let vault = try Self.vault(in: dir)
-            let item = try vault.add(.genericPassword(service: "s", account: "a"), secrets: ItemSecrets(password: try secure("one")))
+            // Added before the fixed time: an edit never moves `modified` back (SPEC.md §17.5).
+            var attributes = ItemAttributes.genericPassword(service: "s", account: "a")
+            attributes.created = Date(millisecondsSince1970: Self.fixed - 86_400_000)
+            attributes.modified = attributes.created
+            let item = try vault.add(attributes, secrets: ItemSecrets(password: try secure("one")))
             let updated = try vault.update(item.id, secrets: ItemSecrets(password: try secure("two")))
             #expect(updated.modified == Self.fixedDate)
             #expect(try vault.secrets(for: item.id).passwordHistory.map(\.replaced) == [Self.fixedDate])

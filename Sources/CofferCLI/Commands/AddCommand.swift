@@ -9,8 +9,9 @@ struct AddCommand: ParsableCommand {
         discussion: """
             The item's password is asked for twice on a terminal; on a pipe it is the line \
             after the master password. With --generate, a random password is made instead \
-            (generator flags as in `coffer generate`) and nothing is printed: show it with \
-            `coffer get`. Each --secret-field NAME then reads one more line (or prompt) for its value.
+            (generator flags as in `coffer generate`); --print prints it on stdout once the \
+            item is saved, --clip copies it to the clipboard (cleared after --clear-after \
+            seconds), else nothing is printed: show it with `coffer get`. Each --secret-field NAME then reads one more line (or prompt) for its value.
 
             --server takes a URL: its host is the server, its scheme the protocol, plus port \
             and path; the URL is also kept in the item's URLs. --comment and --field NAME=VALUE \
@@ -27,7 +28,7 @@ struct AddCommand: ParsableCommand {
 
             EXAMPLES:
               coffer add vault.coffer --service github.com --account octocat --tag work
-              coffer add vault.coffer --server https://example.com/login --account me --generate --length 24
+              coffer add vault.coffer --server https://example.com/login --account me --generate --length 24 --clip
               printf 'master\\nitem-password\\n' | coffer add vault.coffer --service api --account ci
               { printf 'master\\nitem-password\\n'; cat notes.txt; } | coffer add vault.coffer --service db --notes
             """)
@@ -72,6 +73,11 @@ struct AddCommand: ParsableCommand {
     @Flag(help: "Generate the password instead of reading it.")
     var generate = false
 
+    @Flag(name: .customLong("print"), help: "With --generate: print the new password on stdout once the item is saved.")
+    var printPassword = false
+
+    @OptionGroup var clipboard: ClipboardArguments
+
     @OptionGroup(title: "Generator options (with --generate)")
     var generator: GeneratorFlags
 
@@ -81,6 +87,9 @@ struct AddCommand: ParsableCommand {
         }
         if service?.isEmpty == true { throw ValidationError("--service must not be empty") }
         if generator.anyGiven && !generate { throw ValidationError("generator options need --generate") }
+        if (printPassword || clipboard.clip) && !generate { throw ValidationError("--\(printPassword ? "print" : "clip") needs --generate (a typed password is not shown)") }
+        if printPassword && clipboard.clip { throw ValidationError("--print and --clip cannot be used together") }
+        try clipboard.check()
     }
 
     func run() throws {
@@ -100,6 +109,7 @@ struct AddCommand: ParsableCommand {
         attributes.isFavorite = favorite
         attributes.fields = try parseFieldAssignments(field)
         let passwordGenerator = generate ? try generator.generator() : nil
+        let tool = try clipboard.tool()
 
         let unlocked = try vault.unlock(saving: rollback,
                                         cache: .readingStdin(secrets: passwordGenerator == nil || !secretField.isEmpty || notes))
@@ -115,6 +125,9 @@ struct AddCommand: ParsableCommand {
         do {
             let item = try vault.run { try unlocked.vault.add(attributes, secrets: secrets) }
             Output.error("added \(item.summary)")
+            // Shown only once the item is saved: a password shown for an item that failed to save is lost.
+            if passwordGenerator != nil, let tool { try clipboard.copy(password, with: tool, what: "the new password") }
+            if passwordGenerator != nil, printPassword { try Output.secretLine(password) }
         } catch let failure as CLIFailure where failure.status == .duplicate {
             throw CLIFailure(.duplicate, "an item for \(Self.name(attributes)) already exists in \(vault.vault); change it with `coffer edit`")
         }

@@ -9,9 +9,11 @@ struct CheckCommand: ParsableCommand {
         discussion: """
             Unlocks the vault, then decrypts and authenticates every entry against the \
             manifest. Prints one line and exits 0 when all is well; a corrupted or tampered \
-            file is exit 65. Other commands check an entry when they use it (SPEC.md §10), \
-            so `get` of one item still works when another entry is damaged; `check` finds \
-            damage anywhere.
+            file is exit 65. A damaged entry is named by its id, one line each on stdout, and \
+            the message says the ways out (`export --salvage`, `repair`, `restore`, `merge`). \
+            Other commands check an entry when they use it (SPEC.md §10), so `get` of one item \
+            still works, and `list` and `search` show the rest, when another entry is damaged; \
+            `check` finds damage anywhere.
 
             EXAMPLES:
               coffer check vault.coffer
@@ -21,9 +23,14 @@ struct CheckCommand: ParsableCommand {
 
     func run() throws {
         let unlocked = try vault.unlock()
-        let count = try vault.run { () throws -> Int in
-            try withProgressHint("checking…") { try unlocked.vault.verifyAll() }
-            return try unlocked.vault.items().count
+        let (count, damaged) = try vault.run { () throws -> (Int, [DamagedItem]) in
+            let damaged = try withProgressHint("checking…") { try unlocked.vault.damagedItems() }
+            return (try unlocked.vault.readableItems().items.count, damaged)
+        }
+        guard damaged.isEmpty else {
+            for entry in damaged { Output.line("\(vault.vault): damaged: \(entry) (id \(entry.id.hex))") }
+            throw CLIFailure(.vaultUnreadable, "\(vault.vault): \(DamagedEntries.named(damaged)); "
+                             + "\(count) item\(count == 1 ? "" : "s") read and verified; \(DamagedEntries.wayOut(vault.vault))")
         }
         Output.line("\(vault.vault): OK (header, manifest and \(count) \(count == 1 ? "entry" : "entries") verified)")
     }

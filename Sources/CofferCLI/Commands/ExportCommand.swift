@@ -20,9 +20,14 @@ struct ExportCommand: ParsableCommand {
             The export goes to stdout, or with --output PATH to a new file with mode 0600 (an \
             existing file is never overwritten: exit 73).
 
+            A damaged entry (its bytes changed on disk) fails the export (exit 65); with \
+            --salvage every item that can be read is exported and the damaged ones are named \
+            on stderr (exit 0): save what is readable, then `coffer repair`.
+
             EXAMPLES:
               coffer export vault.coffer --format json --output /media/usb/coffer.json
               coffer export vault.coffer --format csv > passwords.csv
+              coffer export vault.coffer --format json --salvage --output rescued.json
             """)
 
     @OptionGroup var vault: VaultArguments
@@ -32,6 +37,9 @@ struct ExportCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("Write to this new file (mode 0600) instead of stdout.", valueName: "path"), completion: .file())
     var output: String?
+
+    @Flag(help: "Export every item that can be read, naming damaged entries on stderr, instead of failing on the first.")
+    var salvage = false
 
     func validate() throws {
         guard ExportFormat(rawValue: format) != nil else { throw ValidationError("--format must be json or csv") }
@@ -45,12 +53,25 @@ struct ExportCommand: ParsableCommand {
         }
         let unlocked = try vault.unlock()
         Output.error("coffer: warning: the export is plaintext: anyone who reads it can read every password")
+        var leftOut: [DamagedItem] = []
         if let output {
-            try vault.run { try unlocked.vault.exportItems(format: format, toFile: output) }
+            if salvage {
+                leftOut = try vault.run { try unlocked.vault.exportReadableItems(format: format, toFile: output) }
+            } else {
+                try vault.run { try unlocked.vault.exportItems(format: format, toFile: output) }
+            }
             Output.error("exported \(format.rawValue) to \(output) (mode 0600)")
+        } else if salvage {
+            let salvaged = try vault.run { try unlocked.vault.exportReadableItems(format: format) }
+            leftOut = salvaged.damaged
+            try salvaged.contents.withUnsafeBytes { try Output.bytes($0) }
         } else {
             let export = try vault.run { try unlocked.vault.exportItems(format: format) }
             try export.withUnsafeBytes { try Output.bytes($0) }
+        }
+        if !leftOut.isEmpty {
+            Output.error("coffer: warning: \(vault.vault): \(DamagedEntries.named(leftOut)) left out of the export; "
+                         + "`coffer repair \(vault.vault)` replaces them from \(vault.vault).bak or another copy, or takes them out")
         }
     }
 }

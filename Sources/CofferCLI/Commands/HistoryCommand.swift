@@ -19,10 +19,13 @@ struct HistoryCommand: ParsableCommand {
               {"id": str, "kind": str, "label": str|null, "service": str|null,
                "account": str|null, "server": str|null,
                "passwordHistory": [{"replaced": str, "password": str|null}],
-               "conflicts": [{"field": str, "date": str, "removed": bool, "secret": bool,
-                              "value": str|null}]}
+               "conflicts": [{"field": str, "name": str|null, "date": str, "removed": bool,
+                              "secret": bool, "value": str|null}]}
             with dates in ISO 8601 (UTC, milliseconds); "password" and a secret "value" are \
-            null unless --show-passwords; "value" is null for a removal.
+            null unless --show-passwords; "value" is null for a removal; "name" is the name of \
+            a custom field, secret field or attachment ("fields", "secret-fields", \
+            "attachments"), a removed one too, else null. A conflict stays listed until \
+            `coffer resolve`, or until its own field is edited.
 
             EXAMPLES:
               coffer history vault.coffer --service github.com
@@ -70,6 +73,7 @@ struct HistoryCommand: ParsableCommand {
             }
             records.append(.object([
                 ("field", .string(conflict.field)),
+                ("name", .optional(conflict.name)),
                 ("date", .string(ItemJSON.date(conflict.date))),
                 ("removed", .bool(conflict.isRemoval)),
                 ("secret", .bool(conflict.secrets != nil)),
@@ -103,7 +107,8 @@ struct HistoryCommand: ParsableCommand {
         } else {
             out.append("conflicts (oldest first; `coffer resolve` marks them reviewed):\n")
             for conflict in conflicts {
-                out.append("  " + ItemJSON.date(conflict.date) + "  " + Output.visible(conflict.field) + ": ")
+                out.append("  " + ItemJSON.date(conflict.date) + "  " + Output.visible(conflict.field)
+                           + (conflict.name.map { " " + Output.visible($0) } ?? "") + ": ")
                 if conflict.isRemoval {
                     out.append("(removed)")
                 } else if conflict.secrets != nil {

@@ -73,7 +73,7 @@ struct InfoCommand: ParsableCommand {
         for (index, slot) in info.slots.enumerated() {
             var line = "  \(index + 1). \(slot.kind)"
             if let kdf = slot.kdf {
-                line += " (Argon2id: \(Self.memory(kdf.memoryKiB)), \(kdf.iterations) iterations, \(kdf.lanes) lanes)"
+                line += " (Argon2id: \(Self.memory(kdf.memoryKiB)), \(Output.plural(Int(kdf.iterations), "iteration")), \(Output.plural(Int(kdf.lanes), "lane")))"
             }
             Output.line(line)
         }

@@ -96,6 +96,6 @@ struct InitCommand: ParsableCommand {
             throw error
         }
         Output.error("created \(vault) with a \(credential.slotKind) slot (Argon2id: \(kdfMemory) MiB, "
-                     + "\(kdfIterations) iterations, \(kdfParallelism) lanes)")
+                     + "\(Output.plural(Int(kdfIterations), "iteration")), \(Output.plural(Int(kdfParallelism), "lane")))")
     }
 }

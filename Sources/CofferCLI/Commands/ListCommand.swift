@@ -12,7 +12,9 @@ struct ListCommand: ParsableCommand {
             parentheses, else the service, address or note title. The list reads in order of \
             the label (else service, else server), then account: case and accents ignored, \
             numbers in names compared as numbers ("item 2" before "item 10"). \
-            With a filter that matches nothing, exit 1.
+            With a filter that matches nothing, exit 1. A damaged entry (SPEC.md §10) does not \
+            stop the listing: the readable items are listed, the damaged ones named on stderr, \
+            and the exit is 65 (see `coffer repair`).
 
             --conflicts lists only the items with values that lost a concurrent edit on \
             another device (kept by `coffer sync`, `merge` or the git merge driver); see them \
@@ -40,10 +42,10 @@ struct ListCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Only internet passwords of this server (host).", valueName: "host"))
     var server: String?
 
-    @Option(help: "Only items with this tag.")
+    @Option(help: "Only items with this tag or a tag under it (`Work` lists `Work/Email` too).")
     var tag: String?
 
-    @Option(help: ArgumentHelp("Only items of this kind: generic-password, internet-password or secure-note.", valueName: "kind"))
+    @Option(help: ArgumentHelp("Only items of this kind: generic-password (generic), internet-password (internet, login) or secure-note (note).", valueName: "kind"))
     var kind: String?
 
     @Flag(help: "Only favorites.")
@@ -56,24 +58,27 @@ struct ListCommand: ParsableCommand {
     var json = false
 
     func validate() throws {
-        if let kind, ItemKind(rawValue: kind) == nil {
-            throw ValidationError("--kind must be generic-password, internet-password or secure-note")
+        if let kind, ItemKind(option: kind) == nil {
+            throw ValidationError("--kind must be generic-password (or generic), internet-password (or internet, login) or secure-note (or note)")
         }
     }
 
     func run() throws {
-        let query = ItemQuery(kind: kind.flatMap(ItemKind.init(rawValue:)), service: service, server: server,
+        let query = ItemQuery(kind: kind.flatMap(ItemKind.init(option:)), service: service, server: server,
                               tag: tag, isFavorite: favorites ? true : nil)
         let unlocked = try vault.unlock()
-        let items = try vault.run { () throws -> [Item] in
-            let matching = try unlocked.vault.items(matching: query)
-            guard conflicts else { return matching }
+        let (items, damaged) = try vault.run { () throws -> ([Item], [DamagedItem]) in
+            let readable = try unlocked.vault.readableItems(matching: query)
+            guard conflicts else { return (readable.items, readable.damaged) }
             let flagged = Set(try unlocked.vault.itemsWithConflicts().map(\.id))
-            return matching.filter { flagged.contains($0.id) }
+            return (readable.items.filter { flagged.contains($0.id) }, readable.damaged)
         }
         try printItems(items.sortedForReading(), json: json)
+        if !damaged.isEmpty { throw DamagedEntries.failure(damaged, vault: vault.vault, shown: "the others are listed") }
         if items.isEmpty && (query != .all || conflicts) {
             throw CLIFailure(.noMatch, conflicts ? "no item matched with conflicting edits" : "no item matched")
         }
+        // An empty vault is no failure, but silence looks like one.
+        if items.isEmpty && !json { Output.error("coffer: \(vault.vault) holds no items yet; add one with `coffer add` or `coffer import`") }
     }
 }

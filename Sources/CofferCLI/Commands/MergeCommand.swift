@@ -49,9 +49,11 @@ struct MergeCommand: ParsableCommand {
     func run() throws {
         let files = try ReplicaMerging.distinct(others.map { ReplicaFile(path: $0, service: nil) }, vault: vault.vault)
         let unlocked = try vault.unlock(saving: rollback)
+        let wasRolledBack = unlocked.vault.rollback != nil
         let outcomes = ReplicaMerging.merge(files, into: unlocked.vault, vaultPath: vault.vault)
         ReplicaMerging.printOutcomes(outcomes)
         ReplicaMerging.printSummary(outcomes, vault: vault.vault)
+        RollbackArguments.sayIfHealed(unlocked.vault, path: vault.vault, wasRolledBack: wasRolledBack)
         if json { try ReplicaMerging.json(outcomes, vault: vault.vault).print() }
         if let status = ReplicaMerging.worstProblem(outcomes) {
             throw CLIFailure(status, "\(ReplicaMerging.plural(outcomes.count { !$0.merged }, "file")) not merged (see above)")

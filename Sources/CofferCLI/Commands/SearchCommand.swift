@@ -11,7 +11,8 @@ struct SearchCommand: ParsableCommand {
             field values, ignoring case and diacritics (`unicode` finds `Ünïcödé`). From 3 \
             characters, TEXT's letters in order with gaps in a name (label, service, server, \
             account) match too (`gthub` finds `github`), listed after the items that contain \
-            TEXT. Output as in `coffer list`; no match is exit 1.
+            TEXT. Output as in `coffer list` (a damaged entry is named and the rest searched, exit \
+            65); no match is exit 1.
 
             EXAMPLES:
               coffer search vault.coffer bank
@@ -28,8 +29,10 @@ struct SearchCommand: ParsableCommand {
 
     func run() throws {
         let unlocked = try vault.unlock()
-        let items = try vault.run { try unlocked.vault.items(matching: ItemQuery(text: text)) }
+        let found = try vault.run { try unlocked.vault.readableItems(matching: ItemQuery(text: text)) }
+        let items = found.items
         try printItems(items, json: json)
+        if !found.damaged.isEmpty { throw DamagedEntries.failure(found.damaged, vault: vault.vault, shown: "the others were searched") }
         if items.isEmpty { throw CLIFailure(.noMatch, "no item matched \"\(text)\"") }
     }
 }

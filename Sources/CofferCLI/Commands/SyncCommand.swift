@@ -1,11 +1,11 @@
 import ArgumentParser
 import Coffer
 
-/// `coffer sync VAULT [--copy PATH]... [--delete-copies] [--json]`
+/// `coffer sync VAULT [--copy PATH]... [--keep-copies] [--json]`
 struct SyncCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync",
-        abstract: "Merge the conflict copies a sync service left beside the vault, then move them away.",
+        abstract: "Merge the conflict copies a sync service left beside the vault, then delete them.",
         discussion: """
             When two devices change the vault before the sync service (Syncthing, Dropbox, \
             Nextcloud or ownCloud) has carried one change to the other, the service keeps one \
@@ -22,15 +22,22 @@ struct SyncCommand: ParsableCommand {
             losing password also goes to the password history). A deletion loses to an edit \
             it had not seen.
 
-            Only after VAULT is saved with a copy merged in is the copy put away: moved into \
-            the folder .coffer-merged/ beside the vault (created with mode 0700), keeping its \
-            name (a name already there gets ~2, ~3… before the extension: nothing there is \
-            ever replaced), or deleted with --delete-copies. A copy of another vault, a \
-            damaged one, or one that cannot be read is reported on stderr, left where it is, \
-            and the others are merged all the same; the exit code then names the worst \
-            problem: 76 (the vault was rolled back: nothing could be saved), 75 (busy), 74 \
-            (a file could not be read, moved or deleted), 65 (another vault, or damaged). \
-            Without any copy, the vault is not even unlocked, and the exit code is 0.
+            Only after VAULT is saved with a copy merged in, and only if the copy passed every \
+            check (MACs, every record's digest, and the secret part of every record taken from \
+            it), is the copy deleted: everything it held is now in VAULT, and a copy left in the \
+            synced folder would travel to every device and keep opening with every password it \
+            ever had. With --keep-copies it is moved instead into this device's state folder \
+            ($XDG_STATE_HOME/coffer/merged/VAULT-ID/, else ~/.local/state/coffer/merged/VAULT-ID/, \
+            mode 0700), outside the synced folder, keeping its name (a name already there gets \
+            ~2, ~3… before the extension: nothing there is ever replaced); the line for each \
+            copy says where it went. A copy that fails a check (another vault, damaged anywhere, \
+            unreadable) is never reported merged: it is reported on stderr and left where it is, \
+            and the others are merged all the same; the exit code then names the worst problem: \
+            76 (the vault was rolled back and no copy brought the newer version back: nothing \
+            could be saved), 75 (busy), 74 (a file could not be read, moved or deleted), 65 \
+            (another vault, or damaged). A copy refused because the vault was rolled back is \
+            tried again after a later copy heals the rollback. Without any copy, the vault is \
+            not even unlocked, and the exit code is 0.
 
             One line per file and a summary go to stderr; with --json, the report goes to stdout.
 
@@ -42,7 +49,7 @@ struct SyncCommand: ParsableCommand {
 
             EXAMPLES:
               coffer sync ~/Sync/vault.coffer
-              coffer sync ~/Dropbox/vault.coffer --key-file ~/.config/coffer/vault.key --delete-copies
+              coffer sync ~/Dropbox/vault.coffer --key-file ~/.config/coffer/vault.key --keep-copies
               coffer sync vault.coffer --copy /media/usb/vault.coffer --json
             """)
 
@@ -54,8 +61,9 @@ struct SyncCommand: ParsableCommand {
             completion: .file(extensions: ["coffer"]))
     var copies: [String] = []
 
-    @Flag(name: .customLong("delete-copies"), help: "Delete each copy once merged, instead of moving it into .coffer-merged/.")
-    var deleteCopies = false
+    @Flag(name: .customLong("keep-copies"),
+          help: "Move each merged copy into this device's state folder (merged/VAULT-ID/, outside the synced folder) instead of deleting it.")
+    var keepCopies = false
 
     @Flag(help: "Print the report as JSON on stdout (shape above).")
     var json = false
@@ -74,17 +82,13 @@ struct SyncCommand: ParsableCommand {
             return
         }
         let unlocked = try vault.unlock(saving: rollback)
-        // Where merged copies go: known now, created when the first one needs it.
-        var backupFolder = ".coffer-merged"
+        let wasRolledBack = unlocked.vault.rollback != nil
+        // Where kept copies go (--keep-copies): this device's state folder, created when the
+        // first one needs it; never a folder that is synced.
+        var keptFolder: String?
         var folderProblem: CLIFailure?
-        var folderReady = false
-        do {
-            backupFolder = try Vault.mergedCopiesFolder(forVaultAt: vault.vault, creating: false)
-        } catch {
-            folderProblem = CLIFailure(.ioError, "cannot find the folder of \(vault.vault): \(Self.reason(error)); merged copies were left in place")
-        }
         let outcomes = ReplicaMerging.merge(files, into: unlocked.vault, vaultPath: vault.vault) { outcome in
-            // The vault is saved with this copy merged in: now the copy may go.
+            // The vault is saved with this copy merged in, and the copy passed every check: now it may go.
             let path = outcome.file.path
             let changed = "\(path) changed while it was merged; left in place for the next sync"
             guard let noted = outcome.version else {
@@ -93,23 +97,20 @@ struct SyncCommand: ParsableCommand {
             }
             do {
                 let disposal: MergedCopyDisposal
-                if deleteCopies {
-                    disposal = .delete
-                } else {
+                if keepCopies {
                     if let folderProblem { throw folderProblem }
-                    if !folderReady {
+                    if keptFolder == nil {
                         do throws(CofferError) {
-                            _ = try Vault.mergedCopiesFolder(forVaultAt: vault.vault)
-                            folderReady = true
+                            keptFolder = try Vault.mergedCopiesFolder(forVaultAt: vault.vault)
                         } catch {
-                            let problem = error.kind == .fileExists
-                                ? CLIFailure(.ioError, "\(backupFolder) exists and is not a folder; merged copies were left in place")
-                                : CLIFailure(.ioError, "cannot create \(backupFolder): \(Self.reason(error))")
+                            let problem = CLIFailure(.ioError, "cannot make the folder for kept copies: \(Self.reason(error)); merged copies were left in place")
                             folderProblem = problem
                             throw problem
                         }
                     }
-                    disposal = .move(into: backupFolder)
+                    disposal = .move(into: keptFolder ?? "")
+                } else {
+                    disposal = .delete
                 }
                 switch try Vault.putAwayMergedCopy(at: path, unchangedSince: noted, disposal) {
                 case .moved(let to): outcome.movedTo = to
@@ -119,15 +120,16 @@ struct SyncCommand: ParsableCommand {
             } catch let failure as CLIFailure {
                 outcome.disposalFailure = failure
             } catch let error as CofferError {
-                outcome.disposalFailure = deleteCopies
-                    ? CLIFailure(.ioError, "cannot delete \(path): \(Self.reason(error)); it was left in place")
-                    : CLIFailure(.ioError, "cannot move \(path) to \(backupFolder): \(Self.reason(error)); it was left in place")
+                outcome.disposalFailure = keepCopies
+                    ? CLIFailure(.ioError, "cannot move \(path) to \(keptFolder ?? "the state folder"): \(Self.reason(error)); it was left in place")
+                    : CLIFailure(.ioError, "cannot delete \(path): \(Self.reason(error)); it was left in place")
             } catch {
                 outcome.disposalFailure = CLIFailure(.ioError, "cannot put \(path) away: \(error)")
             }
         }
         ReplicaMerging.printOutcomes(outcomes)
         ReplicaMerging.printSummary(outcomes, vault: vault.vault)
+        RollbackArguments.sayIfHealed(unlocked.vault, path: vault.vault, wasRolledBack: wasRolledBack)
         if json { try ReplicaMerging.json(outcomes, vault: vault.vault).print() }
         if let status = ReplicaMerging.worstProblem(outcomes) {
             let failed = outcomes.count { !$0.merged }

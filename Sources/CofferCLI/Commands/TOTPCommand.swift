@@ -17,6 +17,9 @@ struct TOTPCommand: ParsableCommand {
             stores it as the item's `otp` field. It is a secret, so it is never taken from the \
             command line.
 
+            --clip copies the code to the clipboard instead (cleared after --clear-after \
+            seconds, as for `coffer get --clip`).
+
             JSON shape:
               {"code": str, "secondsRemaining": int, "period": int, "digits": int,
                "algorithm": "SHA1"|"SHA256"|"SHA512"}
@@ -24,6 +27,7 @@ struct TOTPCommand: ParsableCommand {
             EXAMPLES:
               coffer totp vault.coffer --service github.com --account octocat
               coffer totp vault.coffer --server https://example.com --json
+              coffer totp vault.coffer github --clip
               printf '%s\\n%s\\n' "$MASTER" 'otpauth://totp/GitHub:octocat?secret=...' | coffer totp vault.coffer --service github.com --set
             """)
 
@@ -37,12 +41,17 @@ struct TOTPCommand: ParsableCommand {
     @Flag(name: .customLong("set"), help: "Store a one-time password (read like a password) instead of printing a code.")
     var set = false
 
+    @OptionGroup var clipboard: ClipboardArguments
+
     func validate() throws {
         if set && json { throw ValidationError("--set and --json cannot be used together") }
+        if clipboard.clip && (set || json) { throw ValidationError("--clip cannot be used with --\(set ? "set" : "json")") }
+        try clipboard.check()
     }
 
     func run() throws {
         _ = try selector.itemName()   // a usage error (64) before the vault is opened
+        let tool = try clipboard.tool()
         let unlocked = try set ? vault.unlock(saving: rollback, cache: .readingStdin(secrets: true)) : vault.unlock()
         let item = try vault.run { try selector.resolve(in: unlocked.vault) }
         if set {
@@ -61,6 +70,7 @@ struct TOTPCommand: ParsableCommand {
         }
         let now = Date()
         let code = try mappingErrors(vault: nil) { try totp.code(at: now) }
+        if let tool { return try clipboard.copy(try SecureBytes(copying: Array(code.utf8)), with: tool, what: "the code") }
         guard json else {
             Output.line(code)
             return

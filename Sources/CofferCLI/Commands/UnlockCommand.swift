@@ -34,7 +34,8 @@ struct UnlockCommand: ParsableCommand {
 
     @Option(name: .customLong("for"),
             help: ArgumentHelp("How long it stays unlocked: 15m, 1h30m, 90s, or minutes (1 second to 24 hours).",
-                               valueName: "duration"))
+                               valueName: "duration"),
+            transform: UnlockDuration.init(parsing:))
     var lifetime = UnlockDuration(seconds: 15 * 60)
 
     func run() throws {

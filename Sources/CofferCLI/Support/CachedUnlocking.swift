@@ -63,14 +63,25 @@ struct UnlockDuration: ExpressibleByArgument, Equatable {
 
     init(seconds: Int) { self.seconds = seconds }
 
-    init?(argument: String) {
+    init?(argument: String) { try? self.init(parsing: argument) }
+
+    /// `--for`'s value, or a usage error that says what is wrong: the 24-hour maximum, or
+    /// the forms it takes.
+    init(parsing argument: String) throws {
+        guard let seconds = Self.seconds(argument) else {
+            throw ValidationError("--for takes a duration such as 15m, 1h30m, 90s, or minutes; got \(argument)")
+        }
+        guard seconds >= 1, seconds <= Self.maximumSeconds else {
+            throw ValidationError("--for must be 1 second to 24 hours (24h); got \(argument)")
+        }
+        self.seconds = seconds
+    }
+
+    /// The seconds `argument` spells, whatever its size; nil when it is no duration.
+    private static func seconds(_ argument: String) -> Int? {
         let text = argument.lowercased().filter { !$0.isWhitespace }
         guard !text.isEmpty else { return nil }
-        if let minutes = Int(text) {
-            guard minutes >= 1, minutes <= Self.maximumSeconds / 60 else { return nil }
-            self.seconds = minutes * 60
-            return
-        }
+        if let minutes = Int(text) { return minutes.multipliedReportingOverflow(by: 60).overflow ? Int.max : minutes * 60 }
         var total = 0, number = "", lastUnit = Int.max
         for character in text {
             if character.isASCII, character.isNumber {
@@ -91,8 +102,8 @@ struct UnlockDuration: ExpressibleByArgument, Equatable {
             lastUnit = unit
             number = ""
         }
-        guard number.isEmpty, total >= 1, total <= Self.maximumSeconds else { return nil }
-        self.seconds = total
+        guard number.isEmpty, lastUnit != Int.max else { return nil }
+        return total
     }
 
     var duration: Duration { .seconds(seconds) }

@@ -23,7 +23,7 @@ enum ExitStatus: Int32, CaseIterable {
         case .noMatch: "no item matched (`get`/`edit`/`remove` find nothing, `search` finds nothing, a filtered `list` is empty, `get --field` names a missing field; `audit --fail-on-findings` found something)"
         case .duplicate: "item already exists"
         case .usage: "usage error: bad flags or values (including `--notes TEXT`), a missing stdin line, a line over 64 KiB, an empty new password, a mismatch, several items match, the vault needs `--key-file`, the last key slot cannot be removed"
-        case .vaultUnreadable: "vault unreadable: not a Coffer file, corrupted, tampered with, an unsupported version, its key derivation costs more than the limit (raise it with `--max-kdf-memory`, `--max-kdf-passes`), or a file to merge holds another vault"
+        case .vaultUnreadable: "vault unreadable: not a Coffer file, corrupted, tampered with, an unsupported version, its key derivation costs more than the limit (raise it with `--max-kdf-memory`, `--max-kdf-passes`), a file to merge holds another vault, or the vault reached a bound of its format; a damaged entry (`list` and `search` print the readable items first; `coffer repair`)"
         case .cannotCreate: "cannot create: the file exists, or its folder is missing (`init`, generating a key file)"
         case .ioError: "I/O error, including a missing vault file (other than for `init`), a vault path that is a folder, no clipboard tool, a file to merge that cannot be read, a merged copy that cannot be moved or deleted (`sync`), no usable kernel keyring (`unlock`, `lock`, `status`)"
         case .busy: "busy: lock timeout, or the file changed on disk in a way that cannot be merged"
@@ -104,6 +104,9 @@ extension CLIFailure {
             self.init(.usage, error.description)
         case .notACofferFile:
             self.init(.vaultUnreadable, "\(name) is not a Coffer vault")
+        case .tampered where vault != nil && error.tamperedPart.map({ if case .entry = $0 { true } else { false } }) == true:
+            // One damaged record: the rest of the vault is readable, and there are ways out.
+            self.init(.vaultUnreadable, "\(name): \(error.description); \(DamagedEntries.wayOut(name))")
         case .unsupportedVersion, .truncated, .malformed, .malformedImport, .tampered, .authenticationFailed, .sealFailed:
             self.init(.vaultUnreadable, "\(name): \(error.description)")
         case .kdfParametersOutOfBounds:
@@ -126,8 +129,13 @@ extension CLIFailure {
             self.init(.busy, error.description)
         case .differentVault, .otherKeyEpoch:
             self.init(.vaultUnreadable, error.description)
+        case .formatLimit:
+            // The vault's data, not the request, reached the bound: not a usage error.
+            self.init(.vaultUnreadable, "\(name): \(error.description)")
         case .rolledBack:
-            self.init(.rolledBack, error.description)
+            // The warning printed on opening (RollbackArguments.warn) has the details: not again.
+            self.init(.rolledBack, "nothing was saved: \(name) is older than a version seen on this device (see the warning); "
+                      + "`coffer merge` a newer copy, or --accept-rollback saves this version")
         case .wrongPassword, .wrongKeyFile, .wrongRawKey:
             self.init(.wrongCredential, "wrong password or key for \(name)")
         default:

@@ -54,16 +54,54 @@ struct ItemSelector: ParsableArguments {
         return ItemName(key, account: account)
     }
 
-    /// The one matching item. None -> exit 1; several -> exit 64, listing them by label and short id.
-    func resolve(in vault: Vault, label: String? = nil, offersLabel: Bool = false) throws -> Item {
+    /// The one matching item (``Vault/match(_:)``). None -> exit 1, with the closest items
+    /// ("did you mean"); several -> exit 64, listing them with the ways to pick one. An
+    /// approximate match (`gith` for `github.com`) says on stderr which item it took; with
+    /// `exactOnly` (a change nobody is asked to confirm) it is a usage error (64) instead.
+    func resolve(in vault: Vault, label: String? = nil, offersLabel: Bool = false, exactOnly: Bool = false) throws -> Item {
         let name = try itemName(label: label, offersLabel: offersLabel)
-        // None is "no match" (1) with the name given; several is the library's
-        // ambiguousItem, listing them (64).
-        // (Not `catch CofferError.itemNotFound` around `item(named:)`: Swift 6.3 crashes
-        // compiling that typed-throws pattern here.)
-        let found = try vault.items(named: name)
-        guard let first = found.first else { throw CLIFailure(.noMatch, "no item matched \(name)") }
-        return found.count == 1 ? first : try vault.item(named: name)
+        let match = try vault.match(name)
+        guard let first = match.items.first else {
+            var message = "no item matched \(name)"
+            let suggestions = (try? vault.suggestions(for: name)) ?? []
+            if !suggestions.isEmpty {
+                message += "; did you mean " + suggestions.map { "\($0.candidateDescription)" }.joined(separator: ", or ") + "?"
+            }
+            throw CLIFailure(.noMatch, message)
+        }
+        guard match.items.count == 1 else { throw Self.ambiguity(match.items, name: name) }
+        if match.isApproximate {
+            guard !exactOnly else {
+                throw CLIFailure(.usage, "\(name) only approximately names \(first.candidateDescription): "
+                                 + "name it exactly (its id prefix \(first.shortID)), or run without --yes on a terminal to be asked")
+            }
+            Output.error("coffer: taking \(first.candidateDescription) for \(name)")
+        }
+        return first
+    }
+
+    /// Several items match: each with its kind and short id, and the ways to pick one that
+    /// tell them apart (the account when theirs differ, the id prefix always, the kind and
+    /// address when those differ).
+    static func ambiguity(_ items: [Item], name: ItemName) -> CLIFailure {
+        let listed = items.map { "[\($0.shortID)] \($0.candidateDescription.replacingOccurrences(of: " [\($0.shortID)]", with: "")), \($0.kind.rawValue)" }
+        var ways: [String] = []
+        if name.account == nil, Set(items.map { $0.account ?? "" }).count > 1 { ways.append("--account") }
+        ways.append("its id prefix (" + items.map(\.shortID).joined(separator: ", ") + ")")
+        let addresses = items.map(address)
+        if Set(addresses).count == addresses.count { ways.append("its kind and address (" + addresses.joined(separator: ", ") + ")") }
+        return CLIFailure(.usage, "\(items.count) items match \(name): " + listed.joined(separator: "; ")
+                          + "; pick one by " + ways.joined(separator: ", or "))
+    }
+
+    /// The selector that names an item by its kind and address: `--service S`,
+    /// `--server URL` (with its path), `--title T`.
+    static func address(_ item: Item) -> String {
+        switch item.kind {
+        case .genericPassword: return "--service \(item.service ?? "?")"
+        case .internetPassword: return "--server \(item.displayName)"
+        case .secureNote: return "--title \(item.label ?? "?")"
+        }
     }
 }
 
@@ -76,5 +114,21 @@ struct LabeledItemSelector: ParsableArguments {
 
     func itemName() throws -> ItemName { try selector.itemName(label: label, offersLabel: true) }
 
-    func resolve(in vault: Vault) throws -> Item { try selector.resolve(in: vault, label: label, offersLabel: true) }
+    /// For a command whose own argument follows NAME (`attach VAULT NAME FILE`): with an
+    /// option naming the item (`--service S FILE`), the one positional given is that
+    /// argument, not NAME. Returns the selector and the argument; none is a usage error (64).
+    func withTrailingArgument(_ argument: String?, named what: String) throws -> (LabeledItemSelector, String) {
+        if let argument { return (self, argument) }
+        var selector = self
+        let optionGiven = [self.selector.service, self.selector.server, self.selector.title, self.selector.id, label].contains { $0 != nil }
+        guard optionGiven, let positional = self.selector.name else {
+            throw CLIFailure(.usage, "name the item, then \(what)")
+        }
+        selector.selector.name = nil
+        return (selector, positional)
+    }
+
+    func resolve(in vault: Vault, exactOnly: Bool = false) throws -> Item {
+        try selector.resolve(in: vault, label: label, offersLabel: true, exactOnly: exactOnly)
+    }
 }

@@ -49,7 +49,33 @@ enum Output {
         try writeAll(fd: fd, bytes)
     }
 
+    /// A sentence made a clause inside a line: without its final full stop, so that
+    /// `"…: This is a top-10 common password; a longer…"` has no ". ;".
+    static func clause(_ sentence: String) -> String {
+        var text = Substring(sentence)
+        while text.last == "." || text.last == " " { text = text.dropLast() }
+        return String(text)
+    }
+
+    /// "1 lane", "4 lanes": a count and its noun, in the singular for one.
+    static func plural(_ count: Int, _ noun: String) -> String {
+        "\(count) \(noun)\(count == 1 ? "" : "s")"
+    }
+
     static var stderrIsTerminal: Bool { ProcessIO.isTerminal(ProcessIO.standardError) }
+
+    /// Coffer's own terminal control on standard error, written as it is (not escaped):
+    /// the carriage return and erase-line that take the progress line away. Only
+    /// ``ProgressHint`` calls it, with text of its own, never with anything from a vault.
+    static func terminalControl(_ sequence: TerminalControl) {
+        emit(fd: 2, sequence.rawValue)
+    }
+
+    /// The control sequences Coffer itself writes to a terminal.
+    enum TerminalControl: String {
+        /// Back to the start of the line, then erase to its end: removes the progress line.
+        case eraseLine = "\r\u{1B}[K"
+    }
 
     private static func emit(fd: Int32, _ text: String) {
         var copy = text

@@ -132,7 +132,7 @@ enum ProgramExec {
             let flags = fcntl(fds[1], F_GETFL)
             _ = fcntl(fds[1], F_SETFL, flags | O_NONBLOCK)
             let failed = stdinSecret.withUnsafeBytes { ProcessIO.writeAll(fds[1], $0) }
-                ?? ProcessIO.writeAll(fds[1], UnsafeRawBufferPointer(start: [UInt8(10)], count: 1))
+                ?? [UInt8(10)].withUnsafeBytes { ProcessIO.writeAll(fds[1], $0) }
             close(fds[1])
             if let failed {
                 close(fds[0])

@@ -37,25 +37,23 @@ enum ReplicaMerging {
     /// A file that cannot be merged (another vault, damaged, unreadable, or refused because
     /// the vault was rolled back) is reported and skipped; a busy vault (lock timeout, or a
     /// change on disk that cannot be merged) stops the rest, which are reported as not tried.
-    /// `merged` runs after each successful merge, e.g. to move the copy away.
+    /// A file refused because the vault was rolled back is tried again after a later one
+    /// merged (it may have brought the newer version back). `merged` runs after each
+    /// successful merge, e.g. to put the copy away. Outcomes are in the order of `files`.
     static func merge(_ files: [ReplicaFile], into vault: Vault, vaultPath: String,
                       merged: (inout ReplicaOutcome) -> Void = { _ in }) -> [ReplicaOutcome] {
-        var outcomes: [ReplicaOutcome] = []
+        var outcomes = files.map { ReplicaOutcome(file: $0) }
         var stopped: (failure: CLIFailure, kind: String)?
-        for file in files {
-            var outcome = ReplicaOutcome(file: file)
-            if let stopped {
-                outcome.failure = CLIFailure(stopped.failure.status, "not tried: \(stopped.failure.message)")
-                outcome.errorKind = stopped.kind
-                outcomes.append(outcome)
-                continue
-            }
+        // Refused as rolled back, waiting for a merge that heals the vault.
+        var waiting: [Int] = []
+        func attempt(_ index: Int) {
+            var outcome = ReplicaOutcome(file: files[index])
             do {
-                outcome.version = FileVersion(of: file.path)
-                outcome.report = try vault.merge(contentsOf: file.path)
+                outcome.version = FileVersion(of: outcome.file.path)
+                outcome.report = try vault.merge(contentsOf: outcome.file.path)
                 merged(&outcome)
             } catch {
-                outcome.failure = CLIFailure(error, vault: file.path)
+                outcome.failure = CLIFailure(error, vault: outcome.file.path)
                 outcome.errorKind = error.kind.rawValue
                 if error.kind == .rolledBack || error.kind == .lockTimeout || error.kind == .conflict {
                     // About the vault, not the file: say so in the vault's name.
@@ -65,7 +63,29 @@ enum ReplicaMerging {
                     stopped = (failure, error.kind.rawValue)
                 }
             }
-            outcomes.append(outcome)
+            outcomes[index] = outcome
+        }
+        for index in files.indices {
+            if let stopped {
+                outcomes[index].failure = CLIFailure(stopped.failure.status, "not tried: \(stopped.failure.message)")
+                outcomes[index].errorKind = stopped.kind
+                continue
+            }
+            attempt(index)
+            if outcomes[index].errorKind == CofferError.Kind.rolledBack.rawValue {
+                waiting.append(index)
+                continue
+            }
+            // A merge saved: the files refused as rolled back may merge now.
+            var healed = outcomes[index].merged
+            while healed, stopped == nil, !waiting.isEmpty {
+                healed = false
+                for retry in waiting {
+                    attempt(retry)
+                    if outcomes[retry].merged { healed = true }
+                }
+                waiting.removeAll { outcomes[$0].merged || outcomes[$0].errorKind != CofferError.Kind.rolledBack.rawValue }
+            }
         }
         return outcomes
     }
@@ -102,7 +122,7 @@ enum ReplicaMerging {
             let name = outcome.file.path + (outcome.file.service.map { " (\($0.rawValue))" } ?? "")
             if let report = outcome.report {
                 var line = "merged \(name): \(counts(report))"
-                if let movedTo = outcome.movedTo { line += "; moved to \(movedTo)" }
+                if let movedTo = outcome.movedTo { line += "; kept in \(movedTo)" }
                 if outcome.removed { line += "; deleted it" }
                 Output.error(line)
                 if let problem = outcome.disposalFailure { Output.error("coffer: \(problem.message)") }
@@ -197,7 +217,5 @@ enum ReplicaMerging {
             + "\(report.conflicted.count) with conflicting edits"
     }
 
-    static func plural(_ count: Int, _ noun: String) -> String {
-        "\(count) \(noun)\(count == 1 ? "" : "s")"
-    }
+    static func plural(_ count: Int, _ noun: String) -> String { Output.plural(count, noun) }
 }

@@ -33,4 +33,11 @@ struct RollbackArguments: ParsableArguments {
         }
         Output.error("coffer: warning: \(path): \(warning.description); \(consequence)")
     }
+
+    /// After `merge` or `sync`: when the vault was opened rolled back and a merge brought the
+    /// newer version back, one line says the rollback is over (the warning said saves were refused).
+    static func sayIfHealed(_ vault: Vault, path: String, wasRolledBack: Bool) {
+        guard wasRolledBack, vault.rollback == nil else { return }
+        Output.error("the rollback is over: \(path) again holds every version seen on this device; saves work again")
+    }
 }

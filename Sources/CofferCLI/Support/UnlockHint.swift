@@ -73,9 +73,10 @@ final class ProgressHint: @unchecked Sendable {
         erase()
     }
 
-    /// Carriage return and "erase to end of line" remove the hint; under `lock`.
+    /// Carriage return and "erase to end of line" remove the hint, written as control (the
+    /// escaping of ``Output/error(_:newline:)`` would print them as `\u{0D}\u{1B}[K`); under `lock`.
     private func erase() {
-        if shown { Output.error("\r\u{1B}[K", newline: false) }
+        if shown { Output.terminalControl(.eraseLine) }
         shown = false
     }
 }

@@ -100,7 +100,7 @@ enum SecretReader {
             Output.error("strength: \(max(0, min(estimate.score, 4)))/4 (\(estimate.scoreName))")
             guard !estimate.isGood else { return true }
             Output.error("coffer: warning: this master password is easy to guess"
-                         + (estimate.feedback.warning.map { ": \($0)" } ?? "")
+                         + (estimate.feedback.warning.map { ": \(Output.clause($0))" } ?? "")
                          + "; a longer passphrase (`coffer passphrase`) is safer")
             guard isInteractive else { return true }
             return SecretInput.confirm("Use it anyway?")

@@ -35,7 +35,7 @@ package enum ItemClockCodec {
     enum ConflictTag { static let register: UInt16 = 1, key: UInt16 = 2, replica: UInt16 = 3, time: UInt16 = 4, value: UInt16 = 5 }
 
     /// Most replicas one item's clock may name (SPEC.md §9): 256 KiB of version vector.
-    package static let maxReplicas = 16_384
+    package static let maxReplicas = ItemClock.maxReplicas
     static let entryLength = 16
     /// The largest register mask: one bit per register of SPEC.md §17.2.
     static var maxMask: UInt64 { (1 << UInt64(Register.all.count)) - 1 }
@@ -130,8 +130,11 @@ package enum ItemClockCodec {
     /// default stamp implicitly in format 1).
     package static func encode(_ clock: ItemClock, present: Set<Register>, style: StampStyle = .version1) throws(FormatError) -> [UInt8] {
         let replicas = clock.versions.sorted
-        guard !replicas.isEmpty, replicas.count <= maxReplicas else {
-            throw .invalidItem("an item's clock names \(replicas.count) replicas, expected 1 to \(maxReplicas)")
+        guard !replicas.isEmpty else { throw .invalidItem("an item's clock names no replica") }
+        // Compacted clocks name at most this many (SPEC.md §17.9); more are values of that
+        // many writers at once: a bound of the format, not a usage error.
+        guard replicas.count <= maxReplicas else {
+            throw .limitReached("an item's values were written by \(replicas.count) writers; this format names at most \(maxReplicas)")
         }
         let writer = StampWriter(clock.versions)
         var out = FieldList()
@@ -305,7 +308,17 @@ package enum ItemClockCodec {
         }
     }
 
-    private static func read(_ raw: UnsafeRawBufferPointer, _ ranges: Ranges, build requested: Bool) throws(FormatError) -> ItemClock? {
+    private static func read(_ raw: UnsafeRawBufferPointer, _ ranges: Ranges, build: Bool) throws(FormatError) -> ItemClock? {
+        // A field's value ends inside an element: the field itself is whole (the list was
+        // checked), so the value is "malformed", not "truncated" (SPEC.md §17.3).
+        do {
+            return try readElements(raw, ranges, build: build)
+        } catch .truncated(let what) {
+            throw .malformed("overview: \(what) is not a whole number of elements")
+        }
+    }
+
+    private static func readElements(_ raw: UnsafeRawBufferPointer, _ ranges: Ranges, build requested: Bool) throws(FormatError) -> ItemClock? {
         if ranges.isEmpty { return nil }
         guard let versionsRange = ranges.versions else { throw .malformed("overview: clock fields without a version vector") }
         let versions = UnsafeRawBufferPointer(rebasing: raw[versionsRange])

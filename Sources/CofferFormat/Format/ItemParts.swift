@@ -17,6 +17,24 @@ package struct SecretFragment: Sendable {
         range = 0..<bytes.count
     }
 
+    /// The bytes of `ranges` of `source`, one after another, in a guarded buffer of their own.
+    package init(joining ranges: [Range<Int>], of source: SecureBytes) throws(FormatError) {
+        let count = ranges.reduce(0) { $0 + $1.count }
+        self.source = try crypto { () throws(CofferError) in
+            try SecureBytes(count: count) { buffer in
+                source.withUnsafeBytes { from in
+                    var offset = 0
+                    for range in ranges {
+                        UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<(offset + range.count)])
+                            .copyMemory(from: UnsafeRawBufferPointer(rebasing: from[range]))
+                        offset += range.count
+                    }
+                }
+            }
+        }
+        range = 0..<count
+    }
+
     /// The fragment's bytes, copied into their own guarded buffer.
     package func copy() throws(FormatError) -> SecureBytes {
         try crypto { () throws(CofferError) in try source.slice(range) }
@@ -87,7 +105,9 @@ package struct ItemParts: Sendable {
         self.secrets = [:]
         history = []
         conflicts = []
-        var cuts: [Register: Range<Int>] = [:]
+        // A register's fields, in list order: consecutive, except an unknown register's
+        // field of tag 0, which comes first in the list.
+        var cuts: [Register: [Range<Int>]] = [:]
         try list.withBytes { (raw) throws(FormatError) in
             var reader = FieldReader(raw, structure: "overview") { _ in true }
             var occurrences: [[UInt8]: UInt32] = [:]
@@ -98,12 +118,12 @@ package struct ItemParts: Sendable {
                 else if let family = Register.ofOverviewTag(tag) {
                     let register = try Self.register(family, field: field, in: raw, occurrences: &occurrences)
                     if register.isKeyed { order.append(register) }
-                    cuts[register] = (cuts[register]?.lowerBound ?? field.lowerBound)..<field.upperBound
+                    cuts[register, default: []].append(field)
                 }
             }
         }
-        for (register, range) in cuts { overview[register] = Array(list[range]) }
-        var secretCuts: [Register: Range<Int>] = [:]
+        for (register, ranges) in cuts { overview[register] = ranges.flatMap { list[$0] } }
+        var secretCuts: [Register: [Range<Int>]] = [:]
         var historyCuts: [Range<Int>] = []
         var conflictCuts: [(Register, Stamp, Range<Int>)] = []
         try secrets.withUnsafeBytes { (raw) throws(FormatError) in
@@ -124,11 +144,19 @@ package struct ItemParts: Sendable {
                 } else if let family = Register.ofSecretTag(tag) {
                     let register = try Self.register(family, field: field, in: raw, occurrences: &occurrences)
                     if register.isKeyed { order.append(register) }
-                    secretCuts[register] = (secretCuts[register]?.lowerBound ?? field.lowerBound)..<field.upperBound
+                    secretCuts[register, default: []].append(field)
                 }
             }
         }
-        for (register, range) in secretCuts { self.secrets[register] = SecretFragment(source: secrets, range: range) }
+        for (register, ranges) in secretCuts {
+            guard let first = ranges.first, let last = ranges.last else { continue }
+            if ranges.count > 1, ranges[1].lowerBound != first.upperBound {
+                // Tag 0 and the other unknown secrets, apart in the list: one value, copied.
+                self.secrets[register] = try SecretFragment(joining: ranges, of: secrets)
+            } else {
+                self.secrets[register] = SecretFragment(source: secrets, range: first.lowerBound..<last.upperBound)
+            }
+        }
         history = historyCuts.map { SecretFragment(source: secrets, range: $0) }
         conflicts = conflictCuts.map { Conflict(register: $0.0, stamp: $0.1, value: SecretFragment(source: secrets, range: $0.2)) }
     }
@@ -143,6 +171,21 @@ package struct ItemParts: Sendable {
         let occurrence = occurrences[seen, default: 0]
         occurrences[seen] = occurrence + 1
         return Register.keyed(family.code, name: name, occurrence: occurrence)
+    }
+
+    /// The length of the field of tag 0 that starts `fields` (a register's checked fields),
+    /// 0 when they do not start with one.
+    static func leadingTagZero(_ fields: some Collection<UInt8>) -> Int {
+        let bytes = Array(fields.prefix(6))
+        guard bytes.count == 6, bytes[0] == 0, bytes[1] == 0 else { return 0 }
+        let length = Int(bytes[2]) | Int(bytes[3]) << 8 | Int(bytes[4]) << 16 | Int(bytes[5]) << 24
+        return min(fields.count, 6 + length)
+    }
+
+    static func leadingTagZero(_ fields: UnsafeRawBufferPointer) -> Int {
+        guard fields.count >= 6, fields[0] == 0, fields[1] == 0 else { return 0 }
+        let length = Int(UInt32(littleEndian: fields.loadUnaligned(fromByteOffset: 2, as: UInt32.self)))
+        return min(fields.count, 6 + length)
     }
 
     /// The name of a pair field (a whole field: header, then the nested name field first).
@@ -210,12 +253,35 @@ package struct ItemParts: Sendable {
         return out
     }
 
+    /// The name of a named field's register (custom field, secret field, attachment), from
+    /// any value this item holds for it: its own, or a losing one. Nil for a register that is
+    /// not keyed, or when no value names it (every value is a removal). A name is no secret:
+    /// it is copied out of the secret part.
+    package func fieldName(of register: Register) -> String? {
+        guard register.isKeyed else { return nil }
+        func name(_ bytes: UnsafeRawBufferPointer) -> String? {
+            Self.pairName(bytes).map { String(decoding: $0, as: UTF8.self) }
+        }
+        if let fields = overview[register], let found = fields.withUnsafeBytes(name) { return found }
+        let values = [secrets[register]].compactMap { $0 } + conflicts.filter { $0.register == register }.map(\.value)
+        for value in values where !value.range.isEmpty {
+            if let found = value.source.withUnsafeBytes({ name(UnsafeRawBufferPointer(rebasing: $0[value.range])) }) { return found }
+        }
+        return nil
+    }
+
     /// The rules of SPEC.md §17.3 that need both parts (format 2 checks them when it reads
     /// a record's secret part): every register with a value has a stamp; an erased winner
     /// has no value; each sibling that is not erased has exactly one conflict field, and
     /// each conflict field is such a sibling; each history confirmation is below the item's
-    /// version vector. Anything else is "malformed".
-    package func checkConsistency(with clock: ItemClock) throws(FormatError) {
+    /// version vector. `clock` nil: an entry without merge fields (format 1), which holds
+    /// no conflict field. Anything else is "malformed". Checked whenever a secret part is
+    /// opened (reading secrets, a merge, an edit, a full check), never ignored.
+    package func checkConsistency(with clock: ItemClock?) throws(FormatError) {
+        guard let clock else {
+            guard conflicts.isEmpty else { throw .malformed("entry: a conflict field in an entry without merge fields") }
+            return
+        }
         let valued = valuedRegisters
         let resolved = clock.resolved(present: valued)
         for register in valued where resolved.stamps[register] == nil {
@@ -290,10 +356,17 @@ package struct ItemParts: Sendable {
         let registers = ordered(overview.keys) { r in
             overview[r].flatMap { bytes in bytes.withUnsafeBytes { Self.pairName($0) } } ?? []
         }
+        // An unknown attribute of tag 0 comes first; the other unknown ones after tag 15.
+        var unknown = overview[.unknownOverview] ?? []
+        let zero = Self.leadingTagZero(unknown)
+        out.raw(Array(unknown.prefix(zero)))
+        unknown.removeFirst(zero)
         for register in registers where UInt16(register.code) < T.created { out.raw(overview[register] ?? []) }
         out.field(T.created, i64: created)
         out.field(T.modified, i64: modified)
-        for register in registers where UInt16(register.code) > T.modified { out.raw(overview[register] ?? []) }
+        for register in registers where UInt16(register.code) > T.modified {
+            out.raw(register == .unknownOverview ? unknown : overview[register] ?? [])
+        }
         out.raw(tail)
         return out.publicBytes
     }
@@ -304,9 +377,18 @@ package struct ItemParts: Sendable {
         let registers = ordered(secrets.keys) { r in
             secrets[r].flatMap { f in f.source.withUnsafeBytes { Self.pairName(UnsafeRawBufferPointer(rebasing: $0[f.range])) } } ?? []
         }
+        // An unknown secret of tag 0 comes first; the other unknown ones after tag 5.
+        var unknown = secrets[.unknownSecret]
+        if let f = unknown {
+            let zero = f.source.withUnsafeBytes { Self.leadingTagZero(UnsafeRawBufferPointer(rebasing: $0[f.range])) }
+            out.raw(SecretFragment(source: f.source, range: f.range.lowerBound..<(f.range.lowerBound + zero)))
+            unknown = SecretFragment(source: f.source, range: (f.range.lowerBound + zero)..<f.range.upperBound)
+        }
         for register in registers where register.code < 0x84 { if let f = secrets[register] { out.raw(f) } }
         for entry in history { out.raw(entry) }
-        for register in registers where register.code > 0x84 { if let f = secrets[register] { out.raw(f) } }
+        for register in registers where register.code > 0x84 {
+            if let f = register == .unknownSecret ? unknown : secrets[register] { out.raw(f) }
+        }
         for conflict in conflicts.sorted(by: { ($0.register, $0.stamp.replica, $0.stamp.time) < ($1.register, $1.stamp.replica, $1.stamp.time) }) {
             out.append(try ItemClockCodec.encodeConflict(conflict))
         }

@@ -45,8 +45,9 @@ enum ReplicaExtension {
 }
 
 extension ReplicaExtensionHolder {
-    /// Largest number of replicas a vault's clock names (format 1: 1,024 × 16 bytes = 16 KiB).
-    static var maxClockReplicas: Int { maxExtensionLength / 16 }
+    /// Largest number of replicas a vault's clock names (format 2: 16,384 × 16 bytes =
+    /// 256 KiB; format 1: 1,024 × 16 bytes = 16 KiB).
+    package static var maxClockReplicas: Int { maxExtensionLength / 16 }
     /// Removed slots remembered; the oldest are forgotten first (format 1: 682 × 24 bytes ≤ 16 KiB).
     package static var maxRemovedSlots: Int { maxExtensionLength / 24 }
 
@@ -57,8 +58,11 @@ extension ReplicaExtensionHolder {
             return (try? Self.parseClock(value)) ?? VersionVector()
         }
         set {
-            var w = ByteWriter(capacity: newValue.count * 16)
-            for entry in newValue.sorted.suffix(Self.maxClockReplicas) { w.u64(entry.replica); w.u64(entry.time) }
+            // Bounded by §17.4's rule (the newest entries), never by dropping the lowest ids:
+            // what a device remembers is compacted alike, so no file looks rolled back for it.
+            let clock = newValue.compacted(limit: Self.maxClockReplicas)
+            var w = ByteWriter(capacity: clock.count * 16)
+            for entry in clock.sorted { w.u64(entry.replica); w.u64(entry.time) }
             setExtension(ReplicaExtension.clock, w.bytes)
         }
     }
@@ -95,7 +99,7 @@ extension ReplicaExtensionHolder {
 
     private static func parseClock(_ value: [UInt8]) throws(FormatError) -> VersionVector {
         guard value.count % 16 == 0, !value.isEmpty else { throw .malformed("header: vault clock of \(value.count) bytes") }
-        var times: [UInt64: UInt64] = [:]
+        var times: [UInt64: UInt64] = Dictionary(minimumCapacity: value.count / 16)
         var last: UInt64 = 0
         try value.withBytes { (raw) throws(FormatError) in
             var reader = ByteReader(raw)

@@ -56,7 +56,13 @@ enum V1ClockFields {
                     guard let versions else { throw .malformed("overview: clock fields without a version vector") }
                     let table = Table(UnsafeRawBufferPointer(rebasing: raw[versions]))
                     let bytes = UnsafeRawBufferPointer(rebasing: raw[value])
-                    out.field(tag, toV1 ? try table.toV1(tag, bytes) : try table.toWorking(tag, bytes))
+                    do throws(FormatError) {
+                        out.field(tag, toV1 ? try table.toV1(tag, bytes) : try table.toWorking(tag, bytes))
+                    } catch .truncated(let what) {
+                        // The field itself is whole: a value that ends inside an element is
+                        // "malformed", not "truncated" (SPEC.md A.17.3).
+                        throw .malformed("overview: \(what) is not a whole number of elements")
+                    }
                 }
                 out.raw(Array(raw[copiedUpTo...]))
                 return out.publicBytes

@@ -56,22 +56,24 @@ package struct Register: Hashable, Comparable, Sendable, CustomStringConvertible
     package var family: Register { Register(code: code) }
 
     /// The register (code) an overview field belongs to; nil for the dates and the clock fields.
-    /// Named fields get their key from their name when a list is cut (``ItemParts``).
+    /// Named fields get their key from their name when a list is cut (``ItemParts``). The
+    /// unassigned tag 0 is an unknown attribute like tags 16 and up (SPEC.md §17.2).
     static func ofOverviewTag(_ tag: UInt16) -> Register? {
         switch tag {
         case 1...12, 15: return Register(code: UInt8(tag))
         case 13, 14: return nil
-        case 16..<0x8000: return .unknownOverview
+        case 0, 16..<0x8000: return .unknownOverview
         default: return nil
         }
     }
 
-    /// The register a secret field belongs to; nil for the history and conflict fields.
+    /// The register a secret field belongs to; nil for the history and conflict fields. The
+    /// unassigned tag 0 is an unknown secret like tags 6 and up (SPEC.md §17.2).
     static func ofSecretTag(_ tag: UInt16) -> Register? {
         switch tag {
         case 1, 2, 3, 5: return Register(code: 0x80 | UInt8(tag))
         case 4: return nil
-        case 6..<0x8000: return .unknownSecret
+        case 0, 6..<0x8000: return .unknownSecret
         default: return nil
         }
     }
@@ -177,6 +179,37 @@ package struct ItemClock: Equatable, Sendable {
 
     /// A tombstone: every edit the item has seen was seen by a deletion.
     package var isDeleted: Bool { deleted.map { $0.dominates(versions) } ?? false }
+
+    /// Most replicas an item's version vector names (SPEC.md §17.3: 256 KiB of version vector).
+    package static let maxReplicas = 16_384
+
+    /// The clock bounded to `limit` replicas (SPEC.md §17.9). Kept: every replica a stamp
+    /// names (a value's, a losing value's, an erased value's, the default stamp's), every
+    /// replica a confirmation vector or `alsoKeeping` names (the history's confirmations),
+    /// every replica an edit of which the deletion had not seen (so a live item stays live),
+    /// then the newest others by (time, replica); a dropped replica leaves the version vector
+    /// and the deletion vector together, so a tombstone stays one and every confirmation
+    /// stays reduced. Nothing is lost: the clock only forgets that it saw the dropped
+    /// replicas' edits, so a version that still holds one of their values (a copy that
+    /// missed more than `limit` writers) brings it back as a losing value.
+    package func compacted(limit: Int = maxReplicas, alsoKeeping extra: some Sequence<VersionVector> = []) -> ItemClock {
+        guard versions.count > limit else { return self }
+        var kept = Set<UInt64>()
+        for stamp in stamps.values { kept.insert(stamp.replica) }
+        for list in siblings.values { for stamp in list { kept.insert(stamp.replica) } }
+        for value in erased { kept.insert(value.stamp.replica) }
+        for (value, vector) in confirmations {
+            kept.insert(value.stamp.replica)
+            kept.formUnion(vector.times.keys)
+        }
+        for vector in extra { kept.formUnion(vector.times.keys) }
+        if let defaultStamp { kept.insert(defaultStamp.replica) }
+        if let deleted { for (replica, time) in versions.times where time > deleted[replica] { kept.insert(replica) } }
+        var out = self
+        out.versions = versions.compacted(limit: limit, keeping: kept)
+        if let deleted { out.deleted = VersionVector(deleted.times.filter { out.versions[$0.key] > 0 }) }
+        return out
+    }
 
     /// The clock of an item written before clocks existed (SPEC.md §17.6): one edit by a
     /// replica named after the record's digest, at its revision, wrote every register that

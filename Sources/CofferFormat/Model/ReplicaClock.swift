@@ -69,9 +69,35 @@ package struct VersionVector: Hashable, Sendable {
     /// The largest time of any replica (0 when empty).
     package var maxTime: UInt64 { times.values.max() ?? 0 }
 
+    /// The vector bounded to `limit` entries (SPEC.md §17.9): the replicas in `keeping`, then
+    /// the newest others by (time, replica), as many as fit; the others are dropped. The same
+    /// entries always give the same result, and compacting a join of compacted vectors gives
+    /// what compacting the join of the originals gives, whatever the order of joins.
+    package func compacted(limit: Int, keeping kept: Set<UInt64> = []) -> VersionVector {
+        guard times.count > limit else { return self }
+        let keptCount = kept.count { times[$0] != nil }
+        var dropping = times.count - max(limit, keptCount)
+        guard dropping > 0 else { return self }
+        var out = self
+        // The oldest others, by (time, replica): usually one or two, so found one at a time.
+        var others = times.filter { !kept.contains($0.key) }.map { Stamp(replica: $0.key, time: $0.value) }
+        if dropping * 8 > others.count {
+            others.sort()
+            for stamp in others.prefix(dropping) { out.times[stamp.replica] = nil }
+            return out
+        }
+        while dropping > 0, let oldest = others.indices.min(by: { others[$0] < others[$1] }) {
+            out.times[others[oldest].replica] = nil
+            others.swapAt(oldest, others.count - 1)
+            others.removeLast()
+            dropping -= 1
+        }
+        return out
+    }
+
     /// Entries in ascending replica order, as encoded.
     package var sorted: [(replica: UInt64, time: UInt64)] {
-        times.sorted { $0.key < $1.key }.map { (replica: $0.key, time: $0.value) }
+        times.keys.sorted().map { (replica: $0, time: times[$0] ?? 0) }
     }
 }
 
