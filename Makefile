@@ -8,9 +8,10 @@ BUILD_FLAGS := --explicit-target-dependency-import-check error
 SUDO := $(shell [ "$$(id -u)" = "0" ] || echo sudo)
 APT_PACKAGES := libsodium-dev libargon2-dev libssl-dev pkg-config
 # Real peers for the tests: keepassxc-cli and pykeepass (imports), Xvfb with xclip and xsel
-# (the clipboard), git (the merge driver, end to end), keyutils's keyctl (fresh session
-# keyrings for the unlock-cache tests); `make test` only, never `make demo`.
-TEST_APT_PACKAGES := keepassxc python3-pykeepass xvfb xclip xsel git keyutils
+# (the clipboard), git (the merge driver and credential helper, end to end), keyutils's keyctl
+# (fresh session keyrings for the unlock-cache tests), openssh-client's ssh-add and ssh-keygen
+# (the SSH agent, end to end); `make test` only, never `make demo`.
+TEST_APT_PACKAGES := keepassxc python3-pykeepass xvfb xclip xsel git keyutils openssh-client
 EXAMPLES := AccountsBook Notebooks OfflineFavourites Transfers Secuure
 
 .PHONY: all deps test-deps build demo test clean docs man man-check install uninstall product-check install-check
@@ -31,14 +32,15 @@ deps:
 test-deps:
 	@if command -v keepassxc-cli >/dev/null 2>&1 && /usr/bin/python3 -c 'import pykeepass' >/dev/null 2>&1 \
 	    && command -v Xvfb >/dev/null 2>&1 && command -v xclip >/dev/null 2>&1 && command -v xsel >/dev/null 2>&1 \
-	    && command -v git >/dev/null 2>&1 && command -v keyctl >/dev/null 2>&1; then \
-	  echo "test-deps: keepassxc-cli $$(keepassxc-cli --version 2>/dev/null), pykeepass, Xvfb, xclip, xsel, git and keyctl found"; \
+	    && command -v git >/dev/null 2>&1 && command -v keyctl >/dev/null 2>&1 \
+	    && command -v ssh-add >/dev/null 2>&1 && command -v ssh-keygen >/dev/null 2>&1; then \
+	  echo "test-deps: keepassxc-cli $$(keepassxc-cli --version 2>/dev/null), pykeepass, Xvfb, xclip, xsel, git, keyctl, ssh-add and ssh-keygen found"; \
 	elif command -v apt-get >/dev/null 2>&1; then \
 	  echo "test-deps: installing $(TEST_APT_PACKAGES)"; \
 	  $(SUDO) apt-get update && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(TEST_APT_PACKAGES) \
-	    || echo "test-deps: could not install $(TEST_APT_PACKAGES); the real-peer import, clipboard, git and keyctl tests will be skipped"; \
+	    || echo "test-deps: could not install $(TEST_APT_PACKAGES); the real-peer import, clipboard, git, keyctl and ssh tests will be skipped"; \
 	else \
-	  echo "test-deps: no apt-get; the real-peer import, clipboard, git and keyctl tests will be skipped"; \
+	  echo "test-deps: no apt-get; the real-peer import, clipboard, git, keyctl and ssh tests will be skipped"; \
 	fi
 
 build: deps
@@ -118,7 +120,7 @@ fuzz: deps
 # has no symbols and every link to Vault, SecureBytes… is dangling.
 DOCC ?= $(shell command -v docc 2>/dev/null || echo "$$(dirname "$$(command -v swift)")/docc")
 SYMBOLGRAPH_EXTRACT ?= swift-symbolgraph-extract
-REEXPORTED := CofferCrypto,CofferFormat,CofferStore,CofferVault,CofferOTP,CofferGenerator,CofferTransfer,CofferAudit
+REEXPORTED := CofferCrypto,CofferFormat,CofferStore,CofferVault,CofferOTP,CofferGenerator,CofferTransfer,CofferAudit,CofferSSH
 C_MODULE_MAPS := -Xcc -fmodule-map-file=Sources/CCofferSystem/include/module.modulemap -Xcc -I -Xcc Sources/CCofferSystem/include \
   -Xcc -fmodule-map-file=Sources/COpenSSLCrypto/module.modulemap -Xcc -fmodule-map-file=Sources/CArgon2/module.modulemap \
   -Xcc -fmodule-map-file=Sources/CSodium/module.modulemap
@@ -149,7 +151,8 @@ man-check: deps
 	  || { echo "man-check: coffer.1 is stale: run 'make man' and commit it"; exit 1; }
 	@echo "man-check: coffer.1 matches the command model"
 
-# The release binary, the man page and shell completions. PREFIX=/usr/local by default;
+# The release binary, git's credential helper git-credential-coffer (runs `coffer git-credential`),
+# the man page and shell completions. PREFIX=/usr/local by default;
 # DESTDIR stages the tree for a package. CONFIGURATION=debug installs a debug build.
 PREFIX ?= /usr/local
 CONFIGURATION ?= release
@@ -163,10 +166,12 @@ install: deps
 	install -d "$(BINDIR)" "$(MAN1DIR)" "$(BASHDIR)" "$(ZSHDIR)" "$(FISHDIR)"
 	install -m 0755 "$$($(SWIFT) build -c $(CONFIGURATION) --show-bin-path)/coffer" "$(BINDIR)/coffer"
 	install -m 0644 coffer.1 "$(MAN1DIR)/coffer.1"
+	printf '#!/bin/sh\n# git runs this for credential.helper "coffer VAULT" (coffer git-credential --help)\nexec "%s/coffer" git-credential "$$@"\n' \
+	  "$(PREFIX)/bin" > "$(BINDIR)/git-credential-coffer" && chmod 0755 "$(BINDIR)/git-credential-coffer"
 	"$(BINDIR)/coffer" --generate-completion-script bash > "$(BASHDIR)/coffer"
 	"$(BINDIR)/coffer" --generate-completion-script zsh > "$(ZSHDIR)/_coffer"
 	"$(BINDIR)/coffer" --generate-completion-script fish > "$(FISHDIR)/coffer.fish"
-	@echo "install: $(BINDIR)/coffer, $(MAN1DIR)/coffer.1, bash, zsh and fish completions"
+	@echo "install: $(BINDIR)/coffer, $(BINDIR)/git-credential-coffer, $(MAN1DIR)/coffer.1, bash, zsh and fish completions"
 
 uninstall:
-	rm -f "$(BINDIR)/coffer" "$(MAN1DIR)/coffer.1" "$(BASHDIR)/coffer" "$(ZSHDIR)/_coffer" "$(FISHDIR)/coffer.fish"
+	rm -f "$(BINDIR)/coffer" "$(BINDIR)/git-credential-coffer" "$(MAN1DIR)/coffer.1" "$(BASHDIR)/coffer" "$(ZSHDIR)/_coffer" "$(FISHDIR)/coffer.fish"

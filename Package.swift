@@ -5,7 +5,7 @@ import PackageDescription
 // its own does not compile. Internals shared between layers use `package` access.
 //
 //   C:        CSodium, CArgon2, COpenSSLCrypto   system libraries (libcrypto only for TOTP's HMAC)
-//             CCofferSystem                      prctl, posix_spawn with closefrom, add_key/keyctl (Swift cannot call them)
+//             CCofferSystem                      prctl, posix_spawn with closefrom, add_key/keyctl, a socket peer's uid (Swift cannot call them)
 //   Crypto:   CofferCrypto    guarded memory, wiping buffer, AEAD, Argon2id, BLAKE2b,
 //                             process hardening, CofferError          <- CSodium, CArgon2, CCofferSystem
 //   Format:   CofferFormat    Model/ (items, credentials) + Format/ (bytes in, bytes out; no I/O)
@@ -20,6 +20,9 @@ import PackageDescription
 //                                                                      <- Crypto
 //             CofferTransfer  import and export; FoundationXML        <- Crypto, Format, Store, Vault, OTP
 //             CofferAudit     password health report (weak, reused, old) <- Crypto, Format, Vault, Generator
+//             CofferSSH       OpenSSH private keys (Ed25519), SSH keys in a vault, the SSH agent
+//                             protocol (draft-miller-ssh-agent) and its Unix socket
+//                                                                      <- Crypto, Format, Vault, CSodium, CCofferSystem
 //   Umbrella: Coffer          re-exports every layer above, so `import Coffer` is enough
 //   Apps:     CofferTerminal  signal-safe secret prompts, stdin reads <- Coffer (public API only)
 //             coffer (CofferCLI)                                      <- Coffer, CofferTerminal, CCofferSystem
@@ -29,7 +32,7 @@ import PackageDescription
 //   Tests, benchmarks (may use `package` API; the product has no hooks for them, except that
 //   debug builds let an EntropySource draw from a test's seeded stream):
 //             one test target per layer, Coffer<Layer>Tests (Crypto, Format, Store, Vault, OTP,
-//             Generator, Transfer), with CofferDocsTests (README, DocC and doc-comment code, on
+//             Generator, Transfer, SSH), with CofferDocsTests (README, DocC and doc-comment code, on
 //             `import Coffer`) and CofferCLITests (the built `coffer`; CofferCLI for its exit-code
 //             table). A test file lives in the target of the lowest layer it tests, is named
 //             <Layer><Concept>Tests (CLI<Concept>Tests, Docs<Concept>Tests), and imports what it
@@ -43,6 +46,7 @@ import PackageDescription
 //                    links libsodium and libargon2, no libcrypto, no FoundationXML, no word list
 //   CofferOTP        TOTP (libcrypto)        CofferGenerator  passwords, passphrases, strength (the word lists)
 //   CofferTransfer   import and export (FoundationXML; with OTP)   CofferAudit  password health (with Generator)
+//   CofferSSH        SSH keys and the SSH agent (libsodium's Ed25519)
 //   Coffer           all of the above        and the executable product `coffer`
 // `make product-check` (part of `make test`) builds an app on CofferVault alone and checks what it links.
 // `make` builds with --explicit-target-dependency-import-check error, so an import of a target
@@ -63,6 +67,7 @@ let package = Package(
         .library(name: "CofferGenerator", targets: ["CofferGenerator"]),
         .library(name: "CofferTransfer", targets: ["CofferTransfer"]),
         .library(name: "CofferAudit", targets: ["CofferAudit"]),
+        .library(name: "CofferSSH", targets: ["CofferSSH"]),
         .library(name: "Coffer", targets: ["Coffer"]),
         .executable(name: "coffer", targets: ["CofferCLI"]),
     ],
@@ -100,7 +105,9 @@ let package = Package(
         .target(name: "CofferGenerator", dependencies: ["CofferCrypto", "CSodium"]),
         .target(name: "CofferTransfer", dependencies: ["CofferCrypto", "CofferFormat", "CofferStore", "CofferVault", "CofferOTP", "CSodium"]),
         .target(name: "CofferAudit", dependencies: ["CofferCrypto", "CofferFormat", "CofferVault", "CofferGenerator"]),
-        .target(name: "Coffer", dependencies: ["CofferCrypto", "CofferFormat", "CofferStore", "CofferVault", "CofferOTP", "CofferGenerator", "CofferTransfer", "CofferAudit"]),
+        // OpenSSH private keys, SSH keys in a vault, the SSH agent protocol and its socket.
+        .target(name: "CofferSSH", dependencies: ["CofferCrypto", "CofferFormat", "CofferVault", "CSodium", "CCofferSystem"]),
+        .target(name: "Coffer", dependencies: ["CofferCrypto", "CofferFormat", "CofferStore", "CofferVault", "CofferOTP", "CofferGenerator", "CofferTransfer", "CofferAudit", "CofferSSH"]),
         // Signal-safe secret prompts, shared by the CLI and the examples.
         .target(name: "CofferTerminal", dependencies: ["Coffer"]),
         .executableTarget(
@@ -142,13 +149,13 @@ let package = Package(
         // the vault API, the fuzz entry points reach every parser, the error kinds come from every layer.
         .testTarget(
             name: "CofferCryptoTests",
-            dependencies: ["CofferCrypto", "CofferFormat", "CofferOTP", "CofferGenerator", "CofferTransfer", "CofferTestSupport"],
+            dependencies: ["CofferCrypto", "CofferFormat", "CofferOTP", "CofferGenerator", "CofferTransfer", "CofferSSH", "CofferTestSupport"],
             path: "Tests/CofferCryptoTests",
             swiftSettings: testSettings
         ),
         .testTarget(
             name: "CofferFormatTests",
-            dependencies: ["CofferCrypto", "CofferFormat", "CofferStore", "CofferVault", "CofferOTP", "CofferGenerator", "CofferTransfer", "CofferTestSupport"],
+            dependencies: ["CofferCrypto", "CofferFormat", "CofferStore", "CofferVault", "CofferOTP", "CofferGenerator", "CofferTransfer", "CofferSSH", "CofferTestSupport"],
             path: "Tests/CofferFormatTests",
             swiftSettings: testSettings
         ),
@@ -174,6 +181,12 @@ let package = Package(
             name: "CofferGeneratorTests",
             dependencies: ["CofferGenerator", "CSodium", "CofferTestSupport"],
             path: "Tests/CofferGeneratorTests",
+            swiftSettings: testSettings
+        ),
+        .testTarget(
+            name: "CofferSSHTests",
+            dependencies: ["CofferVault", "CofferSSH", "CSodium", "CofferTestSupport"],
+            path: "Tests/CofferSSHTests",
             swiftSettings: testSettings
         ),
         .testTarget(

@@ -21,7 +21,7 @@ for map in Sources/*/module.modulemap Sources/*/include/module.modulemap; do COM
 
 # The library's layers, lowest first (Package.swift's targets), each one instrumented module
 # built with -enable-testing, rebuilt with every layer above it when one of its sources changes.
-LAYERS=(CofferCrypto CofferFormat CofferStore CofferVault CofferOTP CofferGenerator CofferTransfer CofferAudit Coffer)
+LAYERS=(CofferCrypto CofferFormat CofferStore CofferVault CofferOTP CofferGenerator CofferTransfer CofferAudit CofferSSH Coffer)
 OBJECTS=()
 rebuild=""
 # The package's own C code (CCofferSystem: prctl), instrumented like the rest.

@@ -91,3 +91,22 @@ long coffer_keyctl(int operation, unsigned long a2, unsigned long a3, unsigned l
     return -1;
 #endif
 }
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+int coffer_peer_uid(int fd, unsigned int *uid_out) {
+#if defined(__linux__)
+    struct ucred credentials;
+    socklen_t length = sizeof credentials;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0) return -1;
+    *uid_out = (unsigned int)credentials.uid;
+    return 0;
+#else
+    uid_t uid;
+    gid_t gid;
+    if (getpeereid(fd, &uid, &gid) != 0) return -1;
+    *uid_out = (unsigned int)uid;
+    return 0;
+#endif
+}

@@ -1,7 +1,7 @@
 // The umbrella product's module. `import Coffer` gives an app the whole public API. An app
 // that needs less depends on the feature products instead (Package.swift): `CofferVault`
 // (the core: Crypto, Format, Store, Vault), `CofferOTP`, `CofferGenerator`, `CofferTransfer`,
-// `CofferAudit`; each re-exports the layers its API is written in.
+// `CofferAudit`, `CofferSSH`; each re-exports the layers its API is written in.
 @_exported import CofferCrypto
 @_exported import CofferFormat
 @_exported import CofferStore
@@ -10,3 +10,4 @@
 @_exported import CofferGenerator
 @_exported import CofferTransfer
 @_exported import CofferAudit
+@_exported import CofferSSH

@@ -20,7 +20,9 @@ struct CofferCommand: ParsableCommand {
             --notes, `totp --set`) still read the master password line first, so a script's \
             lines never shift; other commands read none.
               Secrets go to stdout only from `get`, `history --show-passwords`, `generate`, \
-            `passphrase`, `totp` and `export` (which warns that its output is plaintext); prompts and \
+            `passphrase`, `totp`, `git-credential get` (to git) and `export` (which warns that its \
+            output is plaintext); `run` puts the secrets it is asked for into its command's \
+            environment or stdin, and `ssh-agent` hands out signatures only. Prompts and \
             messages go to stderr, one plain line each, and never carry a secret.
 
             SEVERAL DEVICES:
@@ -69,6 +71,9 @@ struct CofferCommand: ParsableCommand {
                 SyncCommand.self, MergeCommand.self, MergeDriverCommand.self, ResolveCommand.self,
             ]),
             CommandGroup(name: "Import and export", subcommands: [ImportCommand.self, ExportCommand.self]),
+            CommandGroup(name: "Developer tools", subcommands: [
+                RunCommand.self, GitCredentialCommand.self, AddSSHKeyCommand.self, SSHAgentCommand.self,
+            ]),
             CommandGroup(name: "Generators", subcommands: [GenerateCommand.self, PassphraseCommand.self, EstimateCommand.self]),
         ]
     )

@@ -105,6 +105,33 @@ public enum SecretInput {
         return line
     }
 
+    /// Prompts on the controlling terminal (`/dev/tty`), whatever standard input is, and
+    /// reads one line there with echo off: for a program whose standard input is another
+    /// program's pipe (a git credential helper). Nil when the process has no terminal, so
+    /// the caller can fail at once instead of waiting; nil too at end of input (Ctrl-D).
+    public static func promptOnTerminal(_ text: String) throws(TerminalError) -> SecureBytes? {
+        guard let fd = TerminalEcho.openControllingTerminal() else { return nil }
+        defer {
+            Pending.take(fd)?.removeAll()
+            TerminalIO.close(fd)
+        }
+        let line = try TerminalEcho.withEchoOff(fd: fd) { () throws(TerminalError) -> SecureBytes? in
+            emit(text, to: fd)
+            return try readLine(fd: fd)
+        }
+        emit("\n", to: fd)
+        return line
+    }
+
+    /// Whether bytes read past the last line of `fd` (a pipe, which cannot seek back) are
+    /// held for its next read: a program that hands `fd` on (`coffer run` to its command)
+    /// would lose them.
+    public static func hasReadAhead(fd: Int32 = 0) -> Bool {
+        guard let rest = Pending.take(fd) else { return false }
+        defer { Pending.keep(rest.bytes, for: fd); rest.removeAll() }
+        return rest.count > 0
+    }
+
     /// Reads up to "\n" into `buffer`, a block at a time; false at end of input before
     /// any byte. What follows the newline in the last block is given back to `fd` when it
     /// can seek, else kept for the next read (``Pending``).
@@ -225,7 +252,8 @@ public struct TerminalError: Error, Sendable, Hashable, CustomStringConvertible 
         case .readFailed: return "cannot read standard input: \(reason)"
         case .terminalSettingsUnavailable: return "cannot read the terminal settings: \(reason)"
         case .echoNotDisabled: return "cannot turn off terminal echo: \(reason)"
-        case .inputTooLarge: return "the text on standard input is larger than \(limit >> 20) MiB"
+        case .inputTooLarge:
+            return "the text on standard input is larger than " + (limit >= 1 << 20 ? "\(limit >> 20) MiB" : "\(limit >> 10) KiB")
         case .lineTooLong: return "a line of input is longer than \(limit >> 10) KiB; nothing was read from it"
         case .secureMemoryUnavailable: return "guarded memory for the secret is unavailable"
         }

@@ -139,6 +139,17 @@ enum TerminalEcho {
         return try body()
     }
 
+    /// `/dev/tty`, the controlling terminal, when the process has one; nil otherwise.
+    static func openControllingTerminal() -> Int32? {
+        let fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        guard isatty(fd) == 1 else {
+            TerminalIO.close(fd)
+            return nil
+        }
+        return fd
+    }
+
     /// The terminal to prompt on: `/dev/tty` when it is the same terminal as standard
     /// input, else standard input itself. Returns the descriptor and whether to close it.
     static func openTerminal() -> (fd: Int32, owned: Bool) {

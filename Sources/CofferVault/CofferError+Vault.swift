@@ -17,6 +17,11 @@ extension CofferError.Kind {
     /// A stored value is not of the type asked for (``ServiceKeychain``-style access).
     public static let valueTypeMismatch = Self("valueTypeMismatch") { "wrong value type: \($0.shownDetail)" }
 
+    /// A request from another program is not as its protocol says (a git credential
+    /// request, an SSH agent message): too large, truncated, or with a line or field it
+    /// does not allow. The detail names what; it never holds a secret.
+    public static let malformedRequest = Self("malformedRequest") { "malformed request (\($0.shownDetail))" }
+
     // MARK: The open vault
     /// The vault is locked: its keys were wiped. Open it again.
     public static let vaultLocked = Self("vaultLocked",
@@ -75,6 +80,8 @@ extension CofferError {
     public static let ambiguousItem = CofferError(Kind.ambiguousItem)
     public static func ambiguousItem(_ candidates: String) -> CofferError { CofferError(Kind.ambiguousItem, detail: candidates) }
     public static let duplicateItem = CofferError(Kind.duplicateItem)
+    public static let malformedRequest = CofferError(Kind.malformedRequest)
+    public static func malformedRequest(_ why: String) -> CofferError { CofferError(Kind.malformedRequest, detail: why) }
     public static let valueTypeMismatch = CofferError(Kind.valueTypeMismatch)
     public static func valueTypeMismatch(_ why: String) -> CofferError { CofferError(Kind.valueTypeMismatch, detail: why) }
 

@@ -297,9 +297,15 @@ struct ItemLookup {
     /// approximated, so `http://…` does not name an `https` login.
     static func server(_ text: String, _ a: ItemAttributes,
                        host: (_ typed: String, _ stored: String) -> Bool = { ServerAddress.sameHost($1, $0) }) -> Strength {
-        guard let server = a.server,
-              let wanted = try? ServerAddress(parsing: text, bareText: text.contains("/") || text.contains(":") ? .recognisedHost : .host),
-              host(wanted.host, server) else { return .none }
+        guard let wanted = try? ServerAddress(parsing: text, bareText: text.contains("/") || text.contains(":") ? .recognisedHost : .host)
+        else { return .none }
+        return server(wanted, a, host: host)
+    }
+
+    /// The same, for an address already read (``Vault/credentials(for:account:)``).
+    static func server(_ wanted: ServerAddress, _ a: ItemAttributes,
+                       host: (_ typed: String, _ stored: String) -> Bool = { ServerAddress.sameHost($1, $0) }) -> Strength {
+        guard let server = a.server, host(wanted.host, server) else { return .none }
         if let scheme = wanted.scheme, let stored = a.protocol, !ServerAddress.sameHost(scheme, stored) { return .none }
         let scheme = wanted.scheme ?? a.protocol
         // A bare host names the server at any port; a URL, its port (or its scheme's default).

@@ -5,6 +5,7 @@ import CofferCrypto
 import CofferOTP
 import CofferGenerator
 import CofferTransfer
+import CofferSSH
 import CofferTestSupport
 
 /// The public error: stable kinds, detail outside equality, one kind per failure.
@@ -96,7 +97,8 @@ struct CryptoErrorKindTests {
         (.valueTypeMismatch, "wrong value type: "), (.vaultLocked, "vault is locked"),
         (.transactionEnded, "the transaction has ended"), (.noSuchKeySlot, "no such key slot: "),
         (.conflict, "vault changed on disk and cannot be merged: "), (.differentVault, "not a replica of this vault: "),
-        (.otherKeyEpoch, "sealed under another vault key: "),
+        (.otherKeyEpoch, "sealed under another vault key: "), (.malformedRequest, "malformed request ("),
+        (.unsupportedSSHKey, "unsupported SSH key: "),
         (.rolledBack, "the vault file was rolled back: "), (.formatLimit, "format limit reached: "),
         (.keyFileRequired, "a key file is required"),
         (.invalidOneTimePassword, "invalid one-time password: "),

@@ -284,3 +284,24 @@ func revokingAccess(in directory: String) throws {
     print(try oldCopy.items().compactMap(\.service))           // ["bank"]: what it held, nothing newer
 }
 // DOCC-SNIPPET-END
+
+// DOCC-SNIPPET-BEGIN DeveloperTools.md
+func developerTools(vault: Vault, keyFilePath: String) throws -> [UInt8] {
+    // A login for a URL and user, by the rules of a pasted URL: what a git credential helper answers.
+    let server = try ServerAddress(parsing: "https://github.com")
+    if let login = try vault.credentials(for: server, account: "octocat").first {
+        print(login.displayName)
+    }
+
+    // An SSH key kept in the vault: read from an OpenSSH file, checked, stored as a secure note.
+    let file = try SecureBytes.readSecretFile(at: keyFilePath, maximumSize: SSHPrivateKey.maximumFileSize)
+    let key = try SSHPrivateKey(openSSHFile: file)
+    try vault.addSSHKey(key, file: file, label: "laptop")
+    print(key.publicKey.fingerprint)                   // SHA256:…, as ssh-keygen -l prints it
+
+    // An SSH agent on the vault's keys: each request opens the vault through `openVault`,
+    // here the open vault; an app passes its cached unlock, so locking stops the agent.
+    let agent = SSHAgent { vault }
+    return agent.reply(to: [11])                       // SSH_AGENT_IDENTITIES_ANSWER, one key
+}
+// DOCC-SNIPPET-END

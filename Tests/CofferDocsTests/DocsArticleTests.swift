@@ -86,6 +86,18 @@ struct DocsArticleTests {
 
     // MARK: The snippets run and do what their comments say
 
+    @Test("In a developer's day: a login for a URL, an SSH key kept, the agent lists it")
+    func developerToolsRuns() throws {
+        try withTemporaryDirectory { dir in
+            let vault = try Vault.create(at: dir.path + "/dev.coffer", password: try secure("pw"), options: testOptions)
+            try vault.add(.internetPassword(server: "github.com", account: "octocat", protocol: "https"))
+            let key = TestPaths.repositoryRoot.appendingPathComponent("Tests/Fixtures/ssh/id_ed25519").path
+            let reply = try developerTools(vault: vault, keyFilePath: key)
+            #expect(Array(reply.prefix(5)) == [12, 0, 0, 0, 1])
+            #expect(try vault.sshKeys().map(\.item.displayName) == ["laptop"])
+        }
+    }
+
     @Test("Getting started: create, add, find, read, change, lock")
     func gettingStartedRuns() throws {
         try withTemporaryDirectory { dir in

@@ -114,6 +114,18 @@ func fileVersionExample(vault: Vault, copyPath: String) throws {
     // DOC-EXAMPLE-END
 }
 
+func gitCredentialExample(vault: Vault) throws -> SecureBytes? {
+    // DOC-EXAMPLE-BEGIN Sources/CofferVault/GitCredential.swift
+    let request = try GitCredential(parsing: try SecureBytes(copying: "protocol=https\nhost=example.com\n\n"))
+    if let server = try request.server(), let item = try vault.credentials(for: server, account: request.username).first {
+        let answer = GitCredential(username: item.account, password: try vault.secrets(for: item.id).password)
+        let bytes = try answer.encoded()   // "username=…\npassword=…\n", to git's pipe
+    // DOC-EXAMPLE-END
+        return bytes
+    }
+    return nil
+}
+
 @Suite("Docs: doc-comment examples")
 struct DocsCommentExampleTests {
     /// The ```swift blocks of the `///` comments of a source file, as lines without `/// `.
@@ -159,6 +171,6 @@ struct DocsCommentExampleTests {
             #expect(shown, "\(file) has no doc-comment example with the lines compiled in DocsCommentExampleTests.swift:\n\(body.joined(separator: "\n"))")
             checked += 1
         }
-        #expect(checked == 10)
+        #expect(checked == 11)
     }
 }

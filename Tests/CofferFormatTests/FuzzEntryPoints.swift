@@ -3,6 +3,7 @@ import Foundation
 import CofferOTP
 @testable import CofferGenerator
 import CofferTransfer
+import CofferSSH
 
 /// What the two libFuzzer targets in `Fuzz/` run on each input (RELIABILITY.md, "Fuzzing").
 ///
@@ -298,6 +299,7 @@ enum FuzzEntryPoints {
              entryRecord = 7, itemID = 8, strength = 9, preamble = 10
         case importKeePassXCXML = 11, importKeePassXCCSV = 12, importBitwardenJSON = 13, importBrowserCSV = 14,
              importCofferJSON = 15, totp = 16
+        case gitCredential = 17, openSSHKey = 18, sshAgentMessage = 19
     }
 
     /// An empty vault in memory (its file is removed at once) for dry-run imports.
@@ -313,6 +315,9 @@ enum FuzzEntryPoints {
             fatalError("fuzz import vault: \(error)")
         }
     }()
+
+    /// An agent whose vault is never unlocked.
+    static let lockedAgent = SSHAgent { nil }
 
     static let importFormats: [Parser: ImportFormat] = [
         .importKeePassXCXML: .keepassxcXML, .importKeePassXCCSV: .keepassxcCSV, .importBitwardenJSON: .bitwardenJSON,
@@ -419,6 +424,39 @@ enum FuzzEntryPoints {
             _ = try importVault.importItems(from: try SecureBytes(copying: data), format: format, dryRun: true)
             if try importVault.items().count != before { report.violation("a dry-run import changed the vault") }
 
+        case .gitCredential:
+            // git's credential protocol (coffer git-credential): a request parses, names a
+            // server or none, and its answer says back exactly what was read.
+            let request = try GitCredential(parsing: try SecureBytes(copying: data))
+            if data.count > GitCredential.maximumSize { report.violation("an oversized credential request accepted") }
+            _ = try request.server()
+            let answer = try GitCredential(username: request.username, password: request.password).encoded()
+            let again = try GitCredential(parsing: answer)
+            if again.username != request.username || again.password != request.password {
+                report.violation("a credential answer does not read back as what was read")
+            }
+
+        case .openSSHKey:
+            // An OpenSSH private key file (coffer add-ssh-key): a key read is one whose seed gives
+            // its public key, and whose signature that public key accepts.
+            let key = try SSHPrivateKey(openSSHFile: try SecureBytes(copying: data))
+            if data.count > SSHPrivateKey.maximumFileSize { report.violation("an oversized key file accepted") }
+            let signature = try key.signature(for: data)
+            if signature.count != 83 || key.publicKey.blob.count != 51 { report.violation("an Ed25519 key or signature of the wrong size") }
+            if try SSHPublicKey(openSSHLine: key.publicKey.openSSHLine) != key.publicKey {
+                report.violation("a key's public line does not read back as the key")
+            }
+
+        case .sshAgentMessage:
+            // An SSH agent message (coffer ssh-agent), answered by an agent whose vault is locked:
+            // every answer is one of the agent's replies, and a request it reads is answered.
+            let request = try SSHAgentRequest(parsing: data)
+            let reply = lockedAgent.reply(to: data)
+            switch request {
+            case .requestIdentities: if reply != [12, 0, 0, 0, 0] { report.violation("a locked agent listed keys") }
+            default: if reply != [5] { report.violation("a locked agent did not refuse \(request)") }
+            }
+
         case .totp:
             let totp = try TOTP(parsing: try SecureBytes(copying: data))
             let code = try totp.code(at: Date(timeIntervalSince1970: 1_700_000_000))
@@ -478,6 +516,20 @@ enum FuzzEntryPoints {
         for (index, uri) in ["otpauth://totp/ACME:me@example.com?secret=JBSWY3DPEHPK3PXP&issuer=ACME&digits=8&period=60&algorithm=SHA256",
                              "JBSW Y3DP EHPK 3PXP", "otpauth://totp/x?secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&algorithm=SHA512"].enumerated() {
             input(.totp, "uri-\(index)", Array(uri.utf8))
+        }
+        for (index, request) in ["protocol=https\nhost=example.com\n\n",
+                                 "capability[]=authtype\nprotocol=https\nhost=example.com:8443\npath=team/repo.git\nusername=alice\npassword=s3cret\n\n",
+                                 "url=https://al%40ice@Example.com/team/repo.git\nwwwauth[]=Basic realm=\"x\"\n"].enumerated() {
+            input(.gitCredential, "request-\(index)", Array(request.utf8))
+        }
+        let sshKeys = fixtures.appendingPathComponent("ssh", isDirectory: true)
+        for name in ["id_ed25519", "id_ed25519_passphrase", "id_rsa", "id_ecdsa"] {
+            if let bytes = try? Data(contentsOf: sshKeys.appendingPathComponent(name)) { input(.openSSHKey, name, Array(bytes)) }
+        }
+        let blob: [UInt8] = [0, 0, 0, 11] + Array("ssh-ed25519".utf8) + [0, 0, 0, 32] + [UInt8](repeating: 7, count: 32)
+        for (name, message) in [("list", [11]), ("sign", [13, 0, 0, 0, 51] + blob + [0, 0, 0, 3, 1, 2, 3, 0, 0, 0, 0]),
+                                ("remove-all", [19]), ("extension", [27, 0, 0, 0, 4] + Array("test".utf8))] as [(String, [UInt8])] {
+            input(.sshAgentMessage, name, message)
         }
         input(.keyFile, "vectors", (0x40...0x7F).map { UInt8($0) })
         input(.keyFile, "one-byte", [0])

@@ -15,6 +15,10 @@ empty=$(mktemp -d)
 trap 'rm -rf "$stage" "$empty"' EXIT
 
 "$MAKE" --no-print-directory install DESTDIR="$stage" PREFIX=/usr/local CONFIGURATION="$CONFIGURATION" >/dev/null
+# git's credential helper (`credential.helper 'coffer VAULT'`) runs the installed coffer.
+helper="$stage/usr/local/bin/git-credential-coffer"
+[ -x "$helper" ] && sh -n "$helper" && grep -qx 'exec "/usr/local/bin/coffer" git-credential "$@"' "$helper" \
+  || { echo "install-check: FAILED: git-credential-coffer is missing or does not run coffer git-credential"; exit 1; }
 cp "$stage/usr/local/bin/coffer" "$empty/coffer"
 cd "$empty"
 [ "$(ls -A)" = "coffer" ] || { echo "install-check: the folder holds more than coffer"; exit 1; }
@@ -31,4 +35,4 @@ phrase=$("${bare[@]}" ./coffer passphrase) \
 words=$(printf '%s' "$phrase" | tr '-' '\n' | grep -c -E '^[a-z]+$' || true)
 [ "$words" = 6 ] || { echo "install-check: FAILED: passphrase printed '$phrase', not 6 words"; exit 1; }
 
-echo "install-check: make install ($CONFIGURATION), the binary copied alone: password123 scores $score/4, passphrase gives 6 words"
+echo "install-check: make install ($CONFIGURATION), git-credential-coffer, the binary copied alone: password123 scores $score/4, passphrase gives 6 words"

@@ -24,4 +24,9 @@ int coffer_spawn(const char *path, char *const argv[], int in_fd, int out_fd, in
 long coffer_add_key(const char *type, const char *description, const void *payload, unsigned long length, int keyring);
 long coffer_keyctl(int operation, unsigned long a2, unsigned long a3, unsigned long a4, unsigned long a5);
 
+/* The user id of a Unix socket's peer: getsockopt(SO_PEERCRED) on Linux, getpeereid
+   elsewhere (struct ucred needs _GNU_SOURCE, which Swift's Glibc module does not set).
+   0 and the uid, or -1 with errno set. */
+int coffer_peer_uid(int fd, unsigned int *uid_out);
+
 #endif

@@ -83,28 +83,7 @@ struct GetCommand: ParsableCommand {
             let item = try selector.resolve(in: unlocked.vault)
             return (item, try unlocked.vault.secrets(for: item.id))
         }
-        let secret: SecureBytes
-        if let field {
-            // The name as given, else as naming folds it (`ip` names `IP`).
-            if let value = secrets.field(named: field) ?? secrets.fields.first(where: { SearchFolding.foldedEqual($0.name, field) })?.value {
-                secret = value
-            } else if let custom = item.fields.first(where: { $0.name == field })
-                        ?? item.fields.first(where: { SearchFolding.foldedEqual($0.name, field) }) {
-                secret = try SecureBytes(copying: custom.value)
-            } else if field == "notes", let notes = secrets.notes {
-                secret = notes
-            } else if field == "password", let password = secrets.password {
-                secret = password
-            } else {
-                throw CLIFailure(.noMatch, "\(item.displayName) has no field named \(field)")
-            }
-        } else if item.kind == .secureNote {
-            guard let notes = secrets.notes else { throw CLIFailure(.noMatch, "the note \(item.displayName) has no text") }
-            secret = notes
-        } else {
-            guard let password = secrets.password else { throw CLIFailure(.noMatch, "\(item.displayName) has no password") }
-            secret = password
-        }
+        let secret = try ItemSecretChoice.secret(of: item, secrets, field: field)
 
         if let tool { return try clipboard.copy(secret, with: tool) }
         guard json else {

@@ -66,25 +66,11 @@ struct MergeDriverCommand: ParsableCommand {
         var options = VaultOptions(keepsBackup: false, replicaState: .none)
         options.kdfLimit = kdfLimit.limit
         let report = try mappingErrors(vault: name) { () throws -> MergeReport in
-            let vault = try CachedUnlocking.open(ours, options: options) ?? openWithKeyFile(name: name, options: options)
+            let vault = try CachedUnlocking.openUnattended(ours, name: name, keyFile: keyFile, options: options)
             return try vault.merge(contentsOf: theirs)
         }
         var line = "coffer merge-driver: merged \(name): \(ReplicaMerging.counts(report))"
         if !report.conflicted.isEmpty { line += " (see `coffer list --conflicts`)" }
         Output.error(line)
-    }
-
-    /// OURS opened with the key file alone: the driver never asks for a password.
-    private func openWithKeyFile(name: String, options: VaultOptions) throws -> Vault {
-        guard let keyFile else {
-            throw CLIFailure(.usage, "\(name) is not unlocked (`coffer unlock`) and no --key-file was given")
-        }
-        let file = try KeyFile(contentsOf: keyFile)
-        let info = try Vault.info(at: ours)
-        guard info.credentialChoices(withKeyFile: true).contains(where: { !$0.needsPassword }) else {
-            throw CLIFailure(.usage, "\(name) has no slot that the key file opens alone; add one with `coffer add-keyfile --alone`")
-        }
-        try info.checkUnlockCost(limit: options.kdfLimit, kinds: [.keyFile])
-        return try Vault.open(at: ours, credential: .keyFile(file), options: options)
     }
 }

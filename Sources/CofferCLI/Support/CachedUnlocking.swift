@@ -19,6 +19,26 @@ enum CachedUnlocking {
         }
     }
 
+    /// Opens `path` without asking for a password, for a program that runs `coffer` with no
+    /// one to type it (git's merge driver and credential helper): the cached unlock, else
+    /// the key file of a slot that opens the vault alone; with neither, a usage error (64)
+    /// at once, `name` naming the vault in messages.
+    static func openUnattended(_ path: String, name: String, keyFile: String?, options: VaultOptions, noCache: Bool = false) throws -> Vault {
+        if !noCache, let vault = try open(path, options: options) { return vault }
+        guard let keyFile else {
+            throw CLIFailure(.usage, "\(name) is not unlocked (`coffer unlock`) and no --key-file was given")
+        }
+        return try mappingErrors(vault: name) { () throws -> Vault in
+            let file = try KeyFile(contentsOf: keyFile)
+            let info = try Vault.info(at: path)
+            guard info.credentialChoices(withKeyFile: true).contains(where: { !$0.needsPassword }) else {
+                throw CLIFailure(.usage, "\(name) has no slot that the key file opens alone; add one with `coffer add-keyfile --alone`")
+            }
+            try info.checkUnlockCost(limit: options.kdfLimit, kinds: [.keyFile])
+            return try Vault.open(at: path, credential: .keyFile(file), options: options)
+        }
+    }
+
     /// Forgets the cached unlock of `path` after its key slots changed; a keyring that
     /// cannot be used holds nothing to forget.
     static func forget(_ path: String) {

@@ -13,6 +13,8 @@ enum ExitStatus: Int32, CaseIterable {
     case busy = 75
     case rolledBack = 76
     case wrongCredential = 77
+    case commandNotRunnable = 126
+    case commandNotFound = 127
 
     /// What the code means, as README's "Exit codes" table says it (Markdown).
     var meaning: String {
@@ -27,6 +29,8 @@ enum ExitStatus: Int32, CaseIterable {
         case .busy: "busy: lock timeout, or the file changed on disk in a way that cannot be merged"
         case .rolledBack: "rolled back: the vault file is older than a version this device has seen; nothing was saved (`--accept-rollback` saves anyway)"
         case .wrongCredential: "wrong password or key"
+        case .commandNotRunnable: "`run`: the command exists but cannot be run (not executable); otherwise `run` exits with the command's own status"
+        case .commandNotFound: "`run`: the command is not found"
         }
     }
 
@@ -43,6 +47,8 @@ enum ExitStatus: Int32, CaseIterable {
         case .busy: "busy: lock timeout, or the file changed on disk in a way that cannot be merged"
         case .rolledBack: "rolled back: the file is older than a version seen here; nothing saved"
         case .wrongCredential: "wrong password or key"
+        case .commandNotRunnable: "run: the command cannot be run (else run exits with the command's status)"
+        case .commandNotFound: "run: the command is not found"
         }
     }
 
@@ -54,8 +60,8 @@ enum ExitStatus: Int32, CaseIterable {
 }
 
 /// A failure the command reports: one plain line on stderr and an exit code.
-/// The message never carries a secret.
-struct CLIFailure: Error {
+/// The message never carries a secret (it is also its description).
+struct CLIFailure: Error, CustomStringConvertible {
     let status: ExitStatus
     let message: String
 
@@ -63,6 +69,8 @@ struct CLIFailure: Error {
         self.status = status
         self.message = message
     }
+
+    var description: String { message }
 }
 
 /// What the command was doing with the vault, for the exit code of a missing file.
@@ -139,11 +147,11 @@ extension CLIFailure {
 
 extension CofferError.Kind {
     /// A value in the request cannot be used (exit 64): a bad argument, policy, word list,
-    /// one-time password, item, key or file.
+    /// one-time password, item, key or file; a malformed request from another program; an SSH key Coffer does not use.
     var isBadRequest: Bool {
         [.invalidArgument, .invalidGeneratorPolicy, .invalidWordList, .invalidOneTimePassword, .invalidItem,
          .invalidKey, .transactionEnded, .noSuchKeySlot, .valueTypeMismatch, .unsupportedImport,
-         .notARegularFile, .insecurePermissions, .fileTooLarge, .cryptoFailure].contains(self)
+         .notARegularFile, .insecurePermissions, .fileTooLarge, .cryptoFailure, .malformedRequest, .unsupportedSSHKey].contains(self)
     }
 }
 

@@ -57,8 +57,116 @@ enum ProcessIO {
     /// Closes standard input (the clipboard clearer, once it has read the secret).
     static func closeStandardInput() { close(standardInput) }
 
+    /// Holds SIGINT, SIGTERM and SIGHUP pending instead of ending the process, so a
+    /// long-running command (`ssh-agent`) can notice them (``terminationRequested``) and
+    /// clean up (its socket) before it exits.
+    static func holdTerminationSignals() {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for signo in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&set, signo) }
+        pthread_sigmask(SIG_BLOCK, &set, nil)
+    }
+
+    /// Whether a signal ``holdTerminationSignals()`` holds has arrived.
+    static var terminationRequested: Bool {
+        var pending = sigset_t()
+        sigpending(&pending)
+        return [SIGINT, SIGTERM, SIGHUP].contains { sigismember(&pending, $0) == 1 }
+    }
+
     /// Sleeps for `seconds`.
     static func sleep(seconds: Int) { _ = cSleep(UInt32(clamping: max(0, seconds))) }
+}
+
+/// `coffer run`: the process becomes `program` (`execvp`, found on PATH as a shell would),
+/// so the command's exit status and signals are its own and no copy of a secret outlives
+/// the exec in this process's memory.
+enum ProgramExec {
+    /// The largest secret `--stdin` hands over: it goes through a pipe written before the
+    /// exec, so it must fit the pipe's buffer (64 KiB on Linux, 16 KiB on macOS).
+    static let maximumStdinSecret = 16 * 1024
+
+    /// Replaces this process with `program arguments…`, with this process's environment
+    /// plus `variables` (each set, replacing one of the same name), and `stdinSecret`, when
+    /// given, as its whole standard input. Returns only by throwing: a secret with a NUL
+    /// byte (no environment can hold it), a pipe that cannot be made, or a program that
+    /// cannot be run (127: not found, 126: not executable, as a shell says).
+    static func replaceProcess(with program: String, _ arguments: [String], variables: [(name: String, value: SecureBytes)],
+                               stdinSecret: SecureBytes?) throws -> Never {
+        let overridden = Set(variables.map(\.name))
+        // The environment for execve is plain C memory: the secrets are copied out of guarded
+        // memory only here, just before the exec replaces this process image (and on a
+        // failed exec, wiped before the error is reported).
+        var entries: [(pointer: UnsafeMutablePointer<CChar>, length: Int)] = []
+        defer { for entry in entries { memset(entry.pointer, 0, entry.length); free(entry.pointer) } }
+        var index = 0
+        while let entry = currentEnvironment[index] {
+            index += 1
+            let text = String(cString: entry)
+            let name = text.split(separator: "=", maxSplits: 1).first.map(String.init) ?? text
+            if overridden.contains(name) { continue }
+            guard let copy = strdup(entry) else { throw CLIFailure(.ioError, "out of memory") }
+            entries.append((copy, strlen(copy) + 1))
+        }
+        for (name, value) in variables {
+            let length = name.utf8.count + 1 + value.count + 1
+            guard let buffer = malloc(length)?.assumingMemoryBound(to: CChar.self) else { throw CLIFailure(.ioError, "out of memory") }
+            entries.append((buffer, length))
+            let nul = value.withUnsafeBytes { bytes -> Bool in
+                guard !bytes.contains(0) else { return true }
+                var offset = 0
+                for byte in name.utf8 { buffer[offset] = CChar(bitPattern: byte); offset += 1 }
+                buffer[offset] = 0x3D; offset += 1   // "="
+                for byte in bytes { buffer[offset] = CChar(bitPattern: byte); offset += 1 }
+                buffer[offset] = 0
+                return false
+            }
+            if nul { throw CLIFailure(.usage, "the secret for \(name) holds a NUL byte, which no environment variable can carry") }
+        }
+        if let stdinSecret {
+            guard stdinSecret.count <= maximumStdinSecret else {
+                throw CLIFailure(.usage, "--stdin hands over at most \(maximumStdinSecret) bytes; this secret has \(stdinSecret.count)")
+            }
+            var fds: [Int32] = [-1, -1]
+            guard pipe(&fds) == 0 else { throw CLIFailure(.ioError, "cannot make a pipe: \(ProcessIO.errorText(errno))") }
+            let flags = fcntl(fds[1], F_GETFL)
+            _ = fcntl(fds[1], F_SETFL, flags | O_NONBLOCK)
+            let failed = stdinSecret.withUnsafeBytes { ProcessIO.writeAll(fds[1], $0) }
+                ?? [UInt8(10)].withUnsafeBytes { ProcessIO.writeAll(fds[1], $0) }
+            close(fds[1])
+            if let failed {
+                close(fds[0])
+                throw CLIFailure(.ioError, "cannot hand the secret to the command's standard input: \(ProcessIO.errorText(failed))")
+            }
+            guard dup2(fds[0], ProcessIO.standardInput) >= 0 else { throw CLIFailure(.ioError, "cannot set the command's standard input") }
+            close(fds[0])
+        }
+        var argv: [UnsafeMutablePointer<CChar>?] = ([program] + arguments).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var envp: [UnsafeMutablePointer<CChar>?] = entries.map { Optional($0.pointer) } + [nil]
+        let path = program.contains("/") ? program : searchPath(program)
+        guard let path else { throw CLIFailure(.commandNotFound, "cannot run \(program): not found on PATH") }
+        _ = execve(path, &argv, &envp)
+        let code = errno
+        throw CLIFailure(code == ENOENT ? .commandNotFound : .commandNotRunnable, "cannot run \(program): \(ProcessIO.errorText(code))")
+    }
+
+    /// `program` found on PATH as `execvp` finds it: the first executable file.
+    private static func searchPath(_ program: String) -> String? {
+        let path = getenv("PATH").map { String(cString: $0) } ?? "/usr/bin:/bin"
+        return path.split(separator: ":", omittingEmptySubsequences: false)
+            .map { ($0.isEmpty ? "." : String($0)) + "/" + program }
+            .first { ProcessIO.isExecutable($0) }
+    }
+
+    /// The process's environment, as `execve` takes it.
+    private static var currentEnvironment: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> {
+        #if canImport(Darwin)
+        return _NSGetEnviron().pointee!
+        #else
+        return environ
+        #endif
+    }
 }
 
 // The C functions under names the members above do not shadow.

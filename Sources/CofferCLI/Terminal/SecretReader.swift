@@ -16,10 +16,10 @@ enum SecretReader {
         try reporting { () throws(TerminalError) in try SecretInput.readLine(fd: fd) }
     }
 
-    /// Reads standard input to its end (for a secure note's text). One trailing
-    /// newline ("\n" or "\r\n") is dropped.
-    static func readAll() throws -> SecureBytes {
-        try reporting { () throws(TerminalError) in try SecretInput.readAll(limit: 16 << 20) }
+    /// Reads standard input to its end (for a secure note's text), up to `limit` bytes
+    /// (16 MiB by default; more is a usage error). One trailing newline ("\n" or "\r\n") is dropped.
+    static func readAll(limit: Int = 16 << 20) throws -> SecureBytes {
+        try reporting { () throws(TerminalError) in try SecretInput.readAll(limit: limit) }
     }
 
     /// An item's notes (`add`/`edit --notes`), read after every other secret: typed on a
@@ -45,6 +45,13 @@ enum SecretReader {
             throw CLIFailure(.usage, "expected \(what) on the next line of standard input")
         }
         return line
+    }
+
+    /// The master password typed on the controlling terminal (`/dev/tty`), for a command
+    /// whose standard input is another program's (git's credential requests); nil when the
+    /// process has no terminal.
+    static func masterPasswordOnTerminal(for vault: String) throws -> SecureBytes? {
+        try reporting { () throws(TerminalError) in try SecretInput.promptOnTerminal("Master password for \(vault) (coffer, for git): ") }
     }
 
     /// The master password that opens a vault.
