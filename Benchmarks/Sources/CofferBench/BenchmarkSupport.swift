@@ -80,7 +80,7 @@ package enum BenchmarkSupport {
         package func parse() throws(CofferError) { _ = try formatCall { () throws(FormatError) in try VaultFileV2.parse(bytes) } }
 
         /// Steps 11–12: header MAC, key history and manifest MAC.
-        package func verify() throws(CofferError) { try formatCall { () throws(FormatError) in try VaultFileV2.parse(bytes).authenticate(keys: keys) } }
+        package func verify() throws(CofferError) { _ = try formatCall { () throws(FormatError) in try VaultFileV2.parse(bytes).authenticate(keys: keys) } }
 
         /// Decrypting and decoding every overview, as an open does; returns how many.
         package func decodeOverviews() throws(CofferError) -> Int {
