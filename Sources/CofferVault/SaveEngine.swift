@@ -417,14 +417,7 @@ struct SaveEngine {
         let ours = snapshot.header.keyHistory
         switch parsed {
         case .v2(let codec):
-            guard !ConstantTime.equals(codec.header.epochID, keys.epochID) else { return nil }
-            if ours?.epochs.contains(where: { $0.epochID == codec.header.epochID }) == true {
-                return "was sealed before this vault's key was rotated (rekey)"
-            }
-            if codec.header.keyHistory?.epochs.contains(where: { $0.epochID == keys.epochID }) == true {
-                return "was rekeyed after this vault last read it"
-            }
-            return "is sealed under a key this vault never held (both sides were rekeyed, or the copy is older than the key history)"
+            return otherEpoch(codec.header, keys: keys)
         case .v1(let codec):
             // A format-1 copy's vault key is the first epoch key of the upgraded vault: under
             // the current key unless a rotation came after the upgrade.
@@ -442,6 +435,52 @@ struct SaveEngine {
             }
             return nil
         }
+    }
+
+    /// Why a format-2 copy with `header` is sealed under another key epoch than `keys`, or nil.
+    private func otherEpoch(_ header: VaultHeaderV2, keys: EpochKeys) -> String? {
+        guard !ConstantTime.equals(header.epochID, keys.epochID) else { return nil }
+        if snapshot.header.keyHistory?.epochs.contains(where: { $0.epochID == header.epochID }) == true {
+            return "was sealed before this vault's key was rotated (rekey)"
+        }
+        if header.keyHistory?.epochs.contains(where: { $0.epochID == keys.epochID }) == true {
+            return "was rekeyed after this vault last read it"
+        }
+        return "is sealed under a key this vault never held (both sides were rekeyed, or the copy is older than the key history)"
+    }
+
+    /// Reads another replica's file at `otherPath` for a merge, refusing it from its start
+    /// when it can, so that a large, foreign or damaged copy costs little to refuse (a sync
+    /// folder's conflict copy is hostile input). The first ``VaultFileV2/summaryPrefixLength``
+    /// bytes are read (the whole file when it is no longer); for a longer format-2 file, the
+    /// vault id (`differentVault`), the key epoch (`otherKeyEpoch`), the header MAC and then
+    /// the manifest's MAC and the file's size against the records its rows declare are
+    /// checked before the records are read; only then is the whole file read (no more than
+    /// the size first seen, plus one byte to see that it grew), parsed and verified as
+    /// ``replicaSnapshot(_:name:keys:identity:)`` does. `identity` is set to the file's as
+    /// first seen, for a refusal to be remembered by.
+    func readReplica(at otherPath: String, keys: EpochKeys, identity: inout FileIdentity?) throws(CofferError) -> VaultSnapshot {
+        let store = VaultFileStore(path: otherPath)
+        let start = try storeCall { () throws(StoreError) in try store.readPrefix(VaultFileV2.summaryPrefixLength) }
+        identity = start.identity
+        let size = Int(start.identity.size)
+        guard start.bytes.count < size else { return try replicaSnapshot(start.bytes, name: otherPath, keys: keys) }
+        if try formatCall({ () throws(FormatError) in try VaultFile.formatVersion(start.bytes) }) == FormatV2.version {
+            let head = try formatCall { () throws(FormatError) in try VaultFileV2.Start(start.bytes) }
+            guard head.header.vaultID == snapshot.vaultID else { throw .differentVault("\(otherPath) holds a different vault") }
+            if let why = otherEpoch(head.header, keys: keys) { throw .otherKeyEpoch("\(otherPath) \(why)") }
+            try formatCall { () throws(FormatError) in try head.authenticateHeader(start.bytes, keys: keys) }
+            // The manifest, read with one byte more: a file shorter than it is seen to be.
+            let manifest = head.manifestMACEnd <= start.bytes.count ? start.bytes
+                : try storeCall { () throws(StoreError) in try store.readPrefix(min(head.manifestMACEnd, size)) }.bytes
+            try formatCall { () throws(FormatError) in try head.checkManifest(manifest, fileSize: size, keys: keys) }
+        } else {
+            // A format-1 copy: its vault id from the start; the rest as it always was.
+            let summary = try formatCall { () throws(FormatError) in try VaultFile.parseSummary(start.bytes) }
+            guard summary.header.vaultID == snapshot.vaultID else { throw .differentVault("\(otherPath) holds a different vault") }
+        }
+        let file = try storeCall { () throws(StoreError) in try store.readPrefix(size + 1) }
+        return try replicaSnapshot(file.bytes, name: otherPath, keys: keys)
     }
 
     /// Encodes a new file and puts it in place of the old one, then hands `install` the new

@@ -98,6 +98,7 @@ struct CryptoErrorKindTests {
         (.conflict, "vault changed on disk and cannot be merged: "), (.differentVault, "not a replica of this vault: "),
         (.otherKeyEpoch, "sealed under another vault key: "),
         (.rolledBack, "the vault file was rolled back: "), (.formatLimit, "format limit reached: "),
+        (.refusedBefore, "refused before and unchanged since: "),
         (.keyFileRequired, "a key file is required"),
         (.invalidOneTimePassword, "invalid one-time password: "),
         (.invalidGeneratorPolicy, "invalid generator policy: "), (.invalidWordList, "invalid word list: "),
