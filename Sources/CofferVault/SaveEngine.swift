@@ -88,7 +88,7 @@ struct SaveEngine {
     /// Saves `changes`, made on ``snapshot`` which is the file, encoding the new file from
     /// both, and applies them to the snapshot once the file is saved.
     private mutating func save(_ changes: Changeset, stamp: Stamp, keys: EpochKeys) throws(CofferError) {
-        let generation = max(snapshot.generation, highestGeneration) + 1
+        let generation = try Self.generation(after: max(snapshot.generation, highestGeneration))
         let header = upgraded(Self.stamped(changes.header ?? snapshot.header, removing: Self.removedSlots(snapshot.header, changes.header),
                                            stamp: stamp), stamp: stamp)
         // Nothing unchecked is carried into the new file: the records it keeps are checked
@@ -256,7 +256,7 @@ struct SaveEngine {
     /// too, so every digest is checked before they are written again.
     mutating func saveJoined(_ joined: VaultSnapshot, keys: EpochKeys) throws(CofferError) {
         var next = joined
-        next.generation = max(next.generation, highestGeneration) + 1
+        next.generation = try Self.generation(after: max(next.generation, highestGeneration))
         next.header = upgraded(next.header, stamp: Stamp(replica: memory.replica, time: max(1, next.header.clock.maxTime)))
         next.digestsChecked = false
         try next.checkDigests(keys: keys)
@@ -278,7 +278,7 @@ struct SaveEngine {
             guard engine.snapshot.sourceVersion != FormatV2.version || engine.conversion != nil else { return false }
             let stamp = issueStamp(engine.snapshot.header.clock)
             let header = engine.upgraded(Self.stamped(engine.snapshot.header, removing: [], stamp: stamp), stamp: stamp)
-            let generation = max(engine.snapshot.generation, engine.highestGeneration) + 1
+            let generation = try Self.generation(after: max(engine.snapshot.generation, engine.highestGeneration))
             try engine.snapshot.checkDigests(keys: keys)
             try engine.write(header: header, generation: generation, records: engine.snapshot.allRecords, keys: keys,
                              keepBackup: true) { engine, identity in
@@ -306,7 +306,7 @@ struct SaveEngine {
             let rotated = try formatCall { () throws(FormatError) in
                 try EpochRotation.rotate(header: header, records: records, keys: keys, at: stamp, entropy: engine.entropy)
             }
-            let generation = max(base.generation, engine.highestGeneration) + 1
+            let generation = try Self.generation(after: max(base.generation, engine.highestGeneration))
             try engine.write(header: rotated.header, generation: generation, records: rotated.records, keys: rotated.keys,
                              changesKey: true) { engine, identity in
                 // The overviews are those of the records before: only their sealing changed.
@@ -435,6 +435,14 @@ struct SaveEngine {
             }
             return nil
         }
+    }
+
+    /// The generation of the version saved after `current`. A file (or a copy merged into it)
+    /// that already has the largest one, which only a writer holding the key can write, is a
+    /// format limit rather than a wrap to 0 or a crash (found by the merge fuzz target).
+    static func generation(after current: UInt64) throws(CofferError) -> UInt64 {
+        guard current < .max else { throw CofferError(CofferError.Kind.formatLimit, detail: "generation \(current) is the largest there is; no later version can be saved") }
+        return current + 1
     }
 
     /// Why a format-2 copy with `header` is sealed under another key epoch than `keys`, or nil.
