@@ -52,13 +52,7 @@ extension ReplicaStateStore {
     var refusedDirectory: String { PathName.joined(directory, "refused") }
 
     func refusedFile(forVaultAt canonicalPath: String) throws(StoreError) -> String {
-        let digest: [UInt8]
-        do throws(CofferError) {
-            digest = try BLAKE2b.hash(Array("coffer refused copies\0".utf8) + Array(canonicalPath.utf8))
-        } catch {
-            throw .crypto(error)
-        }
-        return PathName.joined(refusedDirectory, Self.hex(digest))
+        PathName.joined(refusedDirectory, try Self.hashedName(canonicalPath, context: "coffer refused copies"))
     }
 
     /// The refusals remembered for the vault at `canonicalPath` (none when the file is
