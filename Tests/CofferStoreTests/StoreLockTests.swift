@@ -18,9 +18,11 @@ struct StoreLockTests {
                 error.value = storeError {
                     try store.withExclusiveLock(timeout: .seconds(30)) {
                         entered.value = true
-                        // Bounded (120 s), so a failing test cannot hang; generous because on a loaded
-                        // machine the contender (a detached task) may start only many seconds later.
-                        for _ in 0..<24_000 where !release.value { FileLock.pause(.milliseconds(5)) }
+                        // Bounded (600 s), so a failing test cannot hang; generous because on a loaded
+                        // machine the contender (a detached task) may start only minutes later: with
+                        // two cores, the cooperative pool's two threads serve the queued synchronous
+                        // tests (the CLI's processes) first; 120 s was seen to be too short.
+                        for _ in 0..<120_000 where !release.value { FileLock.pause(.milliseconds(5)) }
                     }
                 }
                 finished.value = true
