@@ -103,8 +103,9 @@ simulate: deps
 	  XDG_STATE_HOME=$$state COFFER_SIMULATION_SCHEDULES=$(SCHEDULES) $(if $(SEED),COFFER_SIMULATION_SEED=$(SEED)) \
 	  $(SWIFT) test --skip-build --filter VaultReplicaSimulationTests
 
-# libFuzzer + AddressSanitizer on the vault decoder and the other parsers of outside input,
-# SECONDS per target (both run at once), seeded from Tests/Vectors; see RELIABILITY.md.
+# libFuzzer + AddressSanitizer on the vault decoder, the other parsers of outside input and
+# the merge of a hostile replica, SECONDS per target (all three at once), seeded from
+# Tests/Vectors and Fuzz/Regressions, the corpus kept in .build-fuzz/corpus/; see RELIABILITY.md.
 # A crash leaves its input in .build-fuzz/artifacts/ and fails the target.
 SECONDS ?= 60
 .PHONY: fuzz

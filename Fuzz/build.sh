@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds Coffer's libFuzzer targets into .build-fuzz/ (see Fuzz/README.md).
 #
-#   Fuzz/build.sh            # fuzz-vault and fuzz-inputs, with libFuzzer and AddressSanitizer
+#   Fuzz/build.sh            # fuzz-vault, fuzz-inputs and fuzz-merge, with libFuzzer and AddressSanitizer
 #
 # SwiftPM cannot pass -sanitize=fuzzer without unsafeFlags, so this compiles with swiftc
 # directly: each layer of the library once, as an instrumented module built with
@@ -45,10 +45,16 @@ for layer in "${LAYERS[@]}"; do
   OBJECTS+=("$OUT/$layer.o")
 done
 
-for target in vault inputs; do
+# The merge target also needs its own entry points and the test helpers they use (a merged
+# vault's items as the merge vectors list them), compiled into its module.
+MERGE_SOURCES=(Tests/CofferFormatTests/MergeFuzzEntryPoints.swift Tests/CofferTestSupport/MergedVault.swift
+               Tests/CofferTestSupport/VectorEntry.swift Tests/CofferTestSupport/VaultTestSupport.swift Tests/CofferTestSupport/Hex.swift)
+for target in vault inputs merge; do
   define=COFFER_FUZZ_$(echo "$target" | tr '[:lower:]' '[:upper:]')
+  extra=()
+  [ "$target" = merge ] && extra=("${MERGE_SOURCES[@]}")
   echo "fuzz build: fuzz-$target"
   "$SWIFTC" -module-name "CofferFuzz_$target" "${COMMON[@]}" -D "$define" -I "$OUT" \
-    Fuzz/Targets/FuzzMain.swift Tests/CofferFormatTests/FuzzEntryPoints.swift "${OBJECTS[@]}" \
+    Fuzz/Targets/FuzzMain.swift Tests/CofferFormatTests/FuzzEntryPoints.swift "${extra[@]}" "${OBJECTS[@]}" \
     -use-ld=lld -o "$OUT/fuzz-$target"
 done

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs Coffer's libFuzzer targets (built by Fuzz/build.sh) for SECONDS each, in parallel.
 #
-#   Fuzz/run.sh SECONDS [TARGET...]      # targets: vault inputs (default: both)
+#   Fuzz/run.sh SECONDS [TARGET...]      # targets: vault inputs merge (default: all three)
 #
 # Each target starts from the seeds derived from Tests/Vectors (written by the binary itself,
 # see LLVMFuzzerInitialize in Fuzz/Targets/FuzzMain.swift), the fixed crashers in
@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(vault inputs)
+[ ${#targets[@]} -eq 0 ] && targets=(vault inputs merge)
 OUT=.build-fuzz
 # Leaks: Swift keeps its caches and metadata for the whole run; LeakSanitizer is off, AddressSanitizer on.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1:symbolize=1}

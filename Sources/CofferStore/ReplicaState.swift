@@ -168,13 +168,16 @@ package struct ReplicaStateStore: Sendable {
     /// The replica file's name is a hash, so that any path (long, with any bytes) makes
     /// a short, safe name; the file repeats the path to rule out collisions.
     func replicaFile(for canonicalPath: String) throws(StoreError) -> String {
-        let digest: [UInt8]
+        PathName.joined(replicasDirectory, try Self.hashedName(canonicalPath, context: "coffer replica path"))
+    }
+
+    /// A state file's name for `canonicalPath`: the hex BLAKE2b-256 of `context`, 0x00 and the path.
+    static func hashedName(_ canonicalPath: String, context: String) throws(StoreError) -> String {
         do throws(CofferError) {
-            digest = try BLAKE2b.hash(Array("coffer replica path\0".utf8) + Array(canonicalPath.utf8))
+            return hex(try BLAKE2b.hash(Array(context.utf8) + [0] + Array(canonicalPath.utf8)))
         } catch {
             throw .crypto(error)
         }
-        return PathName.joined(replicasDirectory, Self.hex(digest))
     }
 
     func clockFile(vaultID: [UInt8]) throws(StoreError) -> String {

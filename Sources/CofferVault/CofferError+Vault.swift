@@ -72,6 +72,13 @@ extension CofferError.Kind {
         failureReason: "The file lacks changes this device has already seen: it was restored from a backup or put back by a sync tool.",
         recoverySuggestion: "Accept the rollback to keep this version, or restore the newer copy."
     ) { "the vault file was rolled back: \($0.shownDetail)" }
+    /// A copy this device already refused to merge, unchanged since: it was not read again
+    /// (``Vault/mergeConflictCopy(at:rereadingRefused:)``); the detail says when and why.
+    public static let refusedBefore = Self(
+        "refusedBefore",
+        failureReason: "This device refused the copy before (another vault, damaged, or too large), and the file has not changed since.",
+        recoverySuggestion: "Remove the copy, or read it again (`coffer sync --retry-refused`)."
+    ) { "refused before and unchanged since: \($0.shownDetail)" }
 }
 
 // MARK: Static members, so `throw .itemNotFound` and `catch CofferError.itemNotFound` read well.
@@ -100,4 +107,6 @@ extension CofferError {
     public static func otherKeyEpoch(_ why: String) -> CofferError { CofferError(Kind.otherKeyEpoch, detail: why) }
     public static let rolledBack = CofferError(Kind.rolledBack)
     public static func rolledBack(_ why: String) -> CofferError { CofferError(Kind.rolledBack, detail: why) }
+    public static let refusedBefore = CofferError(Kind.refusedBefore)
+    public static func refusedBefore(_ why: String, path: String) -> CofferError { CofferError(Kind.refusedBefore, detail: why, path: path) }
 }

@@ -107,6 +107,12 @@ enum ReplicaMerge {
         report.slotsAdded = slots.count { slot in !ours.slots.contains { $0.identity == slot.identity } }
         report.slotsRemoved = ours.slots.count { gone.contains($0.identity) }
         guard !slots.isEmpty else { throw .slotUnavailable("the replicas removed every key slot between them") }
+        // A vault remembers so many removals (the newest; SPEC.md §17.4). A merge that would
+        // forget some would let a copy that still holds such a slot bring it back at the next
+        // merge, and its key open the vault again (found by the merge fuzz target): refused.
+        guard removed.count <= VaultHeaderV2.maxRemovedSlots else {
+            throw .slotUnavailable("the replicas removed \(removed.count) key slots between them, more than the \(VaultHeaderV2.maxRemovedSlots) a vault remembers")
+        }
         guard slots.count <= FormatV1.maxSlots else {
             throw .slotUnavailable("the merged vault would have \(slots.count) key slots, more than \(FormatV1.maxSlots); remove some on one replica first")
         }

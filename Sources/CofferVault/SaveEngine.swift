@@ -88,7 +88,7 @@ struct SaveEngine {
     /// Saves `changes`, made on ``snapshot`` which is the file, encoding the new file from
     /// both, and applies them to the snapshot once the file is saved.
     private mutating func save(_ changes: Changeset, stamp: Stamp, keys: EpochKeys) throws(CofferError) {
-        let generation = max(snapshot.generation, highestGeneration) + 1
+        let generation = try Self.generation(after: max(snapshot.generation, highestGeneration))
         let header = upgraded(Self.stamped(changes.header ?? snapshot.header, removing: Self.removedSlots(snapshot.header, changes.header),
                                            stamp: stamp), stamp: stamp)
         // Nothing unchecked is carried into the new file: the records it keeps are checked
@@ -264,7 +264,7 @@ struct SaveEngine {
     /// too, so every digest is checked before they are written again.
     mutating func saveJoined(_ joined: VaultSnapshot, keys: EpochKeys) throws(CofferError) {
         var next = joined
-        next.generation = max(next.generation, highestGeneration) + 1
+        next.generation = try Self.generation(after: max(next.generation, highestGeneration))
         next.header = upgraded(next.header, stamp: Stamp(replica: memory.replica, time: max(1, next.header.clock.maxTime)))
         next.digestsChecked = false
         try next.checkDigests(keys: keys)
@@ -286,7 +286,7 @@ struct SaveEngine {
             guard engine.snapshot.sourceVersion != FormatV2.version || engine.conversion != nil else { return false }
             let stamp = issueStamp(engine.snapshot.header.clock)
             let header = engine.upgraded(Self.stamped(engine.snapshot.header, removing: [], stamp: stamp), stamp: stamp)
-            let generation = max(engine.snapshot.generation, engine.highestGeneration) + 1
+            let generation = try Self.generation(after: max(engine.snapshot.generation, engine.highestGeneration))
             try engine.snapshot.checkDigests(keys: keys)
             try engine.write(header: header, generation: generation, records: engine.snapshot.allRecords, keys: keys,
                              keepBackup: true) { engine, identity in
@@ -321,7 +321,7 @@ struct SaveEngine {
             let rotated = try formatCall { () throws(FormatError) in
                 try EpochRotation.rotate(header: header, records: records, keys: keys, at: stamp, entropy: engine.entropy)
             }
-            let generation = max(base.generation, engine.highestGeneration) + 1
+            let generation = try Self.generation(after: max(base.generation, engine.highestGeneration))
             try engine.write(header: rotated.header, generation: generation, records: rotated.records, keys: rotated.keys,
                              changesKey: true) { engine, identity in
                 // The overviews are those of the records before: only their sealing changed.
@@ -432,14 +432,7 @@ struct SaveEngine {
         let ours = snapshot.header.keyHistory
         switch parsed {
         case .v2(let codec):
-            guard !ConstantTime.equals(codec.header.epochID, keys.epochID) else { return nil }
-            if ours?.epochs.contains(where: { $0.epochID == codec.header.epochID }) == true {
-                return "was sealed before this vault's key was rotated (rekey)"
-            }
-            if codec.header.keyHistory?.epochs.contains(where: { $0.epochID == keys.epochID }) == true {
-                return "was rekeyed after this vault last read it"
-            }
-            return "is sealed under a key this vault never held (both sides were rekeyed, or the copy is older than the key history)"
+            return otherEpoch(codec.header, keys: keys)
         case .v1(let codec):
             // A format-1 copy's vault key is the first epoch key of the upgraded vault: under
             // the current key unless a rotation came after the upgrade.
@@ -457,6 +450,60 @@ struct SaveEngine {
             }
             return nil
         }
+    }
+
+    /// The generation of the version saved after `current`. A file (or a copy merged into it)
+    /// that already has the largest one, which only a writer holding the key can write, is a
+    /// format limit rather than a wrap to 0 or a crash (found by the merge fuzz target).
+    static func generation(after current: UInt64) throws(CofferError) -> UInt64 {
+        guard current < .max else { throw CofferError(CofferError.Kind.formatLimit, detail: "generation \(current) is the largest there is; no later version can be saved") }
+        return current + 1
+    }
+
+    /// Why a format-2 copy with `header` is sealed under another key epoch than `keys`, or nil.
+    private func otherEpoch(_ header: VaultHeaderV2, keys: EpochKeys) -> String? {
+        guard !ConstantTime.equals(header.epochID, keys.epochID) else { return nil }
+        if snapshot.header.keyHistory?.epochs.contains(where: { $0.epochID == header.epochID }) == true {
+            return "was sealed before this vault's key was rotated (rekey)"
+        }
+        if header.keyHistory?.epochs.contains(where: { $0.epochID == keys.epochID }) == true {
+            return "was rekeyed after this vault last read it"
+        }
+        return "is sealed under a key this vault never held (both sides were rekeyed, or the copy is older than the key history)"
+    }
+
+    /// Reads another replica's file at `otherPath` for a merge, refusing it from its start
+    /// when it can, so that a large, foreign or damaged copy costs little to refuse (a sync
+    /// folder's conflict copy is hostile input). The first ``VaultFileV2/summaryPrefixLength``
+    /// bytes are read (the whole file when it is no longer); for a longer format-2 file, the
+    /// vault id (`differentVault`), the key epoch (`otherKeyEpoch`), the header MAC and then
+    /// the manifest's MAC and the file's size against the records its rows declare are
+    /// checked before the records are read; only then is the whole file read (no more than
+    /// the size first seen, plus one byte to see that it grew), parsed and verified as
+    /// ``replicaSnapshot(_:name:keys:identity:)`` does. `identity` is set to the file's as
+    /// first seen, for a refusal to be remembered by.
+    func readReplica(at otherPath: String, keys: EpochKeys, identity: inout FileIdentity?) throws(CofferError) -> VaultSnapshot {
+        let store = VaultFileStore(path: otherPath)
+        let start = try storeCall { () throws(StoreError) in try store.readPrefix(VaultFileV2.summaryPrefixLength) }
+        identity = start.identity
+        let size = Int(start.identity.size)
+        guard start.bytes.count < size else { return try replicaSnapshot(start.bytes, name: otherPath, keys: keys) }
+        if try formatCall({ () throws(FormatError) in try VaultFile.formatVersion(start.bytes) }) == FormatV2.version {
+            let head = try formatCall { () throws(FormatError) in try VaultFileV2.Start(start.bytes) }
+            guard head.header.vaultID == snapshot.vaultID else { throw .differentVault("\(otherPath) holds a different vault") }
+            if let why = otherEpoch(head.header, keys: keys) { throw .otherKeyEpoch("\(otherPath) \(why)") }
+            try formatCall { () throws(FormatError) in try head.authenticateHeader(start.bytes, keys: keys) }
+            // The manifest, read with one byte more: a file shorter than it is seen to be.
+            let manifest = head.manifestMACEnd <= start.bytes.count ? start.bytes
+                : try storeCall { () throws(StoreError) in try store.readPrefix(min(head.manifestMACEnd, size)) }.bytes
+            try formatCall { () throws(FormatError) in try head.checkManifest(manifest, fileSize: size, keys: keys) }
+        } else {
+            // A format-1 copy: its vault id from the start; the rest as it always was.
+            let summary = try formatCall { () throws(FormatError) in try VaultFile.parseSummary(start.bytes) }
+            guard summary.header.vaultID == snapshot.vaultID else { throw .differentVault("\(otherPath) holds a different vault") }
+        }
+        let file = try storeCall { () throws(StoreError) in try store.readPrefix(size + 1) }
+        return try replicaSnapshot(file.bytes, name: otherPath, keys: keys)
     }
 
     /// Encodes a new file and puts it in place of the old one, then hands `install` the new

@@ -24,10 +24,23 @@ extension Vault {
     /// let report = try vault.merge(contentsOf: "/sync/vault.sync-conflict-20260301-101500-ABCDEFG.coffer")
     /// print("\(report.added) added, \(report.updated) updated, \(report.conflicted.count) with conflicts")
     /// ```
+    ///
+    /// The other file is refused from its start when it can be: a format-2 file of another
+    /// vault or key epoch, whose header or manifest does not authenticate, or whose size does
+    /// not fit the records its manifest declares costs the reading of its start (about 1 MiB
+    /// at most, and its manifest), not of the whole file.
     @discardableResult
     public func merge(contentsOf otherPath: String) throws(CofferError) -> MergeReport {
-        let file = try storeCall { () throws(StoreError) in try VaultFileStore(path: otherPath).read() }
-        return try merge(bytes: file.bytes, name: otherPath)
+        var identity: FileIdentity?
+        return try merge(contentsOf: otherPath, identity: &identity)
+    }
+
+    /// ``merge(contentsOf:)-(String)``, setting `identity` to the other file's as first read
+    /// (nil when it could not be read at all): what a refusal is remembered by.
+    func merge(contentsOf otherPath: String, identity: inout FileIdentity?) throws(CofferError) -> MergeReport {
+        try saving { (engine, keys) throws(CofferError) -> MergeReport in
+            try engine.saveMerged(with: try engine.readReplica(at: otherPath, keys: keys, identity: &identity), keys: keys)
+        }
     }
 
     /// ``merge(contentsOf:)-(String)`` for a replica's bytes (from a network, a git object…).

@@ -100,6 +100,7 @@ struct CryptoErrorKindTests {
         (.otherKeyEpoch, "sealed under another vault key: "), (.malformedRequest, "malformed request ("),
         (.unsupportedSSHKey, "unsupported SSH key: "),
         (.rolledBack, "the vault file was rolled back: "), (.formatLimit, "format limit reached: "),
+        (.refusedBefore, "refused before and unchanged since: "),
         (.keyFileRequired, "a key file is required"),
         (.invalidOneTimePassword, "invalid one-time password: "),
         (.invalidGeneratorPolicy, "invalid generator policy: "), (.invalidWordList, "invalid word list: "),

@@ -41,6 +41,65 @@ struct FormatFuzzTests {
         Reliability.figure("fuzz regressions inputs", "\(files.count) kept inputs replayed")
     }
 
+    @Test("Every kept input of the merge target gives a typed error or a merge, no broken invariant")
+    func mergeRegressions() throws {
+        let fixture = try FuzzEntryPoints.MergeFixture(vectors: VectorPaths.directory)
+        let files = try Self.files("merge")
+        for (name, bytes) in files {
+            let report = FuzzEntryPoints.merge(bytes, fixture: fixture)
+            #expect(report.violations.isEmpty, "\(name): \(report.violations)")
+            #expect(report.deepest == .opened || !report.errors.isEmpty, "\(name): neither merged nor a typed error")
+        }
+        Reliability.figure("fuzz regressions merge", "\(files.count) kept inputs replayed")
+    }
+
+    @Test("The merge target: every format-2 merge vector merges into the fixed vault with every invariant kept")
+    func mergeSeeds() throws {
+        let fixture = try FuzzEntryPoints.MergeFixture(vectors: VectorPaths.directory)
+        let seeds = try FuzzEntryPoints.mergeSeeds(vectors: VectorPaths.directory)
+        #expect(seeds.count >= 3)
+        for (name, bytes) in seeds {
+            let report = FuzzEntryPoints.merge(bytes, fixture: fixture)
+            #expect(report.violations.isEmpty, "\(name): \(report.violations)")
+            #expect(report.deepest == .opened, "\(name): \(report.errors)")
+        }
+    }
+
+    /// The custom mutator in the ordinary test run: seeded mutations of the merge vectors
+    /// (most of them past authentication) merge or are refused with every invariant kept.
+    @Test("The merge target's mutator: seeded mutations of the merge vectors keep every invariant")
+    func mergeMutations() throws {
+        let fixture = try FuzzEntryPoints.MergeFixture(vectors: VectorPaths.directory)
+        var corpus = try FuzzEntryPoints.mergeSeeds(vectors: VectorPaths.directory).map(\.1)
+        let random = SeededRandom("merge mutations")
+        let runs = Int(ProcessInfo.processInfo.environment["COFFER_MERGE_MUTATIONS"] ?? "") ?? 100
+        var merged = 0
+        for run in 0..<runs {
+            let input = corpus[Int(random.next() % UInt64(corpus.count))]
+            let mutated = FuzzEntryPoints.mutateMerge(input, maxSize: 1 << 20, seed: UInt32(truncatingIfNeeded: random.next()),
+                                                      fixture: fixture) { bytes, maxSize in
+                // A stand-in for libFuzzer's byte mutator: a few bytes changed, maybe a cut.
+                for _ in 0..<(1 + Int(random.next() % 3)) where !bytes.isEmpty {
+                    bytes[Int(random.next() % UInt64(bytes.count))] ^= UInt8(truncatingIfNeeded: random.next() | 1)
+                }
+                if random.next() % 4 == 0 { bytes.removeLast(Int(random.next() % UInt64(bytes.count + 1))) }
+                bytes = Array(bytes.prefix(maxSize))
+            }
+            let report = FuzzEntryPoints.merge(mutated, fixture: fixture)
+            #expect(report.violations.isEmpty, "mutation \(run): \(report.violations)")
+            if !report.violations.isEmpty, let dump = ProcessInfo.processInfo.environment["COFFER_MERGE_DUMP"] {
+                try Data(mutated).write(to: URL(fileURLWithPath: dump).appendingPathComponent("violation-\(run)"))
+            }
+            if report.deepest == .opened {
+                merged += 1
+                corpus.append(mutated)
+            }
+        }
+        // Most mutations get past authentication to the merge itself.
+        #expect(merged * 3 >= runs, "\(merged) of \(runs) mutated replicas merged")
+        Reliability.figure("fuzz merge mutations", "\(merged) of \(runs) mutated replicas merged, every invariant kept")
+    }
+
     /// Found by fuzzing the KeePassXC XML importer: Foundation's XMLParser trapped (killing
     /// the process) on names, comments and processing instructions that are not UTF-8.
     @Test("KeePassXC XML that is not UTF-8: malformedImport naming the line, no crash", arguments: [

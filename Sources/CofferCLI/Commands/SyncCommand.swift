@@ -39,6 +39,15 @@ struct SyncCommand: ParsableCommand {
             tried again after a later copy heals the rollback. Without any copy, the vault is \
             not even unlocked, and the exit code is 0.
 
+            A copy is checked from its start (its vault id, key epoch and header MAC, then its \
+            manifest and whether the file's size fits the records it declares) before the rest \
+            is read. A copy refused for what it holds (another vault, damaged, too large) is \
+            remembered on this device (in the state folder, $XDG_STATE_HOME/coffer/refused/): \
+            while the file stays unchanged (same inode, size and modification time), later runs \
+            report it again (error "refusedBefore", exit 65) without reading it, or unlocking \
+            the vault for it alone. `coffer status` lists such copies. Remove the copy once you \
+            have looked at it, or read it again with --retry-refused.
+
             One line per file and a summary go to stderr; with --json, the report goes to stdout.
 
             JSON shape:
@@ -49,6 +58,7 @@ struct SyncCommand: ParsableCommand {
 
             EXAMPLES:
               coffer sync ~/Sync/vault.coffer
+              coffer sync ~/Sync/vault.coffer --retry-refused
               coffer sync ~/Dropbox/vault.coffer --key-file ~/.config/coffer/vault.key --keep-copies
               coffer sync vault.coffer --copy /media/usb/vault.coffer --json
             """)
@@ -64,6 +74,9 @@ struct SyncCommand: ParsableCommand {
     @Flag(name: .customLong("keep-copies"),
           help: "Move each merged copy into this device's state folder (merged/VAULT-ID/, outside the synced folder) instead of deleting it.")
     var keepCopies = false
+
+    @Flag(name: .customLong("retry-refused"), help: "Read again the copies refused on an earlier run, even if unchanged.")
+    var retryRefused = false
 
     @Flag(help: "Print the report as JSON on stdout (shape above).")
     var json = false
@@ -81,13 +94,61 @@ struct SyncCommand: ParsableCommand {
             if json { try ReplicaMerging.json([], vault: vault.vault).print() }
             return
         }
+        // Copies refused on an earlier run and unchanged since are reported without being read;
+        // the vault is unlocked only when another copy is left to merge.
+        var outcomes: [ReplicaOutcome] = []
+        var toMerge: [ReplicaFile] = []
+        for file in files {
+            if !retryRefused, let refused = Vault.refusal(ofCopyAt: file.path, forVaultAt: vault.vault) {
+                var outcome = ReplicaOutcome(file: file)
+                outcome.failure = CLIFailure(.vaultUnreadable, "\(refused.error.description) (--retry-refused reads it again)")
+                outcome.errorKind = CofferError.Kind.refusedBefore.rawValue
+                outcomes.append(outcome)
+            } else {
+                toMerge.append(file)
+            }
+        }
+        var healing: (vault: Vault, wasRolledBack: Bool)?
+        if !toMerge.isEmpty {
+            let (merged, mergedInto, wasRolledBack) = try merge(toMerge)
+            healing = (mergedInto, wasRolledBack)
+            for var outcome in merged {
+                if outcome.failure != nil, Vault.refusal(ofCopyAt: outcome.file.path, forVaultAt: vault.vault) != nil {
+                    outcome.note = "remembered on this device: later syncs skip \(outcome.file.path) without reading it while it is unchanged "
+                        + "(`coffer status` lists it; remove it, or read it again with --retry-refused)"
+                }
+                outcomes.append(outcome)
+            }
+        }
+        let order = Dictionary(files.enumerated().map { ($1.path, $0) }, uniquingKeysWith: { first, _ in first })
+        outcomes.sort { (order[$0.file.path] ?? 0) < (order[$1.file.path] ?? 0) }
+        ReplicaMerging.printOutcomes(outcomes)
+        ReplicaMerging.printSummary(outcomes, vault: vault.vault)
+        if let healing { RollbackArguments.sayIfHealed(healing.vault, path: vault.vault, wasRolledBack: healing.wasRolledBack) }
+        if json { try ReplicaMerging.json(outcomes, vault: vault.vault).print() }
+        if let status = ReplicaMerging.worstProblem(outcomes) {
+            let failed = outcomes.count { !$0.merged }
+            let stuck = outcomes.count { $0.disposalFailure != nil }
+            var parts: [String] = []
+            if failed > 0 { parts.append("\(ReplicaMerging.plural(failed, "file")) not merged") }
+            if stuck > 0 { parts.append(stuck == 1 ? "1 merged copy not put away" : "\(stuck) merged copies not put away") }
+            throw CLIFailure(status, parts.joined(separator: ", ") + " (see above)")
+        }
+    }
+
+    /// Unlocks the vault and merges `files` into it, putting each away once merged; with
+    /// the vault, and whether it was rolled back before (to say whether a merge healed it).
+    private func merge(_ files: [ReplicaFile]) throws -> (outcomes: [ReplicaOutcome], vault: Vault, wasRolledBack: Bool) {
         let unlocked = try vault.unlock(saving: rollback)
         let wasRolledBack = unlocked.vault.rollback != nil
         // Where kept copies go (--keep-copies): this device's state folder, created when the
         // first one needs it; never a folder that is synced.
         var keptFolder: String?
         var folderProblem: CLIFailure?
-        let outcomes = ReplicaMerging.merge(files, into: unlocked.vault, vaultPath: vault.vault) { outcome in
+        let retry = retryRefused
+        let outcomes = ReplicaMerging.merge(files, into: unlocked.vault, vaultPath: vault.vault, merging: { (vault, path) throws(CofferError) in
+            try vault.mergeConflictCopy(at: path, rereadingRefused: retry)
+        }) { outcome in
             // The vault is saved with this copy merged in, and the copy passed every check: now it may go.
             let path = outcome.file.path
             let changed = "\(path) changed while it was merged; left in place for the next sync"
@@ -127,18 +188,7 @@ struct SyncCommand: ParsableCommand {
                 outcome.disposalFailure = CLIFailure(.ioError, "cannot put \(path) away: \(error)")
             }
         }
-        ReplicaMerging.printOutcomes(outcomes)
-        ReplicaMerging.printSummary(outcomes, vault: vault.vault)
-        RollbackArguments.sayIfHealed(unlocked.vault, path: vault.vault, wasRolledBack: wasRolledBack)
-        if json { try ReplicaMerging.json(outcomes, vault: vault.vault).print() }
-        if let status = ReplicaMerging.worstProblem(outcomes) {
-            let failed = outcomes.count { !$0.merged }
-            let stuck = outcomes.count { $0.disposalFailure != nil }
-            var parts: [String] = []
-            if failed > 0 { parts.append("\(ReplicaMerging.plural(failed, "file")) not merged") }
-            if stuck > 0 { parts.append(stuck == 1 ? "1 merged copy not put away" : "\(stuck) merged copies not put away") }
-            throw CLIFailure(status, parts.joined(separator: ", ") + " (see above)")
-        }
+        return (outcomes, unlocked.vault, wasRolledBack)
     }
 
     /// Why putting a copy away failed, as the system says it ("Permission denied").

@@ -127,7 +127,7 @@ extension CLIFailure {
             self.init(.ioError, "\(error.description); commands ask for the password as before")
         case .lockTimeout, .conflict:
             self.init(.busy, error.description)
-        case .differentVault, .otherKeyEpoch:
+        case .differentVault, .otherKeyEpoch, .refusedBefore:
             self.init(.vaultUnreadable, error.description)
         case .formatLimit:
             // The vault's data, not the request, reached the bound: not a usage error.

@@ -40,7 +40,10 @@ enum ReplicaMerging {
     /// A file refused because the vault was rolled back is tried again after a later one
     /// merged (it may have brought the newer version back). `merged` runs after each
     /// successful merge, e.g. to put the copy away. Outcomes are in the order of `files`.
+    /// `merging` merges one file (`sync`: ``Vault/mergeConflictCopy(at:rereadingRefused:)``,
+    /// which remembers a copy it refuses).
     static func merge(_ files: [ReplicaFile], into vault: Vault, vaultPath: String,
+                      merging: (Vault, String) throws(CofferError) -> MergeReport = { (vault, path) throws(CofferError) in try vault.merge(contentsOf: path) },
                       merged: (inout ReplicaOutcome) -> Void = { _ in }) -> [ReplicaOutcome] {
         var outcomes = files.map { ReplicaOutcome(file: $0) }
         var stopped: (failure: CLIFailure, kind: String)?
@@ -50,7 +53,7 @@ enum ReplicaMerging {
             var outcome = ReplicaOutcome(file: files[index])
             do {
                 outcome.version = FileVersion(of: outcome.file.path)
-                outcome.report = try vault.merge(contentsOf: outcome.file.path)
+                outcome.report = try merging(vault, outcome.file.path)
                 merged(&outcome)
             } catch {
                 outcome.failure = CLIFailure(error, vault: outcome.file.path)
@@ -129,6 +132,7 @@ enum ReplicaMerging {
                 if let note = outcome.note { Output.error("coffer: note: \(note)") }
             } else if let failure = outcome.failure {
                 Output.error("coffer: not merged: \(failure.message); \(outcome.file.path) left in place")
+                if let note = outcome.note { Output.error("coffer: note: \(note)") }
             }
         }
     }

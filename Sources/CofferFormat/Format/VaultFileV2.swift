@@ -61,26 +61,82 @@ package struct VaultFileV2: Sendable {
         }
     }
 
+    /// The manifest's rows, from its bytes (generation, count, rows, nothing after them).
+    private static func parseManifest(_ manifestBytes: UnsafeRawBufferPointer) throws(FormatError) -> (generation: UInt64, rows: [RecordV2.Row]) {
+        var manifest = ByteReader(manifestBytes)
+        let generation = try manifest.u64("manifest generation")
+        let count = Int(try manifest.u32("manifest entry count"))
+        guard count <= FormatV1.maxEntries else { throw .malformed("manifest: \(count) entries is too many") }
+        var rows: [RecordV2.Row] = []
+        // The count is a claim: room for no more rows than the manifest's bytes can hold.
+        rows.reserveCapacity(min(count, manifest.remaining / FormatV2.minRowLength))
+        for index in 0..<count {
+            let row = try RecordV2.Row.parse(&manifest, index: index)
+            if let previous = rows.last, !(previous.id < row.id) {
+                throw .malformed("manifest: entry ids not strictly ascending at \(index)")
+            }
+            rows.append(row)
+        }
+        guard manifest.isAtEnd else { throw .malformed("manifest: \(manifest.remaining) bytes after the last row") }
+        return (generation, rows)
+    }
+
+    /// A file checked from its start before the rest is read: a replica about to be merged
+    /// (SPEC.md §17). Made from the first ``summaryPrefixLength`` bytes.
+    package struct Start: Sendable {
+        package let header: VaultHeaderV2
+        let headerEnd: Int
+        let headerMAC: [UInt8]
+        /// Where the manifest MAC ends: the bytes ``checkManifest(_:fileSize:keys:)`` needs.
+        package let manifestMACEnd: Int
+
+        /// The start of a file of more than `prefix.count` bytes. Throws what ``parse(_:)``
+        /// throws for the same bytes: the header and the manifest length lie within the prefix.
+        package init(_ prefix: [UInt8]) throws(FormatError) {
+            let head = try prefix.withBytes { (raw) throws(FormatError) in try VaultFileV2.parseHead(raw) }
+            header = head.header
+            headerEnd = head.headerEnd
+            headerMAC = head.headerMAC
+            manifestMACEnd = head.headerEnd + 2 * FormatV1.digestLength + 4 + head.manifestLength + FormatV1.digestLength
+        }
+
+        /// The header MAC with `keys` (SPEC.md §10 step 11): a file whose header was not
+        /// written with this vault's key goes no further.
+        package func authenticateHeader(_ prefix: [UInt8], keys: EpochKeys) throws(FormatError) {
+            let headerOK = try prefix.withBytes { (raw) throws(FormatError) in
+                ConstantTime.equals(try crypto { () throws(CofferError) in try BLAKE2b.mac(raw[0..<headerEnd], key: keys.headerKey) }, headerMAC)
+            }
+            guard headerOK else { throw .tampered(.header) }
+        }
+
+        /// The manifest (in `bytes`, the file's first ``manifestMACEnd`` bytes) authenticated
+        /// with `keys`, and the file's size against the records its rows declare: too small is
+        /// `truncated`, too large `malformed`, as ``parse(_:)`` would say once it had read it all.
+        package func checkManifest(_ bytes: [UInt8], fileSize: Int, keys: EpochKeys) throws(FormatError) {
+            guard bytes.count >= manifestMACEnd else { throw .truncated("manifest: \(bytes.count) of \(manifestMACEnd) bytes present") }
+            let manifestEnd = manifestMACEnd - FormatV1.digestLength
+            let manifestOK = try bytes.withBytes { (raw) throws(FormatError) in
+                ConstantTime.equals(try crypto { () throws(CofferError) in try BLAKE2b.mac(raw[0..<manifestEnd], key: keys.manifestKey) },
+                                    Array(raw[manifestEnd..<manifestMACEnd]))
+            }
+            guard manifestOK else { throw .tampered(.manifest) }
+            let manifestStart = headerEnd + 2 * FormatV1.digestLength + 4
+            let rows = try bytes.withBytes { (raw) throws(FormatError) in
+                try VaultFileV2.parseManifest(UnsafeRawBufferPointer(rebasing: raw[manifestStart..<manifestEnd])).rows
+            }
+            let needed = rows.reduce(0) { $0 + $1.overviewLength + $1.secretLength }
+            let present = fileSize - manifestMACEnd
+            guard present >= needed else { throw .truncated("entry records: \(present) of \(needed) bytes present") }
+            guard present == needed else { throw .malformed("\(present - needed) bytes after the last entry record") }
+        }
+    }
+
     package static func parse(_ bytes: [UInt8]) throws(FormatError) -> VaultFileV2 {
         try bytes.withBytes { (raw) throws(FormatError) -> VaultFileV2 in
             let head = try parseHead(raw)
             var reader = head.reader
             let manifestRange = try reader.range(head.manifestLength, "manifest")
-            var manifest = ByteReader(UnsafeRawBufferPointer(rebasing: raw[manifestRange]))
-            let generation = try manifest.u64("manifest generation")
-            let count = Int(try manifest.u32("manifest entry count"))
-            guard count <= FormatV1.maxEntries else { throw .malformed("manifest: \(count) entries is too many") }
-            var rows: [RecordV2.Row] = []
-            // The count is a claim: room for no more rows than the manifest's bytes can hold.
-            rows.reserveCapacity(min(count, manifest.remaining / FormatV2.minRowLength))
-            for index in 0..<count {
-                let row = try RecordV2.Row.parse(&manifest, index: index)
-                if let previous = rows.last, !(previous.id < row.id) {
-                    throw .malformed("manifest: entry ids not strictly ascending at \(index)")
-                }
-                rows.append(row)
-            }
-            guard manifest.isAtEnd else { throw .malformed("manifest: \(manifest.remaining) bytes after the last row") }
+            let (generation, rows) = try parseManifest(UnsafeRawBufferPointer(rebasing: raw[manifestRange]))
             let manifestMAC = try reader.bytes(FormatV1.digestLength, "manifest MAC")
 
             // The records: exactly the rows' lengths, one after another, to the end of the file.

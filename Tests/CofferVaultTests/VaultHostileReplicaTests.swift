@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+import CofferCrypto
+@testable import CofferFormat
+import CofferStore
+@testable import CofferVault
+import CofferTestSupport
+
+/// Copies of a vault written by a faulty or hostile writer that holds the vault's key (so
+/// they pass every MAC), found by the `merge` fuzz target (Fuzz/, RELIABILITY.md): each is
+/// refused with a typed error, the vault left as it was.
+@Suite("Vault: hostile replicas found by the merge fuzz target")
+struct VaultHostileReplicaTests {
+    /// A vault `a.coffer` with an item, and `name` beside it: a copy of it changed by `edit`
+    /// (header and generation, with the vault's keys), sealed and MACed again.
+    func hostileCopy(_ dir: URL, _ name: String, _ edit: (inout VaultHeaderV2, inout UInt64) throws -> Void) throws -> (Vault, String, String) {
+        let path = dir.appendingPathComponent("a.coffer").path
+        let vault = try Vault.create(at: path, password: secure("pw"), options: testOptions)
+        try vault.add(.genericPassword(service: "mail", account: "me"), secrets: ItemSecrets(password: secure("m0")))
+        let codec = try VaultFileV2.parse(Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+        let keys = try VaultFileV2.unlock(codec.header, with: .password(try secure("pw"))).keys
+        var header = codec.header, generation = codec.generation
+        try edit(&header, &generation)
+        let copy = dir.appendingPathComponent(name).path
+        try Data(try VaultFileV2.encode(header: header, generation: generation, records: codec.records, keys: keys).bytes)
+            .write(to: URL(fileURLWithPath: copy))
+        return (vault, path, copy)
+    }
+
+    /// Before: the process died of an arithmetic overflow (the next generation after 2^64 - 1).
+    @Test("A copy at the largest generation: formatLimit, the vault unchanged and still saving (was: the process crashed)")
+    func largestGeneration() throws {
+        try withTemporaryDirectory { dir in
+            let (vault, path, copy) = try hostileCopy(dir, "generation.coffer") { header, generation in
+                generation = .max
+                header.clock = header.clock.merged(with: VersionVector([7: 7]))   // something to merge
+            }
+            let before = try Data(contentsOf: URL(fileURLWithPath: path))
+            let error = #expect(throws: CofferError.self) { try vault.merge(contentsOf: copy) }
+            #expect(error?.kind == .formatLimit)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+            try vault.add(.secureNote(title: "after"))
+            try vault.verifyAll()
+        }
+    }
+
+    /// Before: the merge kept only the newest removals a vault remembers, so the vault forgot
+    /// that it had removed the slot the copy carries, and merging the same copy again brought
+    /// that slot back: the removed key opened the vault again.
+    @Test("A copy whose removed slots, with the vault's, pass what a vault remembers: refused, and a removed key never opens the vault again")
+    func removedSlotFlood() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("a.coffer").path
+            let vault = try Vault.create(at: path, password: secure("pw"), options: testOptions)
+            try vault.addKeySlot(.password(try secure("revoked")))
+            let revokedSlot = try #require(try VaultFileV2.parse(Array(try Data(contentsOf: URL(fileURLWithPath: path)))).header.slots.last)
+            try vault.removeKeySlot(.password(try secure("revoked")))
+            let codec = try VaultFileV2.parse(Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+            let keys = try VaultFileV2.unlock(codec.header, with: .password(try secure("pw"))).keys
+            var header = codec.header
+            header.slots.append(revokedSlot)
+            // Removals newer than the vault's own, as many as a vault remembers.
+            let flood = (0..<VaultHeaderV2.maxRemovedSlots).map { (i: Int) -> RemovedKeySlot in
+                var identity = [UInt8](repeating: 0xA5, count: 16)
+                identity[0] = UInt8(truncatingIfNeeded: i)
+                identity[1] = UInt8(truncatingIfNeeded: i >> 8)
+                return RemovedKeySlot(identity: identity, time: UInt64.max - UInt64(i))
+            }
+            header.removedSlots = flood
+            let copy = dir.appendingPathComponent("flood.coffer").path
+            try Data(try VaultFileV2.encode(header: header, generation: codec.generation, records: codec.records, keys: keys).bytes)
+                .write(to: URL(fileURLWithPath: copy))
+
+            let before = try Data(contentsOf: URL(fileURLWithPath: path))
+            #expect(throws: CofferError.slotUnavailable) { try vault.merge(contentsOf: copy) }
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+            _ = try? vault.merge(contentsOf: copy)
+            #expect(throws: CofferError.self) { try Vault.open(at: path, password: secure("revoked"), options: testOptions) }
+        }
+    }
+}
