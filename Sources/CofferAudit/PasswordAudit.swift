@@ -4,14 +4,16 @@ import CofferGenerator
 import CofferVault
 import Foundation
 
-/// A health report of a vault's passwords (``Vault/audit(olderThanDays:now:)``): weak ones
-/// by the strength estimator, reused ones, old ones. It names items, never a password;
+/// A health report of a vault's passwords (``Vault/audit(olderThanDays:expiringWithinDays:now:)``):
+/// weak ones by the strength estimator, reused ones, old ones, and items whose expiry date
+/// (``ItemAttributes/expires``) has passed or is near. It names items, never a password;
 /// everything is worked out on this device, offline.
 ///
 /// ```swift
 /// let report = try vault.audit(olderThanDays: 365)
 /// for finding in report.weak { print(finding.item.displayName, finding.score) }
 /// for group in report.reused { print(group.map(\.displayName)) }
+/// for finding in report.expired { print(finding.item.displayName, "expired", finding.expires) }
 /// if report.isClean { print("nothing to do") }
 /// ```
 public struct AuditReport: Sendable {
@@ -32,6 +34,15 @@ public struct AuditReport: Sendable {
         public var ageDays: Int
     }
 
+    /// An item with an expiry date that has passed or falls within the audit's window.
+    public struct Expiry: Sendable {
+        public var item: Item
+        /// The item's expiry date.
+        public var expires: Date
+        /// Whole days from the audit to ``expires``: negative once it has passed.
+        public var daysLeft: Int
+    }
+
     /// Items with a password that were checked.
     public var checked: Int
     public var weak: [Weak]
@@ -40,9 +51,15 @@ public struct AuditReport: Sendable {
     public var old: [Old]
     /// The age limit used, in days.
     public var olderThanDays: Int
+    /// Items (of any kind) whose expiry date is at or before the audit, soonest first.
+    public var expired: [Expiry] = []
+    /// Items whose expiry date falls within ``expiringWithinDays`` after the audit, soonest first.
+    public var expiringSoon: [Expiry] = []
+    /// The window for ``expiringSoon``, in days.
+    public var expiringWithinDays: Int = 30
 
     /// True when nothing was found.
-    public var isClean: Bool { weak.isEmpty && reused.isEmpty && old.isEmpty }
+    public var isClean: Bool { weak.isEmpty && reused.isEmpty && old.isEmpty && expired.isEmpty && expiringSoon.isEmpty }
 }
 
 extension Vault {
@@ -51,15 +68,28 @@ extension Vault {
     /// item, found by a keyed BLAKE2b tag under a key drawn for the audit and then wiped) and old (set more than
     /// `olderThanDays` days before `now`). Secure notes, items without a password and an
     /// app's stored values (``ServiceKeychain``, marked by ``ServiceKeychain/appValueField``)
-    /// are left out. Reads only; nothing leaves the device.
+    /// are left out of those. Every item with an expiry date (``ItemAttributes/expires``)
+    /// at or before `now` is expired; one within `expiringWithinDays` after it, expiring
+    /// soon. Reads only; nothing leaves the device.
     ///
     /// ```swift
     /// let report = try vault.audit()
     /// print("\(report.weak.count) weak, \(report.reused.count) reused groups, \(report.old.count) old")
+    /// print("\(report.expired.count) expired, \(report.expiringSoon.count) expiring within 30 days")
     /// ```
-    public func audit(olderThanDays: Int = 365, now: Date = Date()) throws(CofferError) -> AuditReport {
+    public func audit(olderThanDays: Int = 365, expiringWithinDays: Int = 30, now: Date = Date()) throws(CofferError) -> AuditReport {
         try read { (tx) throws(CofferError) -> AuditReport in
             var report = AuditReport(checked: 0, weak: [], reused: [], old: [], olderThanDays: olderThanDays)
+            report.expiringWithinDays = expiringWithinDays
+            let soon = now.addingTimeInterval(Double(expiringWithinDays) * 86_400)
+            for item in try tx.items() {
+                guard let expires = item.attributes.expires, expires <= soon else { continue }
+                let daysLeft = Int((expires.timeIntervalSince(now) / 86_400).rounded(.down))
+                let finding = AuditReport.Expiry(item: item, expires: expires, daysLeft: daysLeft)
+                if item.attributes.isExpired(at: now) { report.expired.append(finding) } else { report.expiringSoon.append(finding) }
+            }
+            report.expired.sort { $0.expires < $1.expires }
+            report.expiringSoon.sort { $0.expires < $1.expires }
             // Passwords are grouped by a BLAKE2b MAC under a key drawn for this audit and
             // wiped with it: equal passwords have equal tags, and a tag says nothing of its
             // password without the key. (Comparing each password with one kept per group was

@@ -52,6 +52,7 @@ enum CofferJSONImporter {
             }
             a.created = try date(json, node["created"], "created") ?? session.now.roundedToMilliseconds
             a.modified = try date(json, node["modified"], "modified") ?? a.created
+            a.expires = try date(json, node["expires"], "expires")
 
             var s = ItemSecrets()
             s.password = try secret(json, node["password"], "password")

@@ -122,6 +122,14 @@ struct ImportMerge {
             a.isFavorite = true
             outcome.carried.append("favorite")
         }
+        if let expires = imported.expires {
+            if let own = a.expires {
+                if own != expires { outcome.notCarried.append("expiry date (the item has another)") }
+            } else {
+                a.expires = expires
+                outcome.carried.append("expiry date")
+            }
+        }
         for field in imported.fields {
             if let own = a.fields.first(where: { $0.name == field.name }) {
                 if own.value != field.value { outcome.notCarried.append("field \(field.name) (the item's differs)") }

@@ -20,7 +20,8 @@ public enum ItemJSON {
     /// key present (`null` or `[]` when empty), in this order: `id`, then the attribute
     /// keys of every item object (``attributeKeys``): `kind`, `label`, `service`, `account`,
     /// `server`, `protocol`, `port`, `path`, `comment`, `urls`, `tags`, `favorite`, `fields`
-    /// (`[{"name", "value"}]`), `created`, `modified` (``date(_:)``).
+    /// (`[{"name", "value"}]`), `created`, `modified` (``date(_:)``), `expires` (a date, or
+    /// `null` when the item never expires).
     /// README's "JSON output" documents it for `list --json`.
     public static func writeAttributes(of item: Item, to out: WipingBuffer) {
         var object = JSONObjectWriter(out, layout: .compact)
@@ -31,7 +32,7 @@ public enum ItemJSON {
 
     /// The keys of an item's attributes, in the order every item object has them.
     public static let attributeKeys = ["kind", "label", "service", "account", "server", "protocol", "port", "path",
-                                       "comment", "urls", "tags", "favorite", "fields", "created", "modified"]
+                                       "comment", "urls", "tags", "favorite", "fields", "created", "modified", "expires"]
 
     /// The attribute members (``attributeKeys``) of an object `object` is writing.
     static func writeAttributes(_ a: ItemAttributes, into object: inout JSONObjectWriter) {
@@ -55,6 +56,7 @@ public enum ItemJSON {
         }
         object.member("created"); object.string(date(a.created))
         object.member("modified"); object.string(date(a.modified))
+        object.member("expires"); object.optional(a.expires.map(date))
     }
 
     /// A date as Coffer's JSON writes it: ISO 8601 in UTC with milliseconds,

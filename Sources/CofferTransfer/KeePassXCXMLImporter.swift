@@ -21,7 +21,7 @@ import Foundation
 /// | group path below the root group, e.g. `Work/Email` | one tag `Work/Email` |
 /// | Tags (`,` or `;` separated) | tags |
 /// | Times: CreationTime, LastModificationTime | created, modified (ISO 8601 or KDBX 4 base64) |
-/// | Times: Expires + ExpiryTime | custom field `expires` |
+/// | Times: Expires + ExpiryTime | expiry date (``ItemAttributes/expires``), when `Expires` is `True` |
 /// | History entries | password history (each earlier password, replaced at the next version's time) |
 /// | attachments whose data is in the XML (KDBX 3.1, uncompressed) | attachments |
 ///
@@ -138,7 +138,7 @@ enum KeePassXCXMLImporter {
         attributes.created = (created ?? modified ?? context.session.now).roundedToMilliseconds
         attributes.modified = (modified ?? attributes.created).roundedToMilliseconds
         if times?.child("Expires")?.text == "True", let expiry = try date(times?.child("ExpiryTime"), context) {
-            attributes.fields.append(CustomField(name: "expires", value: TransferDate.format(expiry)))
+            attributes.expires = expiry
         }
 
         var secrets = ItemSecrets(password: password, notes: notes)

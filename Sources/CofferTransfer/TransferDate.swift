@@ -9,10 +9,15 @@ import Foundation
 ///
 /// Why not `ISO8601DateFormatter`: it goes through `Double` seconds and can print
 /// `.124` for a date stored as `.125`, which would break the byte-identical
-/// export → import → export round trip.
-enum TransferDate {
+/// export → import → export round trip. The CLI reads `--expires` with ``parse(_:)``.
+///
+/// ```swift
+/// TransferDate.parse("2027-01-31")                        // 2027-01-31T00:00:00Z
+/// TransferDate.format(TransferDate.parse("2027-01-31T09:30+01:00")!)   // "2027-01-31T08:30:00.000Z"
+/// ```
+public enum TransferDate {
     /// `YYYY-MM-DDTHH:MM:SS.mmmZ`, in UTC, from the date's milliseconds.
-    static func format(_ date: Date) -> String {
+    public static func format(_ date: Date) -> String {
         let ms = date.millisecondsSince1970
         let days = floorDiv(ms, 86_400_000)
         let inDay = ms - days * 86_400_000
@@ -24,7 +29,7 @@ enum TransferDate {
 
     /// Parses `YYYY-MM-DD[Thh:mm[:ss[.fff…]]][Z|±hh:mm|±hhmm]` (a space may stand for `T`;
     /// no zone means UTC). Returns nil for anything else.
-    static func parse(_ text: String) -> Date? {
+    public static func parse(_ text: String) -> Date? {
         let c = Array(text.trimmingCharacters(in: .whitespaces).utf8)
         var i = 0
         func number(_ width: Int) -> Int64? {

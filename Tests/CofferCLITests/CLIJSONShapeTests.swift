@@ -38,7 +38,7 @@ struct CLIJSONShapeTests {
                          "--tag", "work", "--comment", "personal", "--field", "plan=pro", "--notes",
                          "--favorite"], input: "pw\nsecret-password\nsecret-notes\n", in: dir)
             let expectedKeys: Set<String> = ["id", "kind", "label", "service", "account", "server", "protocol", "port",
-                                             "path", "urls", "tags", "favorite", "comment", "fields", "created", "modified"]
+                                             "path", "urls", "tags", "favorite", "comment", "fields", "created", "modified", "expires"]
             for arguments in [["list", "v.coffer", "--json"], ["search", "v.coffer", "octo", "--json"]] {
                 let result = try CLI.run(arguments, input: "pw\n", in: dir)
                 #expect(!result.out.contains("secret-"))

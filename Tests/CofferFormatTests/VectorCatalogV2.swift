@@ -140,6 +140,11 @@ enum VectorCatalogV2 {
             "an unknown slot type 0x7f and a reserved recipient slot type 0x15 (kept, never tried), a non-critical extension 0x0042, unknown overview tags 0x0010 and 0x0100 (twice) and an unknown secret tag 0x0006",
             success: forward)
 
+        let expiry = try expiryVault()
+        add("success-expiry", .success, try expiry.bytes(), password: pw,
+            "an item with an expiry date (overview tag 17, 2030-05-06T07:08:09.000Z) between unknown overview tags 0x0010 and 0x0012, all in register 0x7F, and an item without one",
+            success: expiry)
+
         let unicodePassword = "pässwörd 🔑 ключ"
         let unicode = try FormatVaultBuilderV2(entropy: entropy("unicode"), slots: [(try passwordKey(unicodePassword), kdf)], start: start)
         try unicode.put(try unicode.newID(), revision: 1,
@@ -312,6 +317,20 @@ enum VectorCatalogV2 {
         secrets.preservedFields = [PreservedSecretField(tag: 0x0006, value: try C.s("future secret"))]
         try b.put(try b.newID(), revision: 1, a, secrets)
         b.generation = 2
+        return b
+    }
+
+    /// Overview tag 17 (SPEC.md §7.2): a date, placed in tag order among the unknown fields of
+    /// register 0x7F that a format-2 reader before it keeps (SPEC.md §17.2).
+    static func expiryVault() throws -> FormatVaultBuilderV2 {
+        let b = try FormatVaultBuilderV2(entropy: entropy("expiry"), slots: [(try passwordKey(), kdf)], start: start)
+        var (a, secrets) = try C.github()
+        a.expires = vectorDate(1_904_281_689_000)   // 2030-05-06T07:08:09.000Z
+        a.preservedFields = [PreservedField(tag: 0x0010, value: [0x01]), PreservedField(tag: 0x0012, value: text("after"))]
+        try b.put(try b.newID(), revision: 1, a, secrets)
+        try b.put(try b.newID(), revision: 1,
+                  ItemAttributes(kind: .secureNote, label: "Wi-Fi", created: vectorDate(C.t0), modified: vectorDate(C.t1)),
+                  ItemSecrets(notes: try C.s("never expires")))
         return b
     }
 

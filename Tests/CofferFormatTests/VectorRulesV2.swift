@@ -462,6 +462,11 @@ extension VectorCatalogV2 {
         try overview("malformed-overview-repeated-label", .malformed, kind + field(2, text("a")) + field(2, text("b")) + service + versions,
                      "an overview with two labels")
         try overview("malformed-overview-date", .malformed, kind + service + field(13, i64(.max)) + versions, "an overview whose creation date is after the year 9999")
+        // Tag 17, the expiry date (§7.2): a date, at most once; before it, an unknown field (kept).
+        try overview("malformed-overview-expires-length", .malformed, kind + service + field(17, [0, 0, 0, 0, 0, 0, 0]) + versions,
+                     "an overview whose expiry date (tag 17) is 7 bytes, not 8")
+        try overview("malformed-overview-repeated-expires", .malformed, kind + service + field(17, i64(C.t1)) + field(17, i64(C.t2)) + versions,
+                     "an overview with two expiry dates (tag 17 is not repeatable, as unassigned tags are)")
         try overview("malformed-overview-critical-tag", .malformed, baseOverview + field(0x8016, [1]),
                      "an overview with the unknown critical tag 0x8016 (above the merge fields)")
 

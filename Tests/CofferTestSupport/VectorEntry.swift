@@ -40,6 +40,8 @@ package struct VectorEntry: Codable, Equatable, Sendable {
     /// Milliseconds since 1970-01-01T00:00:00Z.
     package var created: Int64
     package var modified: Int64
+    /// The expiry date (overview tag 17, SPEC.md §7.2), milliseconds since 1970; omitted when none.
+    package var expires: Int64?
     package var unknown: [Unknown]?
     package var secrets: Secrets?
     /// True for a deleted item's tombstone (SPEC.md §17.5); omitted otherwise.
@@ -63,6 +65,7 @@ package struct VectorEntry: Codable, Equatable, Sendable {
         fields = a.fields.map { Pair(name: $0.name, value: $0.value) }
         created = a.created.millisecondsSince1970
         modified = a.modified.millisecondsSince1970
+        expires = a.expires?.millisecondsSince1970
         unknown = a.preservedFields.isEmpty ? nil : a.preservedFields.map { Unknown(tag: $0.tag, value: Hex.encode($0.value)) }
         secrets = Secrets(
             password: s.password.map(SecretValue.init),

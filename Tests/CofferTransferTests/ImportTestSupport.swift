@@ -98,7 +98,9 @@ enum KeePassXCExpectations {
         #expect(router.kind == .internetPassword && router.server == "192.168.1.1" && router.protocol == nil, sourceLocation: sourceLocation)
         #expect(router.account == "admin" && router.tags.isEmpty && router.urls == ["192.168.1.1"], sourceLocation: sourceLocation)
         #expect(routerSecrets.password?.testString == "r0uter", sourceLocation: sourceLocation)
-        #expect(router.fields == (fromCSV ? [] : [CustomField(name: "expires", value: "2030-05-06T07:08:09.000Z")]), sourceLocation: sourceLocation)
+        // XML: KeePassXC's Expires/ExpiryTime becomes the item's expiry date, not a custom field.
+        #expect(router.fields.isEmpty, sourceLocation: sourceLocation)
+        #expect(router.expires == (fromCSV ? nil : TransferDate.parse("2030-05-06T07:08:09.000Z")), sourceLocation: sourceLocation)
 
         // Wi-Fi note: nothing but a title and notes: a secure note.
         let (note, noteSecrets) = try itemLabelled("Wi-Fi note", in: vault)

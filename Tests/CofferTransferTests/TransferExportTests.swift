@@ -13,6 +13,7 @@ struct TransferExportTests {
                                    isFavorite: true, fields: [CustomField(name: "Customer", value: "12\"34\n")],
                                    created: utc("2021-02-03T04:05:06.789Z"), modified: utc("2022-03-04T05:06:07.008Z"))
         login.fields.append(CustomField(name: "", value: ""))
+        login.expires = utc("2031-01-01T00:00:00.500Z")
         try vault.add(login, secrets: ItemSecrets(
             password: try SecureBytes(copying: [0xFF, 0x00, 0x41, 0xC3]),   // not UTF-8
             notes: try secure("notes with \"quotes\", commas,\r\nand é"),
@@ -76,7 +77,7 @@ struct TransferExportTests {
             let items = try #require(object["items"] as? [[String: Any]])
             #expect(items.count == 4)
             let keys = ["kind", "label", "service", "account", "server", "protocol", "port", "path", "comment", "urls", "tags",
-                        "favorite", "fields", "created", "modified", "password", "notes", "secretFields", "passwordHistory", "attachments"]
+                        "favorite", "fields", "created", "modified", "expires", "password", "notes", "secretFields", "passwordHistory", "attachments"]
             for item in items { #expect(Set(item.keys) == Set(keys)) }
             let login = try #require(items.first { $0["label"] as? String == "Example login" })
             #expect((login["password"] as? [String: Any])?["base64"] as? String == "/wBBww==")

@@ -20,7 +20,7 @@ struct TransferItemJSONTests {
             #expect(text.contains("\"fields\":[{\"name\":\"n\",\"value\":\"\\u0001\"}]"))
             #expect(!text.contains("secret"))
             let keys = ["id", "kind", "label", "service", "account", "server", "protocol", "port", "path", "comment", "urls",
-                        "tags", "favorite", "fields", "created", "modified"]
+                        "tags", "favorite", "fields", "created", "modified", "expires"]
             let positions = keys.compactMap { text.range(of: "\"\($0)\":")?.lowerBound }
             #expect(positions.count == keys.count && positions == positions.sorted())
             #expect(["id"] + ItemJSON.attributeKeys == keys)
@@ -40,6 +40,7 @@ struct TransferItemJSONTests {
             attributes.urls = ["https://example.com"]
             attributes.tags = ["t", "u"]
             attributes.fields = [CustomField(name: "n", value: "v")]
+            attributes.expires = Date(timeIntervalSince1970: 1_904_281_689.125)
             let item = try vault.add(attributes, secrets: ItemSecrets(password: secure("secret")))
             let compact = WipingBuffer()
             defer { compact.removeAll() }
@@ -53,7 +54,7 @@ struct TransferItemJSONTests {
                     .sorted { $0.1 < $1.1 }.map(\.0)
             }
             let attributeKeys = ["kind", "label", "service", "account", "server", "protocol", "port", "path", "comment",
-                                 "urls", "tags", "favorite", "fields", "created", "modified"]
+                                 "urls", "tags", "favorite", "fields", "created", "modified", "expires"]
             #expect(keys(listed, among: attributeKeys) == attributeKeys)
             #expect(keys(exported, among: attributeKeys) == attributeKeys)
             // Same values too: each attribute member of one is in the other, layout aside.
@@ -68,6 +69,11 @@ struct TransferItemJSONTests {
             }
             #expect(exported.contains("\"urls\": [\"https://example.com\"],\n      \"tags\": [\"t\", \"u\"]"))
             #expect(listed.contains("\"tags\":[\"t\",\"u\"]"))
+            // The expiry date (issue 28, finding 7) goes out and comes back with the rest.
+            #expect(exported.contains("\"expires\": \"2030-05-06T07:08:09.125Z\""))
+            let other = try Vault.create(at: dir.appendingPathComponent("w.coffer").path, password: secure("pw"), options: testOptions)
+            _ = try other.importItems(from: try vault.exportItems(format: .json), format: .cofferJSON)
+            #expect(try other.items(matching: .all).map(\.expires) == [attributes.expires])
         }
     }
 }

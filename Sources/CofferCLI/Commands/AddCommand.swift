@@ -15,7 +15,9 @@ struct AddCommand: ParsableCommand {
 
             --server takes a URL: its host is the server, its scheme the protocol, plus port \
             and path; the URL is also kept in the item's URLs. --comment and --field NAME=VALUE \
-            are searchable and not secret.
+            are searchable and not secret. --expires DATE sets an expiry date (YYYY-MM-DD, \
+            midnight UTC, or ISO 8601 such as 2027-01-31T09:30:00+01:00): `show` prints it, \
+            `list --expired` and `audit` report it.
 
             NOTES are secret, so they are never taken from the command line (where `ps` shows \
             them): --notes reads them last, typed on a terminal and ended with Ctrl-D, or on \
@@ -70,6 +72,9 @@ struct AddCommand: ParsableCommand {
     @Flag(help: "Mark the item as a favorite.")
     var favorite = false
 
+    @Option(help: ArgumentHelp("An expiry date: YYYY-MM-DD (UTC) or ISO 8601, or never (the default).", valueName: "date"))
+    var expires: String?
+
     @Flag(help: "Generate the password instead of reading it.")
     var generate = false
 
@@ -108,6 +113,7 @@ struct AddCommand: ParsableCommand {
         attributes.tags = tag
         attributes.isFavorite = favorite
         attributes.fields = try parseFieldAssignments(field)
+        attributes.expires = try expires.flatMap(ExpiryOption.parse)
         let passwordGenerator = generate ? try generator.generator() : nil
         let tool = try clipboard.tool()
 

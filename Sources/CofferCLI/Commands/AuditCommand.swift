@@ -6,13 +6,15 @@ import Foundation
 struct AuditCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "audit",
-        abstract: "Report weak, reused and old passwords (offline; never prints a password).",
+        abstract: "Report weak, reused and old passwords and expired items (offline; never prints a password).",
         discussion: """
             Weak: the strength estimator (`coffer estimate`) scores the password below 3 of \\
             4. Reused: two or more items share one password (found by a keyed hash whose key \\
             is drawn for the audit and wiped); each group is listed. Old: the password was set more than \\
             --older-than ago (the newest history entry, else the item's creation). Secure notes \\
-            and items without a password are left out. Nothing leaves this device.
+            and items without a password are left out. Expired: the item's expiry date \\
+            (`add`/`edit --expires`) has passed; expiring soon: it falls within 30 days (any \\
+            kind of item). Nothing leaves this device.
 
             Exit status: 0 whatever is found (a report is not an error); with \\
             --fail-on-findings, 1 when anything is found (for scripts and CI).
@@ -21,7 +23,9 @@ struct AuditCommand: ParsableCommand {
               {"checked": int, "olderThanDays": int,
                "weak": [{"item": {"id", "kind", "label", "service", "account", "server"}, "score": int}],
                "reused": [[{"id", "kind", "label", "service", "account", "server"}]],
-               "old": [{"item": {…}, "passwordSet": str, "ageDays": int}]}
+               "old": [{"item": {…}, "passwordSet": str, "ageDays": int}],
+               "expired": [{"item": {…}, "expires": str, "daysLeft": int}],
+               "expiringSoon": [{"item": {…}, "expires": str, "daysLeft": int}]}
 
             EXAMPLES:
               coffer audit vault.coffer
@@ -66,13 +70,21 @@ struct AuditCommand: ParsableCommand {
                     .object([("item", .object(itemIdentityMembers($0.item))), ("passwordSet", .string(ItemJSON.date($0.passwordSet))),
                              ("ageDays", .int(Int64($0.ageDays)))])
                 })),
+                ("expired", .array(report.expired.map(expiryJSON))),
+                ("expiringSoon", .array(report.expiringSoon.map(expiryJSON))),
             ]).print()
         } else {
             printText(report)
         }
         if failOnFindings && !report.isClean {
-            throw CLIFailure(.noMatch, "the audit found \(report.weak.count) weak, \(report.reused.count) reused group(s), \(report.old.count) old")
+            throw CLIFailure(.noMatch, "the audit found \(report.weak.count) weak, \(report.reused.count) reused group(s), \(report.old.count) old, "
+                                + "\(report.expired.count) expired, \(report.expiringSoon.count) expiring soon")
         }
+    }
+
+    private func expiryJSON(_ finding: AuditReport.Expiry) -> JSONValue {
+        .object([("item", .object(itemIdentityMembers(finding.item))), ("expires", .string(ItemJSON.date(finding.expires))),
+                 ("daysLeft", .int(Int64(finding.daysLeft)))])
     }
 
     private func printText(_ report: AuditReport) {
@@ -83,5 +95,11 @@ struct AuditCommand: ParsableCommand {
         for group in report.reused { Output.line("  " + group.map(\.summary).joined(separator: ", ")) }
         Output.line("older than \(report.olderThanDays) days: \(report.old.count)")
         for finding in report.old { Output.line("  \(finding.item.summary): set \(ItemJSON.date(finding.passwordSet)) (\(finding.ageDays) days)") }
+        Output.line("expired: \(report.expired.count)")
+        for finding in report.expired { Output.line("  \(finding.item.summary): expired \(ItemJSON.date(finding.expires))") }
+        Output.line("expiring within \(report.expiringWithinDays) days: \(report.expiringSoon.count)")
+        for finding in report.expiringSoon {
+            Output.line("  \(finding.item.summary): expires \(ItemJSON.date(finding.expires)) (in \(finding.daysLeft) day\(finding.daysLeft == 1 ? "" : "s"))")
+        }
     }
 }

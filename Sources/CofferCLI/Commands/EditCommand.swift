@@ -27,10 +27,14 @@ struct EditCommand: ParsableCommand {
             rest of stdin on a pipe; empty notes remove them. Notes are secret, so `--notes TEXT` \
             is refused (exit 64).
 
+            --expires DATE sets the expiry date (YYYY-MM-DD, midnight UTC, or ISO 8601); \
+            --expires never removes it.
+
             EXAMPLES:
               coffer edit vault.coffer --service github.com --account octocat --generate --length 32
               printf 'master\\nnew-password\\n' | coffer edit vault.coffer --service api --account ci --password-stdin
               coffer edit vault.coffer --service github.com --tag work --tag code --favorite
+              coffer edit vault.coffer vpn --expires 2027-01-31
               coffer edit vault.coffer github --new-account octocat2 --remove-field "old PIN"
             """)
 
@@ -86,6 +90,9 @@ struct EditCommand: ParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Mark or unmark the item as a favorite.")
     var favorite: Bool?
 
+    @Option(help: ArgumentHelp("A new expiry date: YYYY-MM-DD (UTC) or ISO 8601; never removes it.", valueName: "date|never"))
+    var expires: String?
+
     @OptionGroup(title: "Generator options (with --generate)")
     var generator: GeneratorFlags
 
@@ -98,6 +105,7 @@ struct EditCommand: ParsableCommand {
     func run() throws {
         _ = try selector.itemName()   // a usage error (64) before the vault is opened
         let fields = try parseFieldAssignments(field)
+        let newExpiry = try expires.map(ExpiryOption.parse)   // a usage error before the vault is opened
         let newAddress = try newServer.map { try ServerAddress(option: $0) }
         let passwordGenerator = generate ? try generator.generator() : nil
         let unlocked = try vault.unlock(saving: rollback,
@@ -128,6 +136,7 @@ struct EditCommand: ParsableCommand {
                 if clearTags { attributes.tags = [] } else if !tag.isEmpty { attributes.tags = tag }
                 if !url.isEmpty { attributes.urls = url }
                 if let favorite { attributes.isFavorite = favorite }
+                if let newExpiry { attributes.expires = newExpiry }
                 // The library checks that the new unique key is free (exit 2 when taken).
                 if let newService { attributes.service = newService }
                 if let newAccount { attributes.account = newAccount.isEmpty ? nil : newAccount }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Coffer
+import Foundation
 
 /// `coffer list VAULT [--service S] [--tag T] [--conflicts] [--json]`
 struct ListCommand: ParsableCommand {
@@ -16,6 +17,9 @@ struct ListCommand: ParsableCommand {
             stop the listing: the readable items are listed, the damaged ones named on stderr, \
             and the exit is 65 (see `coffer repair`).
 
+            --expired lists only the items whose expiry date (`add`/`edit --expires`) has \
+            passed; none is exit 1. `coffer audit` also names those expiring within 30 days.
+
             --conflicts lists only the items with values that lost a concurrent edit on \
             another device (kept by `coffer sync`, `merge` or the git merge driver); see them \
             with `coffer history` and mark them reviewed with `coffer resolve`. None is exit 1.
@@ -25,13 +29,15 @@ struct ListCommand: ParsableCommand {
                "label": str|null, "service": str|null, "account": str|null, "server": str|null,
                "protocol": str|null, "port": int|null, "path": str|null, "urls": [str],
                "tags": [str], "favorite": bool, "comment": str|null,
-               "fields": [{"name": str, "value": str}], "created": str, "modified": str}
+               "fields": [{"name": str, "value": str}], "created": str, "modified": str,
+               "expires": str|null}
             with dates in ISO 8601 (UTC, milliseconds). Secrets are never included.
 
             EXAMPLES:
               coffer list vault.coffer
               coffer list vault.coffer --tag work --json
               coffer list vault.coffer --conflicts
+              coffer list vault.coffer --expired
             """)
 
     @OptionGroup var vault: VaultArguments
@@ -51,6 +57,9 @@ struct ListCommand: ParsableCommand {
     @Flag(help: "Only favorites.")
     var favorites = false
 
+    @Flag(help: "Only items whose expiry date has passed.")
+    var expired = false
+
     @Flag(help: "Only items with conflicting edits from another device (see `coffer history`).")
     var conflicts = false
 
@@ -67,16 +76,18 @@ struct ListCommand: ParsableCommand {
         let query = ItemQuery(kind: kind.flatMap(ItemKind.init(option:)), service: service, server: server,
                               tag: tag, isFavorite: favorites ? true : nil)
         let unlocked = try vault.unlock()
+        let now = Date()
         let (items, damaged) = try vault.run { () throws -> ([Item], [DamagedItem]) in
             let readable = try unlocked.vault.readableItems(matching: query)
-            guard conflicts else { return (readable.items, readable.damaged) }
+            let listed = expired ? readable.items.filter { $0.attributes.isExpired(at: now) } : readable.items
+            guard conflicts else { return (listed, readable.damaged) }
             let flagged = Set(try unlocked.vault.itemsWithConflicts().map(\.id))
-            return (readable.items.filter { flagged.contains($0.id) }, readable.damaged)
+            return (listed.filter { flagged.contains($0.id) }, readable.damaged)
         }
         try printItems(items.sortedForReading(), json: json)
         if !damaged.isEmpty { throw DamagedEntries.failure(damaged, vault: vault.vault, shown: "the others are listed") }
-        if items.isEmpty && (query != .all || conflicts) {
-            throw CLIFailure(.noMatch, conflicts ? "no item matched with conflicting edits" : "no item matched")
+        if items.isEmpty && (query != .all || conflicts || expired) {
+            throw CLIFailure(.noMatch, conflicts ? "no item matched with conflicting edits" : expired ? "no item has expired" : "no item matched")
         }
         // An empty vault is no failure, but silence looks like one.
         if items.isEmpty && !json { Output.error("coffer: \(vault.vault) holds no items yet; add one with `coffer add` or `coffer import`") }

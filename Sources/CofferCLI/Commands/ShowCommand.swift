@@ -8,7 +8,8 @@ struct ShowCommand: ParsableCommand {
         abstract: "Show a whole item: every attribute, and which secrets it holds (values hidden unless --reveal).",
         discussion: """
             Name the item as for `coffer get`. Prints its id, kind, label, service or server, \\
-            account, URLs, tags, favorite, comment, custom fields, created and modified dates; \\
+            account, URLs, tags, favorite, comment, custom fields, created and modified dates, \\
+            the expiry date (with "(expired)" once it has passed), if any; \\
             then its secret part: the password, notes and secret fields by name, the number of \\
             earlier passwords, attachments with their sizes, and whether it holds a one-time \\
             password. Secret values are shown only with --reveal (also --show-secrets).
@@ -109,6 +110,7 @@ struct ShowCommand: ParsableCommand {
         for field in a.fields { line("field:", "\(field.name): \(field.value)") }
         line("created:", ItemJSON.date(a.created))
         line("modified:", ItemJSON.date(a.modified))
+        if let expires = a.expires { line("expires:", ItemJSON.date(expires) + (a.isExpired() ? " (expired)" : "")) }
         secretLine("password:", present: details.hasPassword, secrets?.password)
         if let notes = secrets?.notes {
             out.append("notes:\n")

@@ -9,6 +9,9 @@ package enum EntryCodec {
         static let server: UInt16 = 5, proto: UInt16 = 6, port: UInt16 = 7, path: UInt16 = 8
         static let comment: UInt16 = 9, url: UInt16 = 10, tag: UInt16 = 11, favorite: UInt16 = 12
         static let created: UInt16 = 13, modified: UInt16 = 14, field: UInt16 = 15
+        /// Non-critical, so format-2 readers before it keep it as an unknown field; it
+        /// therefore stays in the unknown-attributes register 0x7F (SPEC.md §17.2).
+        static let expires: UInt16 = 17
         static let repeatable: Set<UInt16> = [url, tag, field]
     }
 
@@ -39,7 +42,7 @@ package enum EntryCodec {
 
     /// Refuses to write a date a reader would refuse.
     package static func checkDates(_ a: ItemAttributes, _ s: ItemSecrets) throws(FormatError) {
-        let dates = [a.created, a.modified] + s.passwordHistory.map(\.replaced)
+        let dates = [a.created, a.modified] + (a.expires.map { [$0] } ?? []) + s.passwordHistory.map(\.replaced)
         guard dates.allSatisfy({ dateRange.contains($0.millisecondsSince1970) }) else {
             throw .invalidItem("item dates must be between the years 1 and 9999")
         }
@@ -73,6 +76,7 @@ package enum EntryCodec {
             pair.field(PairTag.value, string: f.value)
             add(T.field) { $0.field(T.field, nested: pair) }
         }
+        if let v = a.expires { add(T.expires) { $0.field(T.expires, i64: v.millisecondsSince1970) } }
         for p in a.preservedFields { add(p.tag) { $0.field(p.tag, p.value) } }
         return assemble(fields)
     }
@@ -150,7 +154,7 @@ package enum EntryCodec {
         let T = OverviewTag.self
         // Unassigned tags above the last attribute may repeat; the clock's tags may not.
         var reader = FieldReader(buffer, structure: "overview") {
-            T.repeatable.contains($0) || ($0 > T.field && !ItemClockCodec.Tag.overview.contains($0))
+            T.repeatable.contains($0) || ($0 > T.field && $0 != T.expires && !ItemClockCodec.Tag.overview.contains($0))
         }
         var clock = ItemClockCodec.Ranges()
         var kind: ItemKind?
@@ -190,6 +194,9 @@ package enum EntryCodec {
                     return ""
                 }
                 if build { a.fields.append(CustomField(name: name, value: value)) }
+            case T.expires:
+                let ms = try date(reader, r, "overview: expires")
+                if build { a.expires = Date(millisecondsSince1970: ms) }
             case ItemClockCodec.Tag.overview: clock.set(tag, r)
             default:
                 guard isUnknownTagAllowed(tag) else { throw .malformed("overview: unknown critical field \(tag)") }

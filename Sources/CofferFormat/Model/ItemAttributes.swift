@@ -44,6 +44,19 @@ public struct ItemAttributes: Sendable, Hashable, Codable {
     public var created: Date
     /// When the item last changed; set by every update.
     public var modified: Date
+    /// When the item's secret should be replaced (KeePass's "expires"); nil: never.
+    /// Stored with millisecond precision; ``isExpired(at:)`` compares it with a time.
+    ///
+    /// ```swift
+    /// var attributes = ItemAttributes.genericPassword(service: "vpn.example.com", account: "ada")
+    /// attributes.expires = ISO8601DateFormatter().date(from: "2027-01-31T00:00:00Z")
+    /// attributes.isExpired(at: Date())   // false until then
+    /// ```
+    public var expires: Date? {
+        get { _expires }
+        set { _expires = newValue?.roundedToMilliseconds }
+    }
+    private var _expires: Date?
     /// Fields written by a newer Coffer that this version does not know, kept on save.
     package var preservedFields: [PreservedField] = []
 
@@ -86,8 +99,15 @@ public struct ItemAttributes: Sendable, Hashable, Codable {
         ItemAttributes(kind: .secureNote, label: title)
     }
 
+    /// True when the item has an expiry date at or before `now`.
+    public func isExpired(at now: Date = Date()) -> Bool {
+        guard let expires else { return false }
+        return expires <= now
+    }
+
     private enum CodingKeys: String, CodingKey {
         case kind, label, service, account, server, `protocol`, port, path, comment, urls, tags, isFavorite, fields, created, modified
+        case _expires = "expires"
     }
 }
 
