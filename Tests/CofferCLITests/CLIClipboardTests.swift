@@ -84,18 +84,18 @@ final class XServer {
     }
 
     let display: String
+    private let number: Int
     private let process = Process()
     private let bin: URL
 
     init() throws {
         var chosen: Int?
-        for candidate in (0..<50).map({ 150 + (Int(getpid()) + $0) % 300 })
-        where !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(candidate)")
-            && !FileManager.default.fileExists(atPath: "/tmp/.X\(candidate)-lock") {
+        for candidate in (0..<50).map({ 150 + (Int(getpid()) + $0) % 300 }) where Self.isFree(candidate) {
             chosen = candidate
             break
         }
         let number = try #require(chosen, "no free X display")
+        self.number = number
         display = ":\(number)"
         process.executableURL = URL(fileURLWithPath: "/usr/bin/Xvfb")
         process.arguments = [display, "-nolisten", "tcp", "-screen", "0", "640x480x24"]
@@ -148,8 +148,28 @@ final class XServer {
 
     func stop() {
         // SIGKILL: a child that Foundation starts from a test thread may have SIGTERM blocked.
+        // A killed server cannot remove its lock file and socket, so they are removed here;
+        // left behind, they used up the displays this class may take, one test run at a time.
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
+        try? FileManager.default.removeItem(atPath: "/tmp/.X\(number)-lock")
+        try? FileManager.default.removeItem(atPath: "/tmp/.X11-unix/X\(number)")
         try? FileManager.default.removeItem(at: bin)
+    }
+
+    /// Whether display `number` can be taken: no lock file and no socket, or a lock file left
+    /// by a server that no longer runs (killed before it could remove it; Xvfb itself takes
+    /// such a display over). A stale lock's socket is removed, so that waiting for the new
+    /// server's socket does not find the old one.
+    private static func isFree(_ number: Int) -> Bool {
+        let lock = "/tmp/.X\(number)-lock", socket = "/tmp/.X11-unix/X\(number)"
+        guard let text = try? String(contentsOfFile: lock, encoding: .utf8) else {
+            return !FileManager.default.fileExists(atPath: lock) && !FileManager.default.fileExists(atPath: socket)
+        }
+        guard let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)), pid > 0,
+              kill(pid, 0) != 0, errno == ESRCH else { return false }
+        try? FileManager.default.removeItem(atPath: lock)
+        try? FileManager.default.removeItem(atPath: socket)
+        return !FileManager.default.fileExists(atPath: lock) && !FileManager.default.fileExists(atPath: socket)
     }
 }
