@@ -71,7 +71,8 @@ public struct GitCredential: Sendable {
                 continue
             }
             guard ["protocol", "host", "path", "username", "url"].contains(key) else { continue }
-            guard let text = String(validating: value, as: UTF8.self) else {
+            let kept = key == "url" ? Self.withoutPassword(url: value) : Array(value)
+            guard let text = String(validating: kept, as: UTF8.self) else {
                 throw .malformedRequest("the \(key) of the credential request is not UTF-8")
             }
             switch key {
@@ -84,8 +85,22 @@ public struct GitCredential: Sendable {
         }
     }
 
+    /// The bytes of a `url=` value without the `:password` of its user info, so that a
+    /// password in the URL never becomes a `String` (git does not normally send one there).
+    private static func withoutPassword(url value: UnsafeRawBufferPointer) -> [UInt8] {
+        let bytes = value.indices
+        guard let scheme = bytes.first(where: { i in
+            i + 3 <= value.count && value[i] == 0x3A && value[i + 1] == 0x2F && value[i + 2] == 0x2F
+        }) else { return Array(value) }
+        let authority = scheme + 3
+        let authorityEnd = value[authority...].firstIndex(of: 0x2F) ?? value.count
+        guard let at = value[authority..<authorityEnd].lastIndex(of: 0x40),
+              let colon = value[authority..<at].firstIndex(of: 0x3A) else { return Array(value) }
+        return Array(value[..<colon]) + Array(value[at...])
+    }
+
     /// `url=scheme://[user[:password]@]host[:port][/path]`, as git splits it; a password in
-    /// the URL is not kept (it would have been a `String`).
+    /// the URL was left out before this (``withoutPassword(url:)``).
     private mutating func readURL(_ url: String) throws(CofferError) {
         guard let schemeEnd = url.range(of: "://") else {
             throw .malformedRequest("the url of the credential request has no scheme://")

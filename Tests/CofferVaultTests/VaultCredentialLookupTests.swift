@@ -44,6 +44,15 @@ struct VaultCredentialLookupTests {
         #expect(answer == (try secure("username=alice\npassword=s3cret\n")))
     }
 
+    @Test("A password inside url= is left out before the URL becomes text; the user, host and path still split as git writes them")
+    func urlPassword() throws {
+        let request = try GitCredential(parsing: secure("url=https://al%40ice:p%3Aw@Example.com:8443/team/re@po.git\n"))
+        #expect(request.username == "al@ice" && request.host == "Example.com:8443" && request.path == "team/re@po.git")
+        #expect(request.password == nil)
+        let noUser = try GitCredential(parsing: secure("url=https://example.com/a:b@c\n"))
+        #expect(noUser.username == nil && noUser.host == "example.com" && noUser.path == "a:b@c")
+    }
+
     @Test("Malformed requests and unsayable answers are malformedRequest, never a crash")
     func refusals() throws {
         for text in ["no equals\n", "=x\n", "host=a\u{0}b\n", "url=example.com\n", String(repeating: "a=b\n", count: 20_000)] {
