@@ -126,6 +126,7 @@ extension SaveEngine {
         try locked { (engine) throws(CofferError) in
             let replaced = engine.snapshot.generation
             var (restored, bytes) = try engine.readUndoVersion(number, keys: keys)
+            if try engine.restoreKeepingSlots(restored, keys: keys) { return }
             restored.identity = try storeCall { () throws(StoreError) in
                 try engine.store.replace(with: bytes, keepBackup: engine.options.keepsBackup)
             }
