@@ -122,7 +122,8 @@ struct SaveEngine {
             switch change {
             case .put(let staged, _):
                 let edited = try items.replay(staged, on: current, madeOn: baseVersion, stamp: stamp,
-                                              resolvingConflicts: changes.resolved.contains(id))
+                                              resolvingConflicts: changes.resolved.contains(id),
+                                              clearingHistory: changes.historyCleared.contains(id))
                 switch try Changeset.Change(edited) {
                 case .tombstone(let tombstone): next.applyChecked(id, .tombstone(tombstone))
                 // The unique key is checked (and indexed) as the item ends: fields another

@@ -172,4 +172,42 @@ struct CLIAccessReportTests {
             #expect(try get(device, "before", "Old", in: dir).status == 77)
         }
     }
+
+    @Test("history --clear erases the password history, and a sync-conflict copy made before it, edited since, brings none of it back")
+    func historyClear() throws {
+        try withTemporaryDirectory { dir in
+            let owner = Device("owner", root: dir), other = Device("other", root: dir)
+            try owner.ok(["init", "v.coffer"] + fastKDF, input: "pw\n", in: dir)
+            try owner.ok(["add", "v.coffer", "--service", "s"], input: "pw\nfirst\n", in: dir)
+            try owner.ok(["edit", "v.coffer", "--service", "s", "--password-stdin"], input: "pw\nsecond\n", in: dir)
+            try owner.ok(["edit", "v.coffer", "--service", "s", "--password-stdin"], input: "pw\nthird\n", in: dir)
+            try copy("v.coffer", "c.coffer", in: dir)
+            func earlier() throws -> [String] {
+                let json = try owner.ok(["history", "v.coffer", "--service", "s", "--json", "--show-passwords"], in: dir).jsonObject()
+                return (json["passwordHistory"] as? [[String: Any]] ?? []).compactMap { $0["password"] as? String }
+            }
+            #expect(try earlier() == ["second", "first"])
+
+            let clear = try owner.ok(["history", "v.coffer", "--service", "s", "--clear", "--json"], in: dir)
+            #expect(clear.err.contains("cleared the password history of"), "\(clear.err)")
+            #expect(clear.err.contains("2 entries erased"), "\(clear.err)")
+            #expect(try clear.jsonObject()["cleared"] as? Int == 2)
+            #expect(try earlier().isEmpty)
+            #expect(try owner.ok(["history", "v.coffer", "--service", "s"], in: dir).out.contains("password history: none"))
+
+            // The copy made before, edited since (its edit confirms its history), merged back.
+            try other.ok(["edit", "c.coffer", "--service", "s", "--comment", "from the copy"], in: dir)
+            try copy("c.coffer", conflictName, in: dir)
+            try owner.ok(["sync", "v.coffer"], in: dir)
+            #expect(try earlier().isEmpty)
+            #expect(try get(owner, "s", "pw", in: dir).out == "third\n")
+            // And the copy, merging the vault, loses them too.
+            try other.ok(["merge", "c.coffer", "v.coffer"], in: dir)
+            let copyHistory = try other.ok(["history", "c.coffer", "--service", "s", "--json", "--show-passwords"], in: dir).jsonObject()
+            #expect((copyHistory["passwordHistory"] as? [[String: Any]])?.isEmpty == true)
+
+            let both = try owner.run(["history", "v.coffer", "--service", "s", "--clear", "--show-passwords"], in: dir)
+            #expect(both.status == 64, "\(both.err)")
+        }
+    }
 }
