@@ -38,8 +38,18 @@ struct ItemState: Sendable {
     }
 
     /// Bounds the clock (SPEC.md §17.9), keeping every replica the history's confirmations name.
+    ///
+    /// When the replicas the confirmations name (and those above the deletion vector)
+    /// alone exceed the bound (a join of two copies that each had thousands of writers of
+    /// the item since they parted), every confirmation is widened to the default and the
+    /// vector compacted again: a widened confirmation only makes a later deletion erase less,
+    /// never a value it did not see, and the item is always written (SPEC.md §17.9).
     mutating func compact() {
         clock = clock.compacted(alsoKeeping: parts.historyConfirmations.values)
+        guard clock.versions.count > ItemClock.maxReplicas else { return }
+        clock.confirmations = [:]
+        parts.historyConfirmations = [:]
+        clock = clock.compacted(everyLiveReplica: false)
     }
 
     /// Turns this state into a tombstone's (SPEC.md §7.6): every value erased, its contents,
