@@ -22,6 +22,19 @@ struct CLIAccessReportTests {
 
     private func files(_ json: [String: Any]) -> [[String: Any]] { json["files"] as? [[String: Any]] ?? [] }
 
+    /// `v.coffer` with password "Old" and the item "before"; a copy of it then; `passwd`
+    /// (Old → New, with `passwdArguments`); the copy put back as `v.coffer.bak`: a backup
+    /// made before the password change.
+    private func backupMadeBeforePasswd(_ device: Device, _ passwdArguments: [String], in dir: URL) throws {
+        try device.ok(["init", "v.coffer"] + fastKDF, input: "Old\n", in: dir)
+        try device.ok(["add", "v.coffer", "--service", "before"], input: "Old\nbefore-secret\n", in: dir)
+        try copy("v.coffer", "made-before.coffer", in: dir)
+        try device.ok(["passwd", "v.coffer"] + passwdArguments, input: "Old\nNew\n", in: dir)
+        if passwdArguments.isEmpty { return try copy("made-before.coffer", "v.coffer.bak", in: dir) }
+        try device.ok(["add", "v.coffer", "--service", "after"], input: "New\nafter-secret\n", in: dir)
+        try copy("made-before.coffer", "v.coffer.bak", in: dir)
+    }
+
     @Test("Finding 4, the issue's sequence: a revoked person's old copy, given a password with passwd and dropped as a conflict copy, adds no slot; sync says so in text and JSON")
     func revokedConflictCopyAddsNoSlot() throws {
         try withTemporaryDirectory { dir in
@@ -123,12 +136,7 @@ struct CLIAccessReportTests {
     func restoreKeepsCurrentSlots() throws {
         try withTemporaryDirectory { dir in
             let device = Device("a", root: dir)
-            try device.ok(["init", "v.coffer"] + fastKDF, input: "Old\n", in: dir)
-            try device.ok(["add", "v.coffer", "--service", "before"], input: "Old\nbefore-secret\n", in: dir)
-            try copy("v.coffer", "made-before.coffer", in: dir)
-            try device.ok(["passwd", "v.coffer", "--no-rekey"], input: "Old\nNew\n", in: dir)
-            try device.ok(["add", "v.coffer", "--service", "after"], input: "New\nafter-secret\n", in: dir)
-            try copy("made-before.coffer", "v.coffer.bak", in: dir)
+            try backupMadeBeforePasswd(device, ["--no-rekey"], in: dir)
 
             let preview = try device.ok(["restore", "v.coffer", "--dry-run"], input: "New\n", in: dir)
             #expect(preview.out.contains("remove  after"), "\(preview.out)")
@@ -155,11 +163,7 @@ struct CLIAccessReportTests {
     func restoreRefusesBackupUnderEarlierKey() throws {
         try withTemporaryDirectory { dir in
             let device = Device("a", root: dir)
-            try device.ok(["init", "v.coffer"] + fastKDF, input: "Old\n", in: dir)
-            try device.ok(["add", "v.coffer", "--service", "before"], input: "Old\nbefore-secret\n", in: dir)
-            try copy("v.coffer", "made-before.coffer", in: dir)
-            try device.ok(["passwd", "v.coffer"], input: "Old\nNew\n", in: dir)
-            try copy("made-before.coffer", "v.coffer.bak", in: dir)
+            try backupMadeBeforePasswd(device, [], in: dir)
             let vaultBytes = try bytes(dir.appendingPathComponent("v.coffer"))
 
             for arguments in [["--dry-run"], ["--yes"]] {

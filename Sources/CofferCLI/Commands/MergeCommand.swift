@@ -22,13 +22,7 @@ struct MergeCommand: ParsableCommand {
             worst problem: 76 (the vault was rolled back), 75 (busy), 74 (cannot read), 65 \
             (another vault, or damaged).
 
-            KEY SLOTS: a copy's key slots join VAULT's, except those either side removed (a \
-            password set on a copy opens the merged vault too). Each file's line says which \
-            slots its merge added or removed, by kind, with a warning when it added one; the \
-            summary says "key slots: none added or removed" otherwise, and --json lists them \
-            ("slotsAdded", "slotsRemoved"). A copy sealed under an earlier vault key (made \
-            before a password change, a key-file removal or `coffer rekey`) is refused whole \
-            (error "otherKeyEpoch", exit 65): none of its slots is added.
+            \(ReplicaMerging.keySlotsHelp)
 
             One line per file and a summary go to stderr; with --json, the report goes to stdout.
 

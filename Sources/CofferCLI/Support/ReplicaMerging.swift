@@ -193,6 +193,17 @@ enum ReplicaMerging {
         ] + SlotChangeOutput.json(total.keySlots))
     }
 
+    /// What `merge` and `sync` say about key slots, for their help.
+    static let keySlotsHelp = """
+        KEY SLOTS: a copy's key slots join VAULT's, except those either side removed (a \
+        password set on a copy opens the merged vault too). Each file's line says which \
+        slots its merge added or removed, by kind, with a warning when it added one; the \
+        summary says "key slots: none added or removed" otherwise, and --json lists them \
+        ("slotsAdded", "slotsRemoved"). A copy sealed under an earlier vault key (made \
+        before a password change, a key-file removal or `coffer rekey`) is refused whole \
+        (error "otherKeyEpoch", exit 65): none of its slots is added.
+        """
+
     /// The JSON shape, for the commands' help.
     static let jsonShape = """
           {"vault": str,
