@@ -249,8 +249,15 @@ public final class Vault: @unchecked Sendable {
     /// try vault.restoreBackup()     // "Undo last save"
     /// ```
     public func restoreBackup() throws(CofferError) {
+        try restoring { (engine, keys) throws(CofferError) in try engine.restoreBackup(keys: keys) }
+    }
+
+    /// Runs a restore on the engine and stamps from then on with the replica id it left: a
+    /// restore takes a new one (SPEC.md §17.7), so no later edit claims to have seen an
+    /// edit the restored file lacks.
+    func restoring(_ body: (inout SaveEngine, EpochKeys) throws(CofferError) -> Void) throws(CofferError) {
         try saving { (engine, keys) throws(CofferError) in
-            try engine.restoreBackup(keys: keys)
+            try body(&engine, keys)
             replica = engine.memory.replica
         }
     }

@@ -84,3 +84,37 @@ struct VaultAccessReportTests {
         }
     }
 }
+
+/// Restoring an undo version is an edit made on an older version (SPEC.md §17.7), as
+/// restoring the backup is (issue 27, finding 11): the device takes a new replica id, so an
+/// edit made after it never claims to have seen an edit the restored file lacks. Before, the
+/// undo version's restore kept the id, and such an edit silently dropped what another copy held.
+@Suite("Vault: restoring an undo version takes a new replica id")
+struct VaultUndoVersionReplicaTests {
+    @Test("Finding 11 with an undo version: restore, edit another field, merge both ways; the edit the restore took away comes back from the other copy")
+    func undoVersionRestoreKeepsOtherCopysEdit() throws {
+        try withTemporaryDirectory { dir in
+            let key = VaultCredential.rawKey(try SecureBytes(copying: [UInt8](repeating: 0x77, count: 32)))
+            var options = testOptions
+            options.replicaState = .directory(dir.appendingPathComponent("state-a").path)
+            let pathA = dir.appendingPathComponent("a.coffer").path, pathB = dir.appendingPathComponent("b.coffer").path
+            let a = try Vault.create(at: pathA, credential: key, options: options)
+            let id = try a.add(ItemAttributes(kind: .genericPassword, service: "mail", account: "me", tags: ["old"],
+                                              fields: [CustomField(name: "f1", value: "v1")])).id
+            try FileManager.default.copyItem(atPath: pathA, toPath: pathB)
+            try a.update(id) { attributes, _ in attributes.tags = ["new"] }                 // X
+            let b = try Vault.open(at: pathB, credential: key, options: testOptions)
+            try b.merge(contentsOf: pathA)
+            try a.restoreUndoVersion(1)                                                      // back before X
+            #expect(try a.item(id).attributes.tags == ["old"])
+            try a.update(id) { attributes, _ in attributes.fields = [] }                     // Y, another field
+            try a.merge(contentsOf: pathB)
+            try b.merge(contentsOf: pathA)
+            for vault in [a, b] {
+                let item = try vault.item(id)
+                #expect(item.attributes.tags == ["new"], "X is kept")
+                #expect(item.attributes.fields.isEmpty, "Y is kept")
+            }
+        }
+    }
+}
