@@ -93,6 +93,8 @@ struct InfoCommand: ParsableCommand {
             case .passwordAndKeyFile: return info.keyFileRequired ? "password + key file (required)" : "password + key file"
             case .keyFile: return "key file alone"
             case .rawKey: return "raw key"
+            case .ageRecipient: return "age identity (shared)"
+            case .sshRecipient: return "SSH key (shared)"
             case .unknown: return "\(kind)"
             }
         }

@@ -1,0 +1,21 @@
+internal import CSodium
+
+/// Ed25519 keys as libsodium holds them (a 64-byte secret key: the 32-byte seed, then the
+/// public key): what an OpenSSH key file's private half is checked against.
+package enum Ed25519 {
+    package static let publicKeyLength = Int(crypto_sign_PUBLICKEYBYTES)   // 32
+    package static let secretKeyLength = Int(crypto_sign_SECRETKEYBYTES)   // 64
+
+    /// The public key the secret key's seed gives (`crypto_sign_seed_keypair`), or nil
+    /// when the secret key is not 64 bytes. The scratch secret key is guarded memory.
+    package static func publicKey(derivedFrom secretKey: SecureBytes) throws(CofferError) -> [UInt8]? {
+        try Sodium.ensureInitialized()
+        guard secretKey.count == secretKeyLength else { return nil }
+        var derived = [UInt8](repeating: 0, count: publicKeyLength)
+        var status: Int32 = -1
+        _ = try SecureBytes(count: secretKeyLength) { (scratch: UnsafeMutablePointer<UInt8>, _: Int) throws(CofferError) in
+            status = secretKey.withBytePointer { seed, _ in crypto_sign_seed_keypair(&derived, scratch, seed) }
+        }
+        return status == 0 ? derived : nil
+    }
+}
