@@ -36,6 +36,11 @@ struct InfoCommand: ParsableCommand {
             completion: .file())
     var keyFile: String?
 
+    @Option(name: .customLong("identity"),
+            help: ArgumentHelp("Accepted like every VAULT command's; info reads no secret, so it is not used.", valueName: "path"),
+            completion: .file())
+    var identity: String?
+
     @Flag(help: "Print JSON (shape above).")
     var json = false
 
