@@ -16,10 +16,29 @@ extension VaultIdentity {
     /// let vault = try Vault.open(at: "team.coffer", credential: .identity(identity))
     /// ```
     public init(contentsOf path: String) throws(CofferError) {
-        let contents = try storeCall { () throws(StoreError) in
-            try SecretFile.contents(of: path, limit: Self.maximumFileSize, kind: "identity file",
-                                    name: "identity file \(path)", ownerOnly: true)
+        let read = { (ownerOnly: Bool) throws(CofferError) -> SecureBytes in
+            try storeCall { () throws(StoreError) in
+                try SecretFile.contents(of: path, limit: Self.maximumFileSize, kind: "identity file",
+                                        name: "identity file \(path)", ownerOnly: ownerOnly)
+            }
+        }
+        let contents: SecureBytes
+        do throws(CofferError) {
+            contents = try read(true)
+        } catch where error.kind == .insecurePermissions {
+            // A public key (a .pub file, mode 0644) given by mistake: say that, not "mode 0600".
+            if let text = try? read(false), Self.isPublicKey(text) {
+                throw .invalidKey("identity file \(path) is a public key; give the private key (without .pub) or the age identity file")
+            }
+            throw error
         }
         try self.init(contents: contents)
+    }
+
+    private static func isPublicKey(_ text: SecureBytes) -> Bool {
+        text.withUnsafeBytes { bytes in
+            let rest = bytes.drop(while: { [0x20, 0x09, 0x0A, 0x0D].contains($0) })
+            return ["ssh-", "ecdsa-", "sk-", "age1"].contains { rest.starts(with: Array($0.utf8)) }
+        }
     }
 }

@@ -44,6 +44,9 @@ public struct VaultRecipient: Sendable, Hashable, CustomStringConvertible {
             try self.init(kind: .age, key: data, comment: "")
             return
         }
+        if trimmed.hasPrefix("-----BEGIN") || trimmed.hasPrefix("AGE-SECRET-KEY-") {
+            throw .invalidKey("this is a private key; give the public key (the .pub file, or age-keygen -y's age1… line)")
+        }
         guard trimmed.contains(" ") else {
             throw .invalidKey("not a recipient: give an age recipient (age1…), an SSH public key line (ssh-ed25519 AAAA…) or a .pub file")
         }
