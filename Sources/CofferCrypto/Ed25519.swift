@@ -18,4 +18,16 @@ package enum Ed25519 {
         }
         return status == 0 ? derived : nil
     }
+
+    /// libsodium's 64-byte secret key (seed, then public key) of a 32-byte seed
+    /// (`crypto_sign_seed_keypair`): how a test vector names an SSH identity.
+    package static func secretKey(seed: SecureBytes) throws(CofferError) -> SecureBytes {
+        try Sodium.ensureInitialized()
+        guard seed.count == 32 else { throw .invalidKey("an Ed25519 seed is 32 bytes") }
+        var publicKey = [UInt8](repeating: 0, count: publicKeyLength)
+        return try SecureBytes(count: secretKeyLength) { (out: UnsafeMutablePointer<UInt8>, _: Int) throws(CofferError) in
+            let status = seed.withBytePointer { s, _ in crypto_sign_seed_keypair(&publicKey, out, s) }
+            guard status == 0 else { throw .cryptoFailure("Ed25519 key pair from a seed failed") }
+        }
+    }
 }

@@ -52,12 +52,23 @@ public struct VaultIdentity: Sendable {
         if ssh {
             let key = try OpenSSHKey.privateKey(file: contents)
             kind = .sshEd25519
-            keys = [Key(scalar: try X25519.scalar(fromEd25519SecretKey: key.secretKey),
-                        recipient: try VaultRecipient(kind: .sshEd25519, key: key.publicKey, comment: key.comment))]
+            keys = [try Self.sshKey(key.secretKey, comment: key.comment)]
         } else {
             kind = .age
             keys = try contents.withUnsafeBytes { (text) throws(CofferError) in try Self.ageKeys(text) }
         }
+    }
+
+    /// The identity of an Ed25519 key in libsodium's 64-byte form (seed, then public key).
+    package init(ed25519SecretKey secretKey: SecureBytes, comment: String = "") throws(CofferError) {
+        kind = .sshEd25519
+        keys = [try Self.sshKey(secretKey, comment: comment)]
+    }
+
+    private static func sshKey(_ secretKey: SecureBytes, comment: String) throws(CofferError) -> Key {
+        guard let publicKey = try Ed25519.publicKey(derivedFrom: secretKey) else { throw .invalidKey("an Ed25519 secret key is 64 bytes") }
+        return Key(scalar: try X25519.scalar(fromEd25519SecretKey: secretKey),
+                   recipient: try VaultRecipient(kind: .sshEd25519, key: publicKey, comment: comment))
     }
 
     private static let secretKeyPrefix = Array("AGE-SECRET-KEY-1".utf8)
