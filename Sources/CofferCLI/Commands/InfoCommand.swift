@@ -17,9 +17,9 @@ struct InfoCommand: ParsableCommand {
             JSON shape:
               {"path": str, "formatVersion": int, "vaultID": str, "generation": int,
                "entryCount": int, "fileSize": int,
-               "opensWith": ["password"|"password+key-file"|"key-file"|"raw-key"],
+               "opensWith": ["password"|"password+key-file"|"key-file"|"raw-key"|"age-recipient"|"ssh-recipient"],
                "keyFileRequired": bool,
-               "slots": [{"kind": "password"|"password+key-file"|"key-file"|"raw-key",
+               "slots": [{"kind": "password"|"password+key-file"|"key-file"|"raw-key"|"age-recipient"|"ssh-recipient",
                           "kdf": {"algorithm": "argon2id", "memoryKiB": int, "iterations": int,
                                   "parallelism": int} | null}]}
 
