@@ -5,11 +5,7 @@ import Testing
 /// `age`, `age-keygen` and `ssh-keygen`, when installed (`make test-deps` installs Debian's
 /// age and openssh-client).
 enum SharingTools {
-    static func find(_ name: String) -> URL? {
-        ["/usr/bin", "/usr/local/bin", "/bin"].map { URL(fileURLWithPath: $0).appendingPathComponent(name) }
-            .first { FileManager.default.isExecutableFile(atPath: $0.path) }
-    }
-    static let ageKeygen = find("age-keygen"), sshKeygen = find("ssh-keygen")
+    static let ageKeygen = installedTool("age-keygen"), sshKeygen = installedTool("ssh-keygen")
     static var available: Bool { ageKeygen != nil && sshKeygen != nil }
 
     /// `age-keygen -o FILE`, and the recipient `age-keygen -y FILE` prints.

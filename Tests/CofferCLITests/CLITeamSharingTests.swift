@@ -9,14 +9,6 @@ import Testing
 @Suite("Team story: a vault in git shared by SSH key, edited on two clones, unshared",
        .enabled(if: Git.path != nil && SharingTools.sshKeygen != nil, "needs git and ssh-keygen; run `make test-deps`"))
 struct CLITeamSharingTests {
-    static func configure(_ clone: URL, name: String, identity: URL, world: GitWorld) throws {
-        let binary = try #require(CLI.binary)
-        try world.git(["config", "user.name", name], in: clone)
-        try world.git(["config", "user.email", "\(name)@example.com"], in: clone)
-        try world.git(["config", "merge.coffer.name", "coffer vault merge"], in: clone)
-        try world.git(["config", "merge.coffer.driver", "'\(binary)' merge-driver --identity '\(identity.path)' %O %A %B %P"], in: clone)
-    }
-
     @Test("share with Bob, edit on both clones, merge by git, unshare: Bob's key reads nothing saved afterwards")
     func teamStory() throws {
         try withTemporaryDirectory { root in
@@ -33,7 +25,7 @@ struct CLITeamSharingTests {
             try world.git(["init", "--bare", "--initial-branch=main", "team.git"], in: root)
             try world.git(["clone", "team.git", "alice"], in: root)
             let aliceClone = root.appendingPathComponent("alice")
-            try Self.configure(aliceClone, name: "alice", identity: aliceKey, world: world)
+            try CLIGitMergeDriverTests.configure(aliceClone, name: "alice", identity: aliceKey, world: world)
             try "*.coffer merge=coffer -diff\n".write(to: aliceClone.appendingPathComponent(".gitattributes"), atomically: true, encoding: .utf8)
             try "*.coffer.bak\n*.coffer.lock\n".write(to: aliceClone.appendingPathComponent(".gitignore"), atomically: true, encoding: .utf8)
             try world.coffer(["init", "team.coffer"] + fastKDF, input: "alice-pw\n", in: aliceClone, device: "alice")
@@ -47,7 +39,7 @@ struct CLITeamSharingTests {
             // Bob clones and opens it with his SSH key alone.
             try world.git(["clone", "team.git", "bob"], in: root)
             let bobClone = root.appendingPathComponent("bob")
-            try Self.configure(bobClone, name: "bob", identity: bobKey, world: world)
+            try CLIGitMergeDriverTests.configure(bobClone, name: "bob", identity: bobKey, world: world)
             #expect(try world.coffer(["get", "team.coffer", "--service", "router"] + bob, in: bobClone, device: "bob").out == "r0\n")
 
             // Both edit offline; git merges through the driver on each side.

@@ -10,8 +10,7 @@ import CofferTestSupport
 /// own header MAC).
 @Suite("Format: age recipient stanzas")
 struct FormatAgeStanzaTests {
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fixtures")
+    static let fixtures = TestPaths.repositoryRoot.appendingPathComponent("Tests/Fixtures")
 
     static let cctv = ["x25519", "x25519_identity", "x25519_low_order", "x25519_bad_tag", "x25519_no_match",
                        "x25519_long_file_key", "x25519_multiple_recipients"]
@@ -70,20 +69,11 @@ struct FormatAgeStanzaTests {
         }
     }
 
-    /// `age`, `age-keygen` and `ssh-keygen` on PATH (Debian: age, openssh-client).
-    static func tool(_ name: String) -> URL? {
-        for dir in ["/usr/bin", "/usr/local/bin", "/bin"] {
-            let url = URL(fileURLWithPath: dir).appendingPathComponent(name)
-            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
-        }
-        return nil
-    }
-
     @Test("files the real age tool encrypts to age-keygen and ssh-keygen keys: Coffer's stanza code unwraps their file key",
-          .enabled(if: tool("age") != nil && tool("age-keygen") != nil && tool("ssh-keygen") != nil, "needs age and ssh-keygen (make test-deps)"))
+          .enabled(if: installedTool("age") != nil && installedTool("age-keygen") != nil && installedTool("ssh-keygen") != nil, "needs age and ssh-keygen (make test-deps)"))
     func realAge() throws {
         try withTemporaryDirectory { dir in
-            let age = try #require(Self.tool("age")), keygen = try #require(Self.tool("age-keygen")), sshKeygen = try #require(Self.tool("ssh-keygen"))
+            let age = try #require(installedTool("age")), keygen = try #require(installedTool("age-keygen")), sshKeygen = try #require(installedTool("ssh-keygen"))
             let ageKey = dir.appendingPathComponent("age.txt"), sshKey = dir.appendingPathComponent("id_ed25519")
             #expect(try runProcess(keygen, ["-o", ageKey.path]).status == 0)
             #expect(try runProcess(sshKeygen, ["-q", "-t", "ed25519", "-N", "", "-C", "bob@test", "-f", sshKey.path]).status == 0)

@@ -8,8 +8,7 @@ import Testing
 /// identities without a password, and taken back with a rotation (SPEC.md §4.11, §11.3).
 @Suite("Vault: sharing by public key")
 struct VaultRecipientTests {
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fixtures")
+    static let fixtures = TestPaths.repositoryRoot.appendingPathComponent("Tests/Fixtures")
     /// age's CCTV identity and the SSH fixture key.
     static func ageIdentity() throws -> VaultIdentity {
         try VaultIdentity(contents: try secure("# created: 2026-01-01\nAGE-SECRET-KEY-1EGTZVFFV20835NWYV6270LXYVK2VKNX2MMDKWYKLMGR48UAWX40Q2P2LM0\n"))
