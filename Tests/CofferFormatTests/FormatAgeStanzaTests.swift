@@ -95,4 +95,37 @@ struct FormatAgeStanzaTests {
             }
         }
     }
+
+    @Test("identity files and recipient strings, changed byte by byte: a typed error or a key that reads back, never a crash")
+    func hostileParsing() throws {
+        let random = SeededRandom("recipient parsing")
+        let seeds: [(FuzzEntryPoints.Parser, [UInt8])] = [
+            (.identity, Array("# created\nAGE-SECRET-KEY-1EGTZVFFV20835NWYV6270LXYVK2VKNX2MMDKWYKLMGR48UAWX40Q2P2LM0\n".utf8)),
+            (.identity, [UInt8](try Data(contentsOf: Self.fixtures.appendingPathComponent("ssh/id_ed25519")))),
+            (.recipient, [UInt8](try Data(contentsOf: Self.fixtures.appendingPathComponent("ssh/id_ed25519.pub")))),
+            (.recipient, Array("age1mrmfnwhtlprn4jquex0ukmwcm7y2nxlphuzgsgv8ew2k9mewy3rs8u7su5".utf8)),
+        ]
+        for (parser, bytes) in seeds {
+            let report = FuzzEntryPoints.inputs([UInt8(parser.rawValue)] + bytes)
+            #expect(report.deepest == .opened && report.violations.isEmpty, "seed of \(parser) does not read: \(report.errors)")
+        }
+        var opened = 0
+        for run in 0..<2000 {
+            var (parser, bytes) = seeds[run % seeds.count]
+            for _ in 0...Int(random.next() % 3) {
+                guard !bytes.isEmpty else { break }
+                let at = Int(random.next() % UInt64(bytes.count))
+                switch random.next() % 3 {
+                case 0: bytes[at] = UInt8(truncatingIfNeeded: random.next())
+                case 1: bytes.remove(at: at)
+                default: bytes.insert(UInt8(truncatingIfNeeded: random.next()), at: at)
+                }
+            }
+            let report = FuzzEntryPoints.inputs([UInt8(parser.rawValue)] + bytes)
+            #expect(report.violations.isEmpty, "\(parser): \(report.violations)")
+            #expect(report.deepest == .opened || !report.errors.isEmpty)
+            if report.deepest == .opened { opened += 1 }
+        }
+        #expect(opened > 0 && opened < 2000)
+    }
 }
