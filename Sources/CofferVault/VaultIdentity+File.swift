@@ -13,7 +13,7 @@ extension VaultIdentity {
     ///
     /// ```swift
     /// let identity = try VaultIdentity(contentsOf: "/home/bob/.ssh/id_ed25519")
-    /// let vault = try Vault.open(at: "team.coffer", credential: .identity(identity))
+    /// let asBob = try Vault.open(at: "team.coffer", credential: .identity(identity))
     /// ```
     public init(contentsOf path: String) throws(CofferError) {
         let read = { (ownerOnly: Bool) throws(CofferError) -> SecureBytes in
