@@ -10,8 +10,10 @@ APT_PACKAGES := libsodium-dev libargon2-dev libssl-dev pkg-config
 # Real peers for the tests: keepassxc-cli and pykeepass (imports), Xvfb with xclip and xsel
 # (the clipboard), git (the merge driver and credential helper, end to end), keyutils's keyctl
 # (fresh session keyrings for the unlock-cache tests), openssh-client's ssh-add and ssh-keygen
-# (the SSH agent, end to end); `make test` only, never `make demo`.
-TEST_APT_PACKAGES := keepassxc python3-pykeepass xvfb xclip xsel git keyutils openssh-client
+# (the SSH agent, end to end; SSH keys for sharing), age and age-keygen (vaults shared with age
+# recipients, and age's own files checked against the stanza code); `make test` only, never
+# `make demo`.
+TEST_APT_PACKAGES := keepassxc python3-pykeepass xvfb xclip xsel git keyutils openssh-client age
 EXAMPLES := AccountsBook Notebooks OfflineFavourites Transfers Secuure
 
 .PHONY: all deps test-deps build demo test clean docs man man-check install uninstall product-check install-check
@@ -33,14 +35,15 @@ test-deps:
 	@if command -v keepassxc-cli >/dev/null 2>&1 && /usr/bin/python3 -c 'import pykeepass' >/dev/null 2>&1 \
 	    && command -v Xvfb >/dev/null 2>&1 && command -v xclip >/dev/null 2>&1 && command -v xsel >/dev/null 2>&1 \
 	    && command -v git >/dev/null 2>&1 && command -v keyctl >/dev/null 2>&1 \
-	    && command -v ssh-add >/dev/null 2>&1 && command -v ssh-keygen >/dev/null 2>&1; then \
-	  echo "test-deps: keepassxc-cli $$(keepassxc-cli --version 2>/dev/null), pykeepass, Xvfb, xclip, xsel, git, keyctl, ssh-add and ssh-keygen found"; \
+	    && command -v ssh-add >/dev/null 2>&1 && command -v ssh-keygen >/dev/null 2>&1 \
+	    && command -v age >/dev/null 2>&1 && command -v age-keygen >/dev/null 2>&1; then \
+	  echo "test-deps: keepassxc-cli $$(keepassxc-cli --version 2>/dev/null), pykeepass, Xvfb, xclip, xsel, git, keyctl, ssh-add, ssh-keygen, age and age-keygen found"; \
 	elif command -v apt-get >/dev/null 2>&1; then \
 	  echo "test-deps: installing $(TEST_APT_PACKAGES)"; \
 	  $(SUDO) apt-get update && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(TEST_APT_PACKAGES) \
-	    || echo "test-deps: could not install $(TEST_APT_PACKAGES); the real-peer import, clipboard, git, keyctl and ssh tests will be skipped"; \
+	    || echo "test-deps: could not install $(TEST_APT_PACKAGES); the real-peer import, clipboard, git, keyctl, ssh and age tests will be skipped"; \
 	else \
-	  echo "test-deps: no apt-get; the real-peer import, clipboard, git, keyctl and ssh tests will be skipped"; \
+	  echo "test-deps: no apt-get; the real-peer import, clipboard, git, keyctl, ssh and age tests will be skipped"; \
 	fi
 
 build: deps

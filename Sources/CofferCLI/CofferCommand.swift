@@ -66,6 +66,7 @@ struct CofferCommand: ParsableCommand {
                 PasswdCommand.self, AddKeyfileCommand.self, RemoveKeyfileCommand.self, KeyfileCommand.self,
                 RekeyCommand.self, UpgradeCommand.self,
             ]),
+            CommandGroup(name: "Sharing", subcommands: [ShareCommand.self, SharesCommand.self, UnshareCommand.self]),
             CommandGroup(name: "Unlock once", subcommands: [UnlockCommand.self, LockCommand.self, StatusCommand.self]),
             CommandGroup(name: "Devices and sync", subcommands: [
                 SyncCommand.self, MergeCommand.self, MergeDriverCommand.self, ResolveCommand.self,

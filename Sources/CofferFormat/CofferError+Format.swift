@@ -42,6 +42,11 @@ extension CofferError.Kind {
     public static let wrongRawKey = Self("wrongRawKey",
                                          failureReason: "No key slot of the vault opens with this raw key.",
                                          recoverySuggestion: "Check the key and try again.") { _ in "wrong raw key" }
+    /// No recipient slot opens with this identity (an age identity or SSH key the vault
+    /// was not shared with, or no longer is).
+    public static let wrongIdentity = Self("wrongIdentity",
+                                           failureReason: "The vault is not shared with this identity's public key.",
+                                           recoverySuggestion: "Ask the vault's owner to share it with your key (coffer share).") { _ in "wrong identity" }
 
     // MARK: Writing
     /// An item is not valid: a missing service, server or title, attributes or
@@ -70,6 +75,7 @@ extension CofferError {
     public static let wrongPassword = CofferError(Kind.wrongPassword)
     public static let wrongKeyFile = CofferError(Kind.wrongKeyFile)
     public static let wrongRawKey = CofferError(Kind.wrongRawKey)
+    public static let wrongIdentity = CofferError(Kind.wrongIdentity)
 
     public static let invalidItem = CofferError(Kind.invalidItem)
     public static func invalidItem(_ why: String) -> CofferError { CofferError(Kind.invalidItem, detail: why) }

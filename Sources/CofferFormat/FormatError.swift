@@ -34,6 +34,8 @@ package enum FormatError: Error, Sendable, Equatable {
     case wrongKeyFile
     /// No raw-key slot opens with the raw key.
     case wrongRawKey
+    /// No recipient slot opens with the identity (SPEC.md §4.11).
+    case wrongIdentity
     /// Writing: an item that cannot be written (too large, dates out of range).
     case invalidItem(String)
     /// Writing: the vault's data reached a bound of the format that no request of the
@@ -88,6 +90,7 @@ extension CofferError {
         case .wrongPassword: self = .wrongPassword
         case .wrongKeyFile: self = .wrongKeyFile
         case .wrongRawKey: self = .wrongRawKey
+        case .wrongIdentity: self = .wrongIdentity
         case .invalidItem(let why): self = .invalidItem(why)
         case .limitReached(let why): self = CofferError(Kind.formatLimit, detail: why)
         case .invalidKey(let why): self = .invalidKey(why)

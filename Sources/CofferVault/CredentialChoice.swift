@@ -27,7 +27,7 @@ public struct CredentialChoice: Sendable, Hashable {
         case .passwordAndKeyFile:
             guard let password, let keyFile else { return nil }
             return .passwordAndKeyFile(password, keyFile)
-        case .rawKey, .unknown: return nil
+        case .rawKey, .ageRecipient, .sshRecipient, .unknown: return nil
         }
     }
 }

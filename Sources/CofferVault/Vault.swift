@@ -35,7 +35,7 @@ public final class Vault: @unchecked Sendable {
     /// ``cacheUnlock(in:for:)``; wiped with the keys.
     private var slotKey: SlotKey?
     /// The file as this vault knows it, and every save (run under `stateLock`).
-    private var engine: SaveEngine
+    var engine: SaveEngine
     /// The snapshot as it is now (tests and the merge look at records and tombstones).
     var currentSnapshot: VaultSnapshot { engine.snapshot }
     /// The replica id that stamps this vault's edits (SPEC.md §17.1): the device memory's,

@@ -16,8 +16,8 @@ import Foundation
 /// }
 /// ```
 public final class VaultTransaction {
-    private unowned let vault: Vault
-    private let keys: EpochKeys
+    unowned let vault: Vault
+    let keys: EpochKeys
     /// Opens the items this transaction reads and seals those it writes.
     private let sealer: ItemSealer
     /// The vault when the transaction began. Never changed: reads see `changes` over
@@ -115,7 +115,7 @@ public final class VaultTransaction {
         changes.record(id, change, base: first ? try base.version(id) : nil)
     }
 
-    private func ensureOpen() throws(CofferError) {
+    func ensureOpen() throws(CofferError) {
         guard isOpen else { throw .transactionEnded }
     }
 
@@ -540,7 +540,7 @@ public final class VaultTransaction {
         return passwordOnly.map(\.kind)
     }
 
-    private func setHeader(_ header: VaultHeaderV2) {
+    func setHeader(_ header: VaultHeaderV2) {
         if changes.baseHeader == nil { changes.baseHeader = base.header }
         _ = stamp()
         changes.header = header

@@ -60,14 +60,16 @@ struct GitWorld {
 /// each, and `git pull` merging the vault with `coffer merge-driver`.
 @Suite("coffer as git merge driver: two clones, concurrent edits, real git", .enabled(if: Git.path != nil, "needs git; run `make test-deps`"))
 struct CLIGitMergeDriverTests {
-    /// Sets up a clone as the README says: who commits, and the merge driver (the key file
-    /// outside the repository; `.gitattributes` is committed with the vault).
-    static func configure(_ clone: URL, name: String, keyFile: URL, world: GitWorld) throws {
+    /// Sets up a clone as the README says: who commits, and the merge driver (the key file,
+    /// or the identity of a share, outside the repository; `.gitattributes` is committed
+    /// with the vault).
+    static func configure(_ clone: URL, name: String, keyFile: URL? = nil, identity: URL? = nil, world: GitWorld) throws {
         let binary = try #require(CLI.binary)
         try world.git(["config", "user.name", name], in: clone)
         try world.git(["config", "user.email", "\(name)@example.com"], in: clone)
         try world.git(["config", "merge.coffer.name", "coffer vault merge"], in: clone)
-        try world.git(["config", "merge.coffer.driver", "'\(binary)' merge-driver --key-file '\(keyFile.path)' %O %A %B %P"], in: clone)
+        let credential = identity.map { "--identity '\($0.path)'" } ?? keyFile.map { "--key-file '\($0.path)'" } ?? ""
+        try world.git(["config", "merge.coffer.driver", "'\(binary)' merge-driver \(credential) %O %A %B %P"], in: clone)
     }
 
     @Test("Offline edits on two clones (other items, and one same item) merge on pull; both clones end with both")

@@ -316,3 +316,29 @@ func developerTools(vault: Vault, keyFilePath: String) throws -> [UInt8] {
     return agent.reply(to: [11])                       // SSH_AGENT_IDENTITIES_ANSWER, one key
 }
 // DOCC-SNIPPET-END
+
+// DOCC-SNIPPET-BEGIN SharingAVault.md
+func sharingAVault(in directory: String, bobsPublicKey: String, bobsKeyPath: String) throws {
+    let path = directory + "/team.coffer"
+    let options = VaultOptions(kdf: Argon2idParameters(memoryKiB: 8 * 1024, iterations: 3, lanes: 1))
+    let vault = try Vault.create(at: path, password: try SecureBytes(copying: "alice's passphrase"), options: options)
+    try vault.add(.genericPassword(service: "router", account: "admin"),
+                  secrets: ItemSecrets(password: try SecureBytes(copying: "r0uter")))
+
+    // Share with Bob's SSH key (a line of his ~/.ssh/id_ed25519.pub), or an age1… recipient.
+    let bob = try VaultRecipient(bobsPublicKey)
+    try vault.addRecipient(bob, label: "bob")
+    print(vault.recipients.map { "\($0.label) \($0.recipient.fingerprint)" })   // ["bob SHA256:…"]
+
+    // Bob opens the same file with his private key: no password, no KDF.
+    let identity = try VaultIdentity(contentsOf: bobsKeyPath)
+    let asBob = try Vault.open(at: path, credential: .identity(identity), options: options)
+    print(try asBob.items().compactMap(\.service))                              // ["router"]
+
+    // Take it back: the slot goes and the vault key rotates, so Bob's key, and any copy
+    // of the file he kept, read nothing saved from now on.
+    let change = try vault.removeRecipient(labeled: "bob")
+    print(change.removed, change.rotated)                                        // [ssh-recipient] true
+    try vault.add(.genericPassword(service: "new router", account: "admin"))
+}
+// DOCC-SNIPPET-END

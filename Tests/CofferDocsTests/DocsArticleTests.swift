@@ -78,7 +78,7 @@ struct DocsArticleTests {
         #expect(overview.hasPrefix("# ``Coffer``"))
         #expect(overview.contains("## Topics"))
         for required in ["GettingStarted", "KeySlotsAndCredentials", "TransactionsAndProcesses", "SecretsInMemory",
-                         "ImportAndExport", "ThreatModel", "SeveralDevices", "UnlockOnce", "RevokingAccess"] {
+                         "ImportAndExport", "ThreatModel", "SeveralDevices", "UnlockOnce", "RevokingAccess", "SharingAVault"] {
             #expect(articles["\(required).md"] != nil, "the catalogue lacks \(required).md")
             #expect(overview.contains("<doc:\(required)>"), "Coffer.md's Topics do not link \(required).md")
         }
@@ -122,6 +122,25 @@ struct DocsArticleTests {
             try vault.add(.genericPassword(service: "s", account: "a"))   // a save: the backup exists
             try reportingSlots(vault, copy: copy)
             #expect(try Vault.info(at: path).slots.map(\.kind) == [.password, .rawKey])
+        }
+    }
+
+    @Test("Sharing a vault: shared with an SSH key, opened by the private key, taken back with a rotation")
+    func sharingAVaultRuns() throws {
+        try withTemporaryDirectory { dir in
+            let fixtures = TestPaths.repositoryRoot.appendingPathComponent("Tests/Fixtures/ssh")
+            let key = dir.path + "/id_ed25519"
+            try FileManager.default.copyItem(atPath: fixtures.appendingPathComponent("id_ed25519").path, toPath: key)
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: key)
+            let pub = try String(contentsOf: fixtures.appendingPathComponent("id_ed25519.pub"), encoding: .utf8)
+            try sharingAVault(in: dir.path, bobsPublicKey: pub, bobsKeyPath: key)
+            let path = dir.path + "/team.coffer"
+            #expect(throws: CofferError.wrongIdentity) {
+                try Vault.open(at: path, credential: .identity(try VaultIdentity(contentsOf: key)), options: testOptions)
+            }
+            let vault = try Vault.open(at: path, password: try secure("alice's passphrase"), options: testOptions)
+            #expect(vault.recipients.isEmpty)
+            #expect(Set(try vault.items().compactMap(\.service)) == ["router", "new router"])
         }
     }
 

@@ -41,6 +41,20 @@ func vaultTransactionExample(vault: Vault, oldItem: Item) throws -> Item {
     }
 }
 
+func recipientsExample(vault: Vault, path: String) throws -> KeySlotChange {
+    // DOC-EXAMPLE-BEGIN Sources/CofferVault/Vault+Recipients.swift
+    let bob = try VaultRecipient("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFQkfMVE46NcZ8O7UneMHjEy5PLkFwKWkweyJ5HrW53v bob@laptop")
+    try vault.addRecipient(bob, label: "bob")
+    // Bob: Vault.open(at: path, credential: .identity(try VaultIdentity(contentsOf: "/home/bob/.ssh/id_ed25519")))
+    // DOC-EXAMPLE-END
+    // DOC-EXAMPLE-BEGIN Sources/CofferVault/VaultIdentity+File.swift
+    let identity = try VaultIdentity(contentsOf: "/home/bob/.ssh/id_ed25519")
+    let asBob = try Vault.open(at: "team.coffer", credential: .identity(identity))
+    // DOC-EXAMPLE-END
+    _ = asBob
+    return try vault.removeRecipient(bob)
+}
+
 func credentialLoopExample(path: String, keyFilePath: String?, askUser: (String) throws -> SecureBytes) throws -> Vault {
     // DOC-EXAMPLE-BEGIN Sources/CofferVault/CredentialChoice.swift
     let keyFile = try keyFilePath.map { try KeyFile(contentsOf: $0) }
@@ -171,6 +185,6 @@ struct DocsCommentExampleTests {
             #expect(shown, "\(file) has no doc-comment example with the lines compiled in DocsCommentExampleTests.swift:\n\(body.joined(separator: "\n"))")
             checked += 1
         }
-        #expect(checked == 11)
+        #expect(checked == 13)
     }
 }

@@ -280,7 +280,7 @@ struct FormatV2Tests {
     @Test("Slot bytes of every length give a slot or a typed error")
     func hostileSlots() {
         var random = SeededRandom(seed: 31)
-        for type: UInt8 in [1, 2, 3, 4, 0x11, 0x12, 0x13, 0x14, 0x15, 0x7F] {
+        for type: UInt8 in [1, 2, 3, 4, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x7F] {
             for _ in 0..<40 {
                 let publicPart = (0..<Int.random(in: 0...120, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
                 let stanza = (0..<Int.random(in: 0...90, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }

@@ -237,6 +237,8 @@ struct FormatVectorTests {
             fromIndex.password = item.password
             fromIndex.keyFile = item.keyFile.map(Hex.decode)
             fromIndex.rawKey = item.rawKey.map(Hex.decode)
+            fromIndex.identity = item.identity
+            fromIndex.sshSeed = item.sshSeed.map(Hex.decode)
             fromIndex.bytes = Array(data[min(item.vaultOffset, data.count)...])
             let expected = try #require(VectorExpectation(rawValue: item.expect), "\(item.file): unknown class \(item.expect)")
             let (outcome, error, opened) = FormatReader.outcome(fromIndex.bytes, key: try fromIndex.credential())

@@ -300,6 +300,7 @@ enum FuzzEntryPoints {
         case importKeePassXCXML = 11, importKeePassXCCSV = 12, importBitwardenJSON = 13, importBrowserCSV = 14,
              importCofferJSON = 15, totp = 16
         case gitCredential = 17, openSSHKey = 18, sshAgentMessage = 19
+        case identity = 20, recipient = 21
     }
 
     /// An empty vault in memory (its file is removed at once) for dry-run imports.
@@ -457,6 +458,23 @@ enum FuzzEntryPoints {
             default: if reply != [5] { report.violation("a locked agent did not refuse \(request)") }
             }
 
+        case .identity:
+            // An identity file (coffer --identity): an age identity file or an OpenSSH key. Each
+            // key read gives a recipient that reads back as itself.
+            let identity = try VaultIdentity(contents: try SecureBytes(copying: data))
+            if data.count > VaultIdentity.maximumFileSize { report.violation("an oversized identity file accepted") }
+            if identity.keys.isEmpty || identity.keys.count > VaultIdentity.maximumKeys { report.violation("\(identity.keys.count) identity keys") }
+            for recipient in identity.recipients where try VaultRecipient(recipient.description) != recipient {
+                report.violation("an identity's recipient does not read back as itself")
+            }
+
+        case .recipient:
+            // A recipient string (coffer share): what is read prints as a string that reads back.
+            let recipient = try VaultRecipient(String(decoding: data, as: UTF8.self))
+            if try VaultRecipient(recipient.description) != recipient || recipient.key.count != 32 {
+                report.violation("a recipient does not read back as itself")
+            }
+
         case .totp:
             let totp = try TOTP(parsing: try SecureBytes(copying: data))
             let code = try totp.code(at: Date(timeIntervalSince1970: 1_700_000_000))
@@ -526,6 +544,10 @@ enum FuzzEntryPoints {
         for name in ["id_ed25519", "id_ed25519_passphrase", "id_rsa", "id_ecdsa"] {
             if let bytes = try? Data(contentsOf: sshKeys.appendingPathComponent(name)) { input(.openSSHKey, name, Array(bytes)) }
         }
+        if let bytes = try? Data(contentsOf: sshKeys.appendingPathComponent("id_ed25519")) { input(.identity, "ssh", Array(bytes)) }
+        input(.identity, "age", Array("# public key: age1…\nAGE-SECRET-KEY-1EGTZVFFV20835NWYV6270LXYVK2VKNX2MMDKWYKLMGR48UAWX40Q2P2LM0\n".utf8))
+        if let pub = try? Data(contentsOf: sshKeys.appendingPathComponent("id_ed25519.pub")) { input(.recipient, "ssh", Array(pub)) }
+        input(.recipient, "age", Array("age1mrmfnwhtlprn4jquex0ukmwcm7y2nxlphuzgsgv8ew2k9mewy3rs8u7su5".utf8))
         let blob: [UInt8] = [0, 0, 0, 11] + Array("ssh-ed25519".utf8) + [0, 0, 0, 32] + [UInt8](repeating: 7, count: 32)
         for (name, message) in [("list", [11]), ("sign", [13, 0, 0, 0, 51] + blob + [0, 0, 0, 3, 1, 2, 3, 0, 0, 0, 0]),
                                 ("remove-all", [19]), ("extension", [27, 0, 0, 0, 4] + Array("test".utf8))] as [(String, [UInt8])] {

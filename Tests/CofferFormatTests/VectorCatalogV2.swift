@@ -137,7 +137,7 @@ enum VectorCatalogV2 {
 
         let forward = try forwardCompatibleVault()
         add("success-forward-compatible", .success, try forward.bytes(), password: pw,
-            "an unknown slot type 0x7f and a reserved recipient slot type 0x15 (kept, never tried), a non-critical extension 0x0042, unknown overview tags 0x0010 and 0x0100 (twice) and an unknown secret tag 0x0006",
+            "unknown slot types 0x7f and 0x17 (kept, never tried), a non-critical extension 0x0042, unknown overview tags 0x0010 and 0x0100 (twice) and an unknown secret tag 0x0006",
             success: forward)
 
         let expiry = try expiryVault()
@@ -200,6 +200,7 @@ enum VectorCatalogV2 {
         out += try headerVectors(items: items, itemsBytes: itemsBytes)
         out += try manifestVectors(items: items, itemsBytes: itemsBytes)
         out += try listVectors()
+        out += try recipientVectors()
         return out
     }
 
@@ -308,7 +309,7 @@ enum VectorCatalogV2 {
     static func forwardCompatibleVault() throws -> FormatVaultBuilderV2 {
         let b = try FormatVaultBuilderV2(entropy: entropy("forward-compatible"), slots: [(try passwordKey(), kdf)], start: start)
         b.header.slots.append(try KeySlotV2(type: 0x7F, publicPart: text("a future slot's public part"), stanza: text("its stanza"), index: 1))
-        b.header.slots.append(try KeySlotV2(type: 0x15, publicPart: text("age1 recipient, later"), stanza: [1, 2, 3], index: 2))
+        b.header.slots.append(try KeySlotV2(type: 0x17, publicPart: text("another future slot"), stanza: [1, 2, 3], index: 2))
         b.header.extensions = [HeaderExtension(type: 0x0042, value: text("a non-critical extension"))]
         var (a, secrets) = try C.github()
         a.preservedFields = [PreservedField(tag: 0x0010, value: [0x01, 0x02, 0x03]),

@@ -15,6 +15,8 @@ enum VectorIndex {
         var password: String?
         var keyFile: String?
         var rawKey: String?
+        var identity: String?
+        var sshSeed: String?
         var generation: UInt64?
         var comment: String?
         var entries: [VectorEntry]?
@@ -22,8 +24,9 @@ enum VectorIndex {
         var merged: MergedVault?
 
         enum CodingKeys: String, CodingKey {
-            case file, expect, password, generation, comment, entries, merged
+            case file, expect, password, identity, generation, comment, entries, merged
             case vaultOffset = "vault-offset", keyFile = "key-file", rawKey = "raw-key", mergeWith = "merge-with"
+            case sshSeed = "ssh-ed25519-seed"
         }
 
         init(_ vector: VectorFile, vaultOffset: Int) {
@@ -33,6 +36,8 @@ enum VectorIndex {
             password = vector.password
             keyFile = vector.keyFile.map(Hex.encode)
             rawKey = vector.rawKey.map(Hex.encode)
+            identity = vector.identity
+            sshSeed = vector.sshSeed.map(Hex.encode)
             generation = vector.generation
             comment = vector.comment
             entries = vector.entries

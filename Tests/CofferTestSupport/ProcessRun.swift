@@ -68,3 +68,10 @@ package func runProcess(_ executable: URL, _ arguments: [String], input: String 
 package func runProduct(_ name: String, _ arguments: [String], stdin: String? = nil) throws -> ProcessResult {
     try runProcess(buildProductsDirectory().appendingPathComponent(name), arguments, input: stdin ?? "")
 }
+
+/// The real tool `name` (`age`, `ssh-keygen`…) in /usr/bin, /usr/local/bin or /bin, when
+/// installed (`make test-deps`); tests that need one are skipped without it.
+package func installedTool(_ name: String) -> URL? {
+    ["/usr/bin", "/usr/local/bin", "/bin"].map { URL(fileURLWithPath: $0).appendingPathComponent(name) }
+        .first { FileManager.default.isExecutableFile(atPath: $0.path) }
+}

@@ -20,7 +20,7 @@ package enum VectorExpectation: String, CaseIterable, Sendable {
     package init?(error: CofferError) {
         switch error.kind {
         case .wrongPassword: self = .wrongPassword
-        case .wrongKeyFile, .wrongRawKey: self = .wrongKey
+        case .wrongKeyFile, .wrongRawKey, .wrongIdentity: self = .wrongKey
         case .tampered:
             switch error.tamperedPart {
             case .header?: self = .headerFailure

@@ -14,6 +14,10 @@ package struct VectorFile: Sendable {
     package var password: String?
     package var keyFile: [UInt8]?
     package var rawKey: [UInt8]?
+    /// An age identity (`AGE-SECRET-KEY-1…`) for a recipient slot (SPEC.md §4.11).
+    package var identity: String? = nil
+    /// The 32-byte Ed25519 seed of an SSH identity for an ssh-ed25519 recipient slot.
+    package var sshSeed: [UInt8]? = nil
     package var generation: UInt64?
     package var comment: String?
     package var entries: [VectorEntry]?
@@ -43,6 +47,8 @@ package struct VectorFile: Sendable {
         if let password { lines.append("password: \(password)") }
         if let keyFile { lines.append("key-file: \(Hex.encode(keyFile))") }
         if let rawKey { lines.append("raw-key: \(Hex.encode(rawKey))") }
+        if let identity { lines.append("identity: \(identity)") }
+        if let sshSeed { lines.append("ssh-ed25519-seed: \(Hex.encode(sshSeed))") }
         if let generation { lines.append("generation: \(generation)") }
         if let comment { lines.append("comment: \(comment)") }
         if let entries { lines.append("entries: \(try VectorEntry.encodeLine(entries))") }
@@ -70,14 +76,15 @@ package struct VectorFile: Sendable {
             let value = String(line[line.index(colon, offsetBy: 2)...])
             guard fields.updateValue(value, forKey: key) == nil else { throw VectorFileError(description: "\(name): \(key) twice") }
         }
-        let known: Set<String> = ["expect", "password", "key-file", "raw-key", "generation", "comment", "entries", "merge-with", "merged"]
+        let known: Set<String> = ["expect", "password", "key-file", "raw-key", "identity", "ssh-ed25519-seed", "generation", "comment",
+                                  "entries", "merge-with", "merged"]
         if let unknown = fields.keys.first(where: { !known.contains($0) }) {
             throw VectorFileError(description: "\(name): unknown header \(unknown)")
         }
         guard let expectText = fields["expect"], let expect = VectorExpectation(rawValue: expectText) else {
             throw VectorFileError(description: "\(name): missing or unknown expect")
         }
-        return VectorFile(
+        var vector = VectorFile(
             name: name, expect: expect,
             password: fields["password"],
             keyFile: fields["key-file"].map(Hex.decode),
@@ -91,12 +98,21 @@ package struct VectorFile: Sendable {
             mergeWith: fields["merge-with"].map { $0.split(separator: " ").map(String.init) },
             merged: try fields["merged"].map(MergedVault.decodeLine),
             bytes: Array(contents[(split + 2)...]))
+        vector.identity = fields["identity"]
+        vector.sshSeed = fields["ssh-ed25519-seed"].map(Hex.decode)
+        return vector
     }
 
     /// The credential the header names.
     package func credential() throws -> VaultCredential {
         let material = try keyFile.map { contents in
             try contents.withBytes { (raw) throws(CofferError) in try formatCall { () throws(FormatError) in try KeyFile.material(contents: raw) } }
+        }
+        if let identity {
+            return .identity(try VaultIdentity(contents: try SecureBytes(copying: identity)))
+        }
+        if let sshSeed {
+            return .identity(try VaultIdentity(ed25519SecretKey: try Ed25519.secretKey(seed: try SecureBytes(copying: sshSeed))))
         }
         switch (password, material, rawKey) {
         case (let p?, nil, nil): return .password(try SecureBytes(copying: p))

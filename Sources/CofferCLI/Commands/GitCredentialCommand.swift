@@ -49,6 +49,12 @@ struct GitCredentialCommand: ParsableCommand {
             completion: .file())
     var keyFile: String?
 
+    @Option(name: .customLong("identity"),
+            help: ArgumentHelp("An age identity file or OpenSSH Ed25519 private key of a recipient slot (`coffer share`), used when the vault is not unlocked.",
+                               valueName: "path"),
+            completion: .file())
+    var identity: String?
+
     @Flag(name: .customLong("allow-store"), help: "On store, add a new internet password for credentials git used.")
     var allowStore = false
 
@@ -83,7 +89,7 @@ struct GitCredentialCommand: ParsableCommand {
         var options = VaultOptions()
         options.kdfLimit = kdfLimit.limit
         do {
-            return try CachedUnlocking.openUnattended(vault, name: vault, keyFile: keyFile, options: options)
+            return try CachedUnlocking.openUnattended(vault, name: vault, keyFile: keyFile, identity: identity, options: options)
         } catch let unattended as CLIFailure where unattended.status == .usage {
             let failure = CLIFailure(.usage, "\(unattended.message), and there is no terminal to ask for the master password on; git asks instead")
             guard ProcessInfo.processInfo.environment["GIT_TERMINAL_PROMPT"] != "0" else { throw failure }

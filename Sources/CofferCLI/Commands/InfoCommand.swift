@@ -17,9 +17,9 @@ struct InfoCommand: ParsableCommand {
             JSON shape:
               {"path": str, "formatVersion": int, "vaultID": str, "generation": int,
                "entryCount": int, "fileSize": int,
-               "opensWith": ["password"|"password+key-file"|"key-file"|"raw-key"],
+               "opensWith": ["password"|"password+key-file"|"key-file"|"raw-key"|"age-recipient"|"ssh-recipient"],
                "keyFileRequired": bool,
-               "slots": [{"kind": "password"|"password+key-file"|"key-file"|"raw-key",
+               "slots": [{"kind": "password"|"password+key-file"|"key-file"|"raw-key"|"age-recipient"|"ssh-recipient",
                           "kdf": {"algorithm": "argon2id", "memoryKiB": int, "iterations": int,
                                   "parallelism": int} | null}]}
 
@@ -35,6 +35,11 @@ struct InfoCommand: ParsableCommand {
             help: ArgumentHelp("Accepted like every VAULT command's; info reads no secret, so it is not used.", valueName: "path"),
             completion: .file())
     var keyFile: String?
+
+    @Option(name: .customLong("identity"),
+            help: ArgumentHelp("Accepted like every VAULT command's; info reads no secret, so it is not used.", valueName: "path"),
+            completion: .file())
+    var identity: String?
 
     @Flag(help: "Print JSON (shape above).")
     var json = false
@@ -93,6 +98,8 @@ struct InfoCommand: ParsableCommand {
             case .passwordAndKeyFile: return info.keyFileRequired ? "password + key file (required)" : "password + key file"
             case .keyFile: return "key file alone"
             case .rawKey: return "raw key"
+            case .ageRecipient: return "age identity (shared)"
+            case .sshRecipient: return "SSH key (shared)"
             case .unknown: return "\(kind)"
             }
         }

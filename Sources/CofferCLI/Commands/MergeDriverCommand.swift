@@ -40,6 +40,12 @@ struct MergeDriverCommand: ParsableCommand {
             completion: .file())
     var keyFile: String?
 
+    @Option(name: .customLong("identity"),
+            help: ArgumentHelp("An age identity file or OpenSSH Ed25519 private key of a recipient slot (`coffer share`), used when the vault is not unlocked.",
+                               valueName: "path"),
+            completion: .file())
+    var identity: String?
+
     @Argument(help: ArgumentHelp("The common ancestor (git's %O); not read.", valueName: "base"), completion: .file())
     var base: String
 
@@ -69,7 +75,7 @@ struct MergeDriverCommand: ParsableCommand {
         var options = VaultOptions(keepsBackup: false, replicaState: .none)
         options.kdfLimit = kdfLimit.limit
         let report = try mappingErrors(vault: name) { () throws -> MergeReport in
-            let vault = try CachedUnlocking.openUnattended(ours, name: name, keyFile: keyFile, options: options)
+            let vault = try CachedUnlocking.openUnattended(ours, name: name, keyFile: keyFile, identity: identity, options: options)
             return try vault.merge(contentsOf: theirs)
         }
         var line = "coffer merge-driver: merged \(name): \(ReplicaMerging.counts(report))"

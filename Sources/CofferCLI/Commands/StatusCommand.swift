@@ -18,7 +18,7 @@ struct StatusCommand: ParsableCommand {
             `coffer sync VAULT --retry-refused`.
 
             JSON shape:
-              [{"path": str, "vaultID": str, "slot": "password"|"password+key-file"|"key-file"|"raw-key",
+              [{"path": str, "vaultID": str, "slot": "password"|"password+key-file"|"key-file"|"raw-key"|"age-recipient"|"ssh-recipient",
                 "expires": str (ISO 8601), "secondsLeft": int}]
 
             EXAMPLES:

@@ -21,12 +21,19 @@ enum CachedUnlocking {
 
     /// Opens `path` without asking for a password, for a program that runs `coffer` with no
     /// one to type it (git's merge driver and credential helper): the cached unlock, else
-    /// the key file of a slot that opens the vault alone; with neither, a usage error (64)
-    /// at once, `name` naming the vault in messages.
-    static func openUnattended(_ path: String, name: String, keyFile: String?, options: VaultOptions, noCache: Bool = false) throws -> Vault {
+    /// the identity of a recipient slot (`--identity`), else the key file of a slot that
+    /// opens the vault alone; with none, a usage error (64) at once, `name` naming the
+    /// vault in messages.
+    static func openUnattended(_ path: String, name: String, keyFile: String?, identity: String? = nil,
+                               options: VaultOptions, noCache: Bool = false) throws -> Vault {
         if !noCache, let vault = try open(path, options: options) { return vault }
+        if let identity {
+            return try mappingErrors(vault: name) { () throws -> Vault in
+                try Vault.open(at: path, credential: .identity(try VaultIdentity(contentsOf: identity)), options: options)
+            }
+        }
         guard let keyFile else {
-            throw CLIFailure(.usage, "\(name) is not unlocked (`coffer unlock`) and no --key-file was given")
+            throw CLIFailure(.usage, "\(name) is not unlocked (`coffer unlock`) and no --key-file or --identity was given")
         }
         return try mappingErrors(vault: name) { () throws -> Vault in
             let file = try KeyFile(contentsOf: keyFile)

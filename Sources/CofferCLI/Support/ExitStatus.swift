@@ -138,6 +138,8 @@ extension CLIFailure {
                       + "`coffer merge` a newer copy, or --accept-rollback saves this version")
         case .wrongPassword, .wrongKeyFile, .wrongRawKey:
             self.init(.wrongCredential, "wrong password or key for \(name)")
+        case .wrongIdentity:
+            self.init(.wrongCredential, "\(name) is not shared with this identity's key (ask its owner to `coffer share` it with you)")
         default:
             // `.io`, `.secureMemoryUnavailable`, `.kdfFailed`, and any kind not named above.
             self.init(.ioError, error.description)

@@ -217,7 +217,8 @@ enum ReplicaMerging {
            "merged": int, "failed": int, "added": int, "updated": int,
            "deleted": int, "restored": int, "conflicted": [id],
            "slotsAdded": [kind], "slotsRemoved": [kind]}
-          with each kind "password", "password+key-file", "key-file" or "raw-key":
+          with each kind "password", "password+key-file", "key-file", "raw-key",
+          "age-recipient" or "ssh-recipient":
           key slots a merged file added to the vault or removed from it (a file not
           merged adds none).
         """

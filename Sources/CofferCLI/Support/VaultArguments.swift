@@ -2,7 +2,7 @@ import ArgumentParser
 import Coffer
 
 /// What every command that works on a vault takes: the `VAULT` path, an optional
-/// key file and the lock timeout.
+/// key file or identity, and the lock timeout.
 struct VaultArguments: ParsableArguments {
     @Argument(help: "The vault file.", completion: .file(extensions: ["coffer"]))
     var vault: String
@@ -12,6 +12,12 @@ struct VaultArguments: ParsableArguments {
                                valueName: "path"),
             completion: .file())
     var keyFile: String?
+
+    @Option(name: .customLong("identity"),
+            help: ArgumentHelp("An age identity file or OpenSSH Ed25519 private key that opens the vault shared with its public key (`coffer share`); no password is asked for.",
+                               valueName: "path"),
+            completion: .file())
+    var identity: String?
 
     @Option(name: .customLong("lock-timeout"),
             help: ArgumentHelp("Seconds to wait for another process's write lock before giving up (exit 75).", valueName: "seconds"))
@@ -28,6 +34,7 @@ struct VaultArguments: ParsableArguments {
             throw ValidationError("--lock-timeout must be 0 to 3600 seconds")
         }
         guard !vault.isEmpty else { throw ValidationError("the vault path is empty") }
+        guard keyFile == nil || identity == nil else { throw ValidationError("--key-file and --identity exclude each other") }
     }
 
     /// Library options for opening or creating this vault.
@@ -66,6 +73,13 @@ struct VaultArguments: ParsableArguments {
     private func open(cache: CacheUse) throws -> Unlocked {
         if cache == .use, !noCache, let vault = try CachedUnlocking.open(self.vault, options: options) {
             return Unlocked(vault: vault, password: nil, keyFile: nil, usedSlot: nil)
+        }
+        if let identityPath = identity {
+            return try run { () throws -> Unlocked in
+                let identity = try VaultIdentity(contentsOf: identityPath)
+                let opened = try Vault.open(at: vault, credential: .identity(identity), options: options)
+                return Unlocked(vault: opened, password: nil, keyFile: nil, usedSlot: identity.slotKind)
+            }
         }
         return try run {
             let keyFile = try self.keyFile.map { try KeyFile(contentsOf: $0) }

@@ -114,8 +114,8 @@ public struct CachedUnlock: Sendable, CustomStringConvertible {
                 let type = try reader.u8("cached unlock")
                 let identity = try reader.bytes(16, "cached unlock")
                 let expires = try reader.u64("cached unlock")
-                // Format 1's payload names a slot of types 1–4, format 2's a slot of 0x11–0x14.
-                let allowed: ClosedRange<UInt8> = magic == Self.magic ? 1...4 : KeySlotV2.passwordType...KeySlotV2.rawKeyType
+                // Format 1's payload names a slot of types 1–4, format 2's a slot of 0x11–0x16.
+                let allowed: ClosedRange<UInt8> = magic == Self.magic ? 1...4 : KeySlotV2.passwordType...KeySlotV2.sshRecipientType
                 guard magic == Self.magic || magic == Self.magicV2 else { throw .malformed("cached unlock: not a coffer.unlock payload") }
                 guard allowed.contains(type) else { throw .malformed("cached unlock: slot type \(type)") }
                 let keyCount = SlotKey.secretCount(type: type)

@@ -26,7 +26,7 @@ package struct KeySlotRecord: Sendable, Equatable {
         self.body = body
         let name = "key slot \(index)"
         switch kind {
-        case .unknown:
+        case .unknown, .ageRecipient, .sshRecipient:   // format 1 has no recipient slots
             kdf = nil; salt = []; nonce = []; wrappedKey = []
         case .rawKey:
             guard body.count == Self.rawKeyBodyLength else { throw .malformed("\(name): raw-key slot is \(body.count) bytes, expected 88") }
@@ -139,6 +139,8 @@ package struct KeySlotRecord: Sendable, Equatable {
             return try crypto { () throws(CofferError) in
                 try SubkeyDerivation.derive(from: raw, context: FormatV1.rawKeySlotContext, input: salt)
             }
+        case .identity:
+            throw .invalidArgument("format 1 has no recipient slots")
         }
     }
 }

@@ -6,6 +6,9 @@ import CofferCrypto
 /// New-style slots (types 0x11–0x14) keep an X25519 public key derived from their
 /// credential, so a rotation writes a stanza for every slot from its public part alone:
 /// nobody's credential is needed, and a revoked credential learns nothing of the new key.
+/// Recipient slots (types 0x15, 0x16) keep an age X25519 or SSH Ed25519 public key, a
+/// label and the time they were added; their stanza is age's (``AgeStanza``), so a
+/// rotation rewraps them the same way (SPEC.md §4.11).
 /// Legacy slots (types 1–4, format 1's symmetric wraps) may appear as an upgrade carried
 /// them over; their public part is format 1's whole body and their stanza is empty.
 /// Any other type is kept byte for byte and never tried.
@@ -14,7 +17,7 @@ package struct KeySlotV2: Sendable, Equatable {
     package let publicPart: [UInt8]
     package let stanza: [UInt8]
     /// The credential that opens it; ``KeySlotKind/unknown(_:)`` for a type this version
-    /// does not know (including the reserved recipient types 0x15 and 0x16).
+    /// does not know.
     package let kind: KeySlotKind
     /// Argon2id parameters (password and key-file slots, legacy ones included).
     package let kdf: Argon2idParameters?
@@ -27,8 +30,9 @@ package struct KeySlotV2: Sendable, Equatable {
     package static let passwordAndKeyFileType: UInt8 = 0x12
     package static let keyFileType: UInt8 = 0x13
     package static let rawKeyType: UInt8 = 0x14
-    /// Reserved for recipient slots (an age X25519 recipient, an ssh-ed25519 key).
-    package static let reservedTypes: ClosedRange<UInt8> = 0x15...0x16
+    /// Recipient slots (SPEC.md §4.11): an age X25519 recipient, an ssh-ed25519 key.
+    package static let ageRecipientType: UInt8 = 0x15
+    package static let sshRecipientType: UInt8 = 0x16
 
     static let kdfLength = 13
     static let stanzaLength = FormatV2.pointLength + FormatV1.wrappedKeyLength   // 80
@@ -49,6 +53,8 @@ package struct KeySlotV2: Sendable, Equatable {
         case 2, passwordAndKeyFileType: return .passwordAndKeyFile
         case 3, keyFileType: return .keyFile
         case 4, rawKeyType: return .rawKey
+        case ageRecipientType: return .ageRecipient
+        case sshRecipientType: return .sshRecipient
         default: return .unknown(type)
         }
     }
@@ -60,14 +66,16 @@ package struct KeySlotV2: Sendable, Equatable {
         case .passwordAndKeyFile: return passwordAndKeyFileType
         case .keyFile: return keyFileType
         case .rawKey: return rawKeyType
-        case .unknown: return nil
+        case .ageRecipient, .sshRecipient, .unknown: return nil
         }
     }
 
     /// True for format 1's slot types carried in a format-2 header.
     package var isLegacy: Bool { type >= 1 && type <= 4 }
-    /// True for the types 0x11–0x14 this version writes.
-    package var isNewStyle: Bool { Self.publicLength(type) != nil }
+    /// True for the types 0x11–0x16 this version writes (every slot a rotation rewraps).
+    package var isNewStyle: Bool { Self.publicLength(type) != nil || isRecipient }
+    /// True for recipient slots, 0x15 and 0x16.
+    package var isRecipient: Bool { type == Self.ageRecipientType || type == Self.sshRecipientType }
 
     /// Parses and validates one slot; `index` names it in errors. Argon2id parameters are
     /// checked against SPEC.md §9 here, before any KDF runs.
@@ -81,6 +89,11 @@ package struct KeySlotV2: Sendable, Equatable {
         if type >= 1 && type <= 4 {
             guard stanza.isEmpty else { throw .malformed("\(name): a legacy slot has no stanza") }
             kdf = try KeySlotRecord(type: type, body: publicPart, index: index).kdf
+            return
+        }
+        if type == Self.ageRecipientType || type == Self.sshRecipientType {
+            kdf = nil
+            _ = try RecipientSlot(type: type, publicPart: publicPart, stanza: stanza, name: name)
             return
         }
         guard let length = Self.publicLength(type) else { kdf = nil; return }
@@ -135,6 +148,12 @@ package struct KeySlotV2: Sendable, Equatable {
     /// Runs the slot's KDF (the one costly step of an unlock).
     package func seeds(for credential: VaultCredential) throws(FormatError) -> Seeds? {
         guard credential.slotKind == kind else { return nil }
+        if isRecipient {
+            // The identity's key for this slot's recipient, if it holds one: no KDF.
+            guard case .identity(let identity) = credential, let slot = recipientSlot,
+                  let key = identity.key(for: slot.recipient) else { return nil }
+            return Seeds(type: type, seeds: [key.scalar])
+        }
         if isLegacy {
             let legacy = try KeySlotRecord(type: type, body: publicPart, index: 0)
             return Seeds(type: type, seeds: [try KeySlotRecord.keyEncryptionKey(for: credential, kdf: kdf, salt: legacy.salt)])
@@ -165,6 +184,8 @@ package struct KeySlotV2: Sendable, Equatable {
         case .rawKey(let raw):
             guard raw.count == FormatV1.keyLength else { throw .invalidKey("a raw key must be 32 bytes") }
             return [try keyed(raw, FormatV2.rawKeySlotContext, salts[0])]
+        case .identity:
+            throw .invalidArgument("an identity opens recipient slots, which have no seed to derive")
         }
     }
 
@@ -187,6 +208,10 @@ package struct KeySlotV2: Sendable, Equatable {
         if isLegacy {
             guard seeds.seeds.count == 1 else { return nil }
             return try KeySlotRecord(type: type, body: publicPart, index: 0).unwrap(kek: seeds.seeds[0], vaultID: vaultID)
+        }
+        if isRecipient {
+            guard seeds.seeds.count == 1, let slot = recipientSlot else { return nil }
+            return try slot.open(scalar: seeds.seeds[0])
         }
         let factors = self.factors
         guard !factors.isEmpty, seeds.seeds.count == factors.count else { return nil }
@@ -256,6 +281,9 @@ package struct KeySlotV2: Sendable, Equatable {
     /// rotation writes for every new-style slot. A legacy or unknown slot cannot get one.
     package func restanza(vaultID: [UInt8], epoch: EpochKeys, entropy: EntropySource) throws(FormatError) -> KeySlotV2 {
         guard isNewStyle else { throw .slotUnavailable("a legacy or unknown key slot cannot be wrapped for a new key") }
+        if isRecipient, let slot = recipientSlot {
+            return try KeySlotV2(type: type, publicPart: publicPart, stanza: try slot.stanza(for: epoch, entropy: entropy), index: 0)
+        }
         let stanza = try Self.stanza(for: factors.map(\.publicKey), identity: identity, vaultID: vaultID, epoch: epoch, entropy: entropy)
         return try KeySlotV2(type: type, publicPart: publicPart, stanza: stanza, index: 0)
     }

@@ -15,6 +15,10 @@ public enum KeySlotKind: Sendable, Hashable, Codable, CustomStringConvertible {
     case keyFile
     /// 32 bytes handed in by the host app, e.g. released by a platform keystore.
     case rawKey
+    /// Shared with an age X25519 recipient (`age1…`): its age identity opens it.
+    case ageRecipient
+    /// Shared with an SSH Ed25519 key: its OpenSSH private key opens it.
+    case sshRecipient
     /// A slot type from a newer format revision; kept on save, never used to unlock.
     case unknown(UInt8)
 
@@ -24,6 +28,8 @@ public enum KeySlotKind: Sendable, Hashable, Codable, CustomStringConvertible {
         case .passwordAndKeyFile: return 2
         case .keyFile: return 3
         case .rawKey: return 4
+        case .ageRecipient: return 0x15
+        case .sshRecipient: return 0x16
         case .unknown(let code): return code
         }
     }
@@ -38,6 +44,9 @@ public enum KeySlotKind: Sendable, Hashable, Codable, CustomStringConvertible {
         }
     }
 
+    /// True for slots shared with a public key (SPEC.md §4.11), opened by an identity.
+    public var isRecipient: Bool { self == .ageRecipient || self == .sshRecipient }
+
     /// True for slots whose key is stretched by Argon2id.
     var usesArgon2: Bool { code >= 1 && code <= 3 }
 
@@ -48,6 +57,8 @@ public enum KeySlotKind: Sendable, Hashable, Codable, CustomStringConvertible {
         case "password+key-file": self = .passwordAndKeyFile
         case "key-file": self = .keyFile
         case "raw-key": self = .rawKey
+        case "age-recipient": self = .ageRecipient
+        case "ssh-recipient": self = .sshRecipient
         default:
             guard text.hasPrefix("unknown("), text.hasSuffix(")"),
                   let code = UInt8(text.dropFirst(8).dropLast()) else {
@@ -57,7 +68,7 @@ public enum KeySlotKind: Sendable, Hashable, Codable, CustomStringConvertible {
         }
     }
 
-    /// Encoded as its description: `"password"`, `"key-file"`, `"raw-key"`, …
+    /// Encoded as its description: `"password"`, `"key-file"`, `"raw-key"`, `"age-recipient"`, …
     public func encode(to encoder: Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(description)
@@ -69,6 +80,8 @@ public enum KeySlotKind: Sendable, Hashable, Codable, CustomStringConvertible {
         case .passwordAndKeyFile: return "password+key-file"
         case .keyFile: return "key-file"
         case .rawKey: return "raw-key"
+        case .ageRecipient: return "age-recipient"
+        case .sshRecipient: return "ssh-recipient"
         case .unknown(let code): return "unknown(\(code))"
         }
     }

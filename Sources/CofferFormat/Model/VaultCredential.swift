@@ -5,6 +5,7 @@ import CofferCrypto
 /// let password = try SecureBytes(copying: "correct horse battery staple")
 /// let vault = try Vault.open(at: path, credential: .password(password))
 /// let viaDevice = try Vault.open(at: path, credential: .rawKey(deviceKey))
+/// let shared = try Vault.open(at: path, credential: .identity(try VaultIdentity(contentsOf: "/home/bob/.ssh/id_ed25519")))
 /// ```
 public enum VaultCredential: Sendable {
     /// A password slot.
@@ -15,6 +16,9 @@ public enum VaultCredential: Sendable {
     case passwordAndKeyFile(SecureBytes, KeyFile)
     /// A raw-key slot: exactly 32 bytes, e.g. released by a platform keystore after a fingerprint.
     case rawKey(SecureBytes)
+    /// A recipient slot (a vault shared with an age or SSH key): the identity that holds
+    /// its private key, e.g. `VaultIdentity(contentsOf: "~/.ssh/id_ed25519")`.
+    case identity(VaultIdentity)
 
     /// The kind of slot this credential opens.
     public var slotKind: KeySlotKind {
@@ -23,6 +27,7 @@ public enum VaultCredential: Sendable {
         case .keyFile: return .keyFile
         case .passwordAndKeyFile: return .passwordAndKeyFile
         case .rawKey: return .rawKey
+        case .identity(let identity): return identity.slotKind
         }
     }
 
@@ -32,6 +37,7 @@ public enum VaultCredential: Sendable {
         case .password: return .wrongPassword
         case .keyFile, .passwordAndKeyFile: return .wrongKeyFile
         case .rawKey: return .wrongRawKey
+        case .identity: return .wrongIdentity
         }
     }
 }
