@@ -17,12 +17,18 @@ public struct BackupChanges: Sendable, Hashable {
     public var changed: [Item]
     /// How many items the backup holds in all.
     public var backupItemCount: Int
+    /// How the backup's key slots differ from the vault's: `added`, the slots only the
+    /// backup has; `removed`, those only the vault has. A restore never makes this change:
+    /// the vault keeps its slots (SPEC.md §11.4), so a password changed since the backup was
+    /// made stays changed.
+    public var keySlots: KeySlotChange
 
-    public init(restored: [Item], removed: [Item], changed: [Item], backupItemCount: Int) {
+    public init(restored: [Item], removed: [Item], changed: [Item], backupItemCount: Int, keySlots: KeySlotChange = .none) {
         self.restored = restored
         self.removed = removed
         self.changed = changed
         self.backupItemCount = backupItemCount
+        self.keySlots = keySlots
     }
 
     /// True when restoring would change no item (the key slots or settings may still differ).

@@ -19,6 +19,8 @@ struct Changeset: Sendable {
     private(set) var bases: [ItemID: ItemVersion?] = [:]
     /// Items whose conflicts the transaction resolved.
     var resolved: Set<ItemID> = []
+    /// Items whose password history the transaction cleared (replayed as a clear).
+    var historyCleared: Set<ItemID> = []
     /// A replacement header, when key slots changed.
     var header: VaultHeaderV2?
     /// The header the transaction read (the base of `header`'s slot changes).

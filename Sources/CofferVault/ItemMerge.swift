@@ -38,8 +38,18 @@ struct ItemState: Sendable {
     }
 
     /// Bounds the clock (SPEC.md §17.9), keeping every replica the history's confirmations name.
+    ///
+    /// When the replicas the confirmations name (and those above the deletion vector)
+    /// alone exceed the bound (a join of two copies that each had thousands of writers of
+    /// the item since they parted), every confirmation is widened to the default and the
+    /// vector compacted again: a widened confirmation only makes a later deletion erase less,
+    /// never a value it did not see, and the item is always written (SPEC.md §17.9).
     mutating func compact() {
         clock = clock.compacted(alsoKeeping: parts.historyConfirmations.values)
+        guard clock.versions.count > ItemClock.maxReplicas else { return }
+        clock.confirmations = [:]
+        parts.historyConfirmations = [:]
+        clock = clock.compacted(everyLiveReplica: false)
     }
 
     /// Turns this state into a tombstone's (SPEC.md §7.6): every value erased, its contents,
@@ -60,6 +70,7 @@ struct ItemState: Sendable {
         parts.conflicts = []
         parts.history = []
         parts.historyConfirmations = [:]
+        parts.historyCleared = nil
         parts.order = []
     }
 
@@ -155,6 +166,7 @@ enum ItemMerge {
         parts.order = []   // named fields by name: the same order whichever side merges
         parts.created = min(a.parts.created, b.parts.created)
         parts.modified = max(a.parts.modified, b.parts.modified)
+        parts.historyCleared = clearedUpTo(a.parts.historyCleared, b.parts.historyCleared)
         (parts.history, parts.historyConfirmations) = mergedHistory(a, b, deletion: deletion, versions: clock.versions)
         var out = ItemState(parts: parts, clock: clock)
         let registers = Set(a.clock.stamps.keys).union(b.clock.stamps.keys).union(a.clock.siblings.keys).union(b.clock.siblings.keys)
@@ -228,6 +240,9 @@ enum ItemMerge {
         }
         for index in out.indices { out[index].confirmation = out[index].confirmation.above(deletion) }
         if deletion != nil { out.removeAll { $0.confirmation.isEmpty } }
+        // A cleared history stays cleared (SPEC.md §17.5): entries replaced up to the later
+        // of the two clear dates go, whichever side still has them.
+        if let cleared = clearedUpTo(a.parts.historyCleared, b.parts.historyCleared) { out.removeAll { $0.replaced <= cleared } }
         let sorted = out.sorted { x, y in
             if x.replaced != y.replaced { return x.replaced > y.replaced }
             return precedes(x.entry, y.entry)
@@ -236,6 +251,13 @@ enum ItemMerge {
         var confirmations: [Int: VersionVector] = [:]
         for (index, entry) in sorted.enumerated() where entry.confirmation != standard { confirmations[index] = entry.confirmation }
         return (sorted.map(\.entry), confirmations)
+    }
+
+    /// The later of two dates up to which a history was cleared (nil: never cleared).
+    static func clearedUpTo(_ x: Int64?, _ y: Int64?) -> Int64? {
+        guard let x else { return y }
+        guard let y else { return x }
+        return max(x, y)
     }
 
     /// History entries of both (as fragments alone, confirmed by their own version), for an
@@ -287,7 +309,7 @@ enum ItemMerge {
     /// were offered to the edit as history (``secretsView(_:losing:)``), so the edit's
     /// history may hold them too: the view shows each password once.
     static func edit(_ current: ItemState, madeOn base: ItemState?, to new: ItemParts, stamp: Stamp,
-                     resolvingConflicts: Bool = false) throws(FormatError) -> ItemState {
+                     resolvingConflicts: Bool = false, clearingHistory: Bool = false) throws(FormatError) -> ItemState {
         let read = base ?? current
         var out = current
         // Every value and history entry the edit has that is not erased is confirmed by it
@@ -311,6 +333,17 @@ enum ItemMerge {
             // Entries another writer added meanwhile are kept too.
             let othersHistory = current.parts.history.filter { entry in !read.parts.history.contains { $0.sameBytes(as: entry) } }
             out.parts.history = mergedHistory(new.history, othersHistory)
+        }
+        // Clearing the history (SPEC.md §17.5): every entry the edit can see goes, and the
+        // clear date (its stamp's, or a later entry's) keeps them gone in every merge; an
+        // edit carries the latest clear date it has seen.
+        out.parts.historyCleared = clearedUpTo(current.parts.historyCleared, new.historyCleared)
+        if clearingHistory {
+            let seen = (current.parts.history + read.parts.history + new.history).compactMap { HistoryField($0)?.replaced }
+            out.parts.historyCleared = clearedUpTo(out.parts.historyCleared, max(stamp.milliseconds, seen.max() ?? .min))
+        }
+        if let cleared = out.parts.historyCleared {
+            out.parts.history.removeAll { (HistoryField($0)?.replaced ?? .min) <= cleared }
         }
         out.parts.conflicts = []
         out.clock.siblings = [:]
@@ -347,7 +380,8 @@ enum ItemMerge {
                 // An edit of other fields keeps every losing value of this register, a
                 // losing password too: it stays a conflict until resolved or its own field is
                 // edited (issue 27, finding 13).
-                let dropsReviewed = resolvingConflicts
+                // Clearing the history drops the losing passwords it showed there too.
+                let dropsReviewed = resolvingConflicts || (clearingHistory && register == .password)
                 let keep = dropsReviewed ? values.filter { !reviewed.contains($0.key) || $0.key == winner } : values
                 guard let newWinner = Self.winner(of: keep), let value = keep[newWinner] else { continue }
                 if case .erased = value, base != nil, let readWinner = read.clock.stamps[register], let mine = had[readWinner] {

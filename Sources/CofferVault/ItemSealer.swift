@@ -110,12 +110,13 @@ struct ItemSealer {
 
     /// An edit of `version` (read and edited in one transaction) to `attributes` and `secrets`.
     func edit(_ version: ItemVersion, to attributes: ItemAttributes, secrets: ItemSecrets, stamp: Stamp,
-              resolvingConflicts: Bool = false) throws(CofferError) -> SealedItem {
+              resolvingConflicts: Bool = false, clearingHistory: Bool = false) throws(CofferError) -> SealedItem {
         try formatCall { () throws(FormatError) in
             try EntryCodec.checkDates(attributes, secrets)
             let new = try ItemParts(overview: EntryCodec.encodeOverview(attributes).publicBytes,
                                     secrets: EntryCodec.encodeSecrets(secrets).secureBytes())
-            return try seal(try ItemMerge.edit(try open(version), madeOn: nil, to: new, stamp: stamp, resolvingConflicts: resolvingConflicts),
+            return try seal(try ItemMerge.edit(try open(version), madeOn: nil, to: new, stamp: stamp, resolvingConflicts: resolvingConflicts,
+                                               clearingHistory: clearingHistory),
                             id: version.record.id, revision: version.record.revision + 1)
         }
     }
@@ -123,13 +124,14 @@ struct ItemSealer {
     /// A transaction's edit made again on `current`, a newer version than `base`, the one
     /// it was made on: `staged` is the record the transaction sealed, whose parts are the edit's result.
     func replay(_ staged: SealedItem, on current: ItemVersion, madeOn base: ItemVersion, stamp: Stamp,
-                resolvingConflicts: Bool) throws(CofferError) -> SealedItem {
+                resolvingConflicts: Bool, clearingHistory: Bool = false) throws(CofferError) -> SealedItem {
         let edit = try ItemVersion(record: staged.record, overview: staged.overview)
         return try formatCall { () throws(FormatError) in
             let new = try open(edit).parts
             let now = try open(current)
             let then = current.record.identity == base.record.identity ? nil : try open(base)
-            return try seal(try ItemMerge.edit(now, madeOn: then, to: new, stamp: stamp, resolvingConflicts: resolvingConflicts),
+            return try seal(try ItemMerge.edit(now, madeOn: then, to: new, stamp: stamp, resolvingConflicts: resolvingConflicts,
+                                               clearingHistory: clearingHistory),
                             id: current.record.id, revision: current.record.revision + 1)
         }
     }

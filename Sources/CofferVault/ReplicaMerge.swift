@@ -104,8 +104,7 @@ enum ReplicaMerge {
             guard !gone.contains(identity), seen.insert(identity).inserted else { continue }
             slots.append(slot)
         }
-        report.slotsAdded = slots.count { slot in !ours.slots.contains { $0.identity == slot.identity } }
-        report.slotsRemoved = ours.slots.count { gone.contains($0.identity) }
+        report.keySlots = KeySlotChange(from: ours.slots, to: slots)
         guard !slots.isEmpty else { throw .slotUnavailable("the replicas removed every key slot between them") }
         // A vault remembers so many removals (the newest; SPEC.md §17.4). A merge that would
         // forget some would let a copy that still holds such a slot bring it back at the next
@@ -138,9 +137,8 @@ public struct MergeReport: Sendable, Equatable, Codable {
     public var restored = 0
     /// Deletions learnt of items this replica never had.
     public var tombstones = 0
-    /// Key slots added and removed.
-    public var slotsAdded = 0
-    public var slotsRemoved = 0
+    /// Key slots the merge added and removed, by kind (``slotsAdded``, ``slotsRemoved``).
+    public var keySlots = KeySlotChange.none
     /// Items left with values that lost a concurrent edit (see ``Vault/conflicts(for:)``).
     public var conflicted: [ItemID] = []
 

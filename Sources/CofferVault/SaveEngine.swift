@@ -122,7 +122,8 @@ struct SaveEngine {
             switch change {
             case .put(let staged, _):
                 let edited = try items.replay(staged, on: current, madeOn: baseVersion, stamp: stamp,
-                                              resolvingConflicts: changes.resolved.contains(id))
+                                              resolvingConflicts: changes.resolved.contains(id),
+                                              clearingHistory: changes.historyCleared.contains(id))
                 switch try Changeset.Change(edited) {
                 case .tombstone(let tombstone): next.applyChecked(id, .tombstone(tombstone))
                 // The unique key is checked (and indexed) as the item ends: fields another
@@ -239,6 +240,8 @@ struct SaveEngine {
             let replaced = engine.snapshot.generation
             var restored = try engine.readBackup(keys: keys)
             try restored.checkDigests(keys: keys)
+            // Key slots are never restored: a backup under other slots is written anew (SPEC.md §11.4).
+            if try engine.restoreKeepingSlots(restored, keys: keys) { return }
             restored.identity = try storeCall { () throws(StoreError) in try engine.store.restoreBackup() }
             engine.adopt(restored)
             try engine.memory.takeFreshReplica(entropy: engine.entropy)
@@ -353,7 +356,7 @@ struct SaveEngine {
 
     /// The slots of `header` with the converted slot put back as the legacy one it replaced:
     /// a conversion changes no credential, so it keeps the backup (SPEC.md §11.1).
-    private func credentialSlots(_ header: VaultHeaderV2) -> [[UInt8]] {
+    func credentialSlots(_ header: VaultHeaderV2) -> [[UInt8]] {
         header.slots.map { slot in slot.identity == conversion?.slot.identity ? (conversion?.legacy ?? slot.identity) : slot.identity }
     }
 
@@ -514,7 +517,7 @@ struct SaveEngine {
     /// `keepBackup` overrides the options' choice (an upgrade keeps the version-1 file, as
     /// does any first save of one);
     /// `changesKey` (a rotation) leaves no backup under the old key, as changed slots do.
-    private mutating func write(header: VaultHeaderV2, generation: UInt64, records: [RecordV2], keys: EpochKeys,
+    mutating func write(header: VaultHeaderV2, generation: UInt64, records: [RecordV2], keys: EpochKeys,
                                 keepBackup: Bool? = nil, changesKey: Bool = false,
                                 install: (inout SaveEngine, FileIdentity) -> Void) throws(CofferError) {
         let bytes = try formatCall { () throws(FormatError) in

@@ -7,7 +7,7 @@ import CofferFormat
 /// let rotation = try vault.rotateKey()
 /// for kind in rotation.removedSlots { print("removed a \(kind) slot: add it again to keep using it") }
 /// ```
-public struct KeyRotation: Sendable, Hashable {
+public struct KeyRotation: Sendable, Hashable, Codable {
     /// The key slots the rotation removed, by kind: format-1 slots (other than the one that
     /// opened the vault, which was converted first) and slots of types this version does not
     /// know. Neither can be given the new key without its credential.

@@ -8,7 +8,7 @@ import CofferFormat
 /// let change = try vault.changePassword(from: oldPassword, to: newPassword)
 /// print("changed \(change.changed.count) slot(s); key rotated: \(change.rotated)")
 /// ```
-public struct KeySlotChange: Sendable, Hashable {
+public struct KeySlotChange: Sendable, Hashable, Codable {
     /// Slots given a new password (a password slot, or a password and key-file slot's
     /// password factor); empty for other changes.
     public let changed: [KeySlotKind]

@@ -82,10 +82,11 @@ extension Vault {
 
     /// Puts version `number` in place of the file, after checking it with this vault's keys
     /// (same vault, MACs, every record's digest); the current version becomes `.bak` and is
-    /// kept as version 1. This device takes the restored version as its current one, as
-    /// ``restoreBackup()`` does. No such version is ``CofferError/itemNotFound``.
+    /// kept as version 1. This device takes the restored version as its current one, and a
+    /// new replica id, as ``restoreBackup()`` does; a version under other key slots comes back
+    /// under the vault's (SPEC.md §11.4). No such version is ``CofferError/itemNotFound``.
     public func restoreUndoVersion(_ number: Int) throws(CofferError) {
-        try saving { (engine, keys) throws(CofferError) in try engine.restoreUndoVersion(number, keys: keys) }
+        try restoring { (engine, keys) throws(CofferError) in try engine.restoreUndoVersion(number, keys: keys) }
     }
 
     /// Removes every version kept for this vault on this device. Called when the key slots
@@ -126,10 +127,13 @@ extension SaveEngine {
         try locked { (engine) throws(CofferError) in
             let replaced = engine.snapshot.generation
             var (restored, bytes) = try engine.readUndoVersion(number, keys: keys)
+            if try engine.restoreKeepingSlots(restored, keys: keys) { return }
             restored.identity = try storeCall { () throws(StoreError) in
                 try engine.store.replace(with: bytes, keepBackup: engine.options.keepsBackup)
             }
             engine.adopt(restored)
+            // An edit made on an older version, as a restored backup is (SPEC.md §17.7).
+            try engine.memory.takeFreshReplica(entropy: engine.entropy)
             engine.memory.adopt(restored.header.clock)
             engine.keepUndoVersion(replacedGeneration: replaced, slotsChanged: false)
         }

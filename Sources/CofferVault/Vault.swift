@@ -224,9 +224,15 @@ public final class Vault: @unchecked Sendable {
     /// let vault = try Vault.open(at: path, password: password)
     /// vault.acceptRollback()          // the user chose this version
     /// ```
+    ///
+    /// Without keys it cannot rewrite a backup under the vault's key slots, so it refuses
+    /// (``CofferError/slotUnavailable``, nothing changed) a format-2 backup whose key epoch,
+    /// slots or removed slots are not the vault's: a restore never brings back a revoked
+    /// credential. ``restoreBackup()`` on an open vault restores such a backup's items.
     public static func restoreBackup(at path: String, lockTimeout: Duration = VaultOptions.defaultLockTimeout) throws(CofferError) {
         let store = VaultFileStore(path: path)
         try store.withExclusiveLock(timeout: lockTimeout) { () throws(CofferError) in
+            try SaveEngine.checkBackupKeepsSlots(store)
             _ = try storeCall { () throws(StoreError) in try store.restoreBackup() }
         }
     }
@@ -243,8 +249,15 @@ public final class Vault: @unchecked Sendable {
     /// try vault.restoreBackup()     // "Undo last save"
     /// ```
     public func restoreBackup() throws(CofferError) {
+        try restoring { (engine, keys) throws(CofferError) in try engine.restoreBackup(keys: keys) }
+    }
+
+    /// Runs a restore on the engine and stamps from then on with the replica id it left: a
+    /// restore takes a new one (SPEC.md §17.7), so no later edit claims to have seen an
+    /// edit the restored file lacks.
+    func restoring(_ body: (inout SaveEngine, EpochKeys) throws(CofferError) -> Void) throws(CofferError) {
         try saving { (engine, keys) throws(CofferError) in
-            try engine.restoreBackup(keys: keys)
+            try body(&engine, keys)
             replica = engine.memory.replica
         }
     }
@@ -288,7 +301,8 @@ public final class Vault: @unchecked Sendable {
         return BackupChanges(restored: inBackup.filter { current[$0.id] == nil },
                              removed: inVault.filter { !kept.contains($0.id) },
                              changed: inBackup.filter { item in current[item.id].map { $0.revision != item.revision } ?? false },
-                             backupItemCount: inBackup.count)
+                             backupItemCount: inBackup.count,
+                             keySlots: KeySlotChange(from: engine.snapshot.header.slots, to: version.header.slots))
     }
 
     /// Deletes a vault for good: the file, its backup (`.bak`), leftover temp files and
@@ -467,11 +481,8 @@ public final class Vault: @unchecked Sendable {
                 try engine.commit(changes, keys: old, lastStamp: lastStampTime) { clock, replica in issueStamp(after: clock, replica: replica) }
             }
             // A password change replaces slots in place: those are `changed`, not added and removed.
-            let kept = Set(after.map(\.identity)), had = Set(before.map(\.identity))
-            return KeySlotChange(changed: changed,
-                                 added: changed.isEmpty ? after.filter { !had.contains($0.identity) }.map(\.kind) : [],
-                                 removed: changed.isEmpty ? before.filter { !kept.contains($0.identity) }.map(\.kind) : [],
-                                 rotation: rotation)
+            let slots = changed.isEmpty ? KeySlotChange(from: before, to: after) : .none
+            return KeySlotChange(changed: changed, added: slots.added, removed: slots.removed, rotation: rotation)
         }
     }
 

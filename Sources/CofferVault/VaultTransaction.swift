@@ -256,6 +256,22 @@ public final class VaultTransaction {
         try change(id, .put(sealed, attributes))
     }
 
+    /// Clears item `id`'s password history (``Vault/clearPasswordHistory(for:)``): every
+    /// earlier password, and every losing password shown among them, is erased from the
+    /// record. Returns how many entries the history showed.
+    @discardableResult
+    public func clearPasswordHistory(for id: ItemID) throws(CofferError) -> Int {
+        try ensureOpen()
+        guard let version = try currentVersion(id), let attributes = try currentAttributes(id) else { throw .itemNotFound }
+        var secrets = try sealer.secrets(of: version)
+        let count = secrets.passwordHistory.count
+        secrets.passwordHistory = []
+        let sealed = try sealer.edit(version, to: attributes, secrets: secrets, stamp: stamp(), clearingHistory: true)
+        changes.historyCleared.insert(id)
+        try change(id, .put(sealed, attributes))
+        return count
+    }
+
     // MARK: Writing items
 
     /// Adds a new item. Throws ``CofferError/duplicateItem`` if its unique key is taken.

@@ -285,6 +285,17 @@ func revokingAccess(in directory: String) throws {
 }
 // DOCC-SNIPPET-END
 
+// DOCC-SNIPPET-BEGIN RevokingAccess.md
+func reportingSlots(_ vault: Vault, copy: String) throws {
+    let report = try vault.merge(contentsOf: copy)
+    if !report.keySlots.added.isEmpty {
+        print("the copy added \(report.keySlots.added) to the vault")   // e.g. [password]
+    }
+    let preview = try vault.backupChanges()
+    print(preview.keySlots.added)   // slots only the backup has: a restore leaves them out
+}
+// DOCC-SNIPPET-END
+
 // DOCC-SNIPPET-BEGIN DeveloperTools.md
 func developerTools(vault: Vault, keyFilePath: String) throws -> [UInt8] {
     // A login for a URL and user, by the rules of a pasted URL: what a git credential helper answers.

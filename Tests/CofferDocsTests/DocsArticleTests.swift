@@ -111,6 +111,20 @@ struct DocsArticleTests {
         }
     }
 
+    @Test("Revoking access: a merge reports the slots a copy added")
+    func reportingSlotsRuns() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.path + "/v.coffer", copy = dir.path + "/copy.coffer"
+            let vault = try Vault.create(at: path, password: try secure("pw"), options: testOptions)
+            try FileManager.default.copyItem(atPath: path, toPath: copy)
+            try Vault.open(at: copy, password: try secure("pw"), options: testOptions)
+                .addKeySlot(.rawKey(try SecureBytes(copying: [UInt8](repeating: 1, count: 32))))
+            try vault.add(.genericPassword(service: "s", account: "a"))   // a save: the backup exists
+            try reportingSlots(vault, copy: copy)
+            #expect(try Vault.info(at: path).slots.map(\.kind) == [.password, .rawKey])
+        }
+    }
+
     @Test("Sharing a vault: shared with an SSH key, opened by the private key, taken back with a rotation")
     func sharingAVaultRuns() throws {
         try withTemporaryDirectory { dir in

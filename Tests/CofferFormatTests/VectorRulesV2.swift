@@ -592,6 +592,19 @@ extension VectorCatalogV2 {
                    history + field(V.historyConfirmations, varint(0) + varint(1) + u64(replica) + u64(1))
                    + field(V.historyConfirmations, varint(0) + varint(1) + u64(replica) + u64(1)),
                    "the history confirmations field twice", overview: base2)
+        // History cleared (0x8012, §17.5): a date; every entry left must be replaced after it.
+        let later = field(4, field(1, text("newer")) + field(2, i64(C.t1)))
+        try secret("success-secret-history-cleared", .success, later + field(V.historyCleared, i64(C.t0)),
+                   "a history cleared up to t0 (0x8012) that keeps one entry replaced at t1, after it")
+        out[out.count - 1].generation = 1
+        out[out.count - 1].entries = try FormatReader.open(out[out.count - 1].bytes, key: try passwordKey()).entries
+        try secret("malformed-secret-history-cleared-covers-entry", .malformed, history + field(V.historyCleared, i64(C.t0)),
+                   "a history cleared up to t0 that still has an entry replaced at t0")
+        try secret("malformed-secret-history-cleared-repeated", .malformed,
+                   later + field(V.historyCleared, i64(C.t0)) + field(V.historyCleared, i64(C.t0)),
+                   "the history-cleared field twice")
+        try secret("malformed-secret-history-cleared-length", .malformed, later + field(V.historyCleared, [0, 0, 0, 0, 0, 0, 0]),
+                   "a history-cleared date of 7 bytes")
         try secret("malformed-secret-value-without-stamp", .malformed, field(1, text("pw")),
                    "a password whose register has no stamp (the stamps field stamps only the kind and the service)",
                    overview: base2 + field(V.stamps, stamp(1) + varint(bit(.kind) | bit(.service))))

@@ -102,7 +102,7 @@ struct VaultStatelessWriterTests {
     /// Past format 2's bound: an item whose clock names 16,384 replicas (each a writer of
     /// it) is edited by one more. Before, the edit failed for good (a clock of 16,385
     /// replicas cannot be written); now the clock is compacted, its stamped replicas kept.
-    @Test("Past 16,384 writers of one item, an edit still writes it, what a value is stamped by stays; a join past the bound is a format limit")
+    @Test("Past 16,384 writers of one item, an edit still writes it, what a value is stamped by stays; a join past the bound is written too, in either order")
     func pastTheItemBound() throws {
         let limit = UInt64(ItemClock.maxReplicas)
         func state(writers: ClosedRange<UInt64>, password: String) throws -> ItemState {
@@ -121,18 +121,26 @@ struct VaultStatelessWriterTests {
         _ = try MergeTrace.encodedLists(edited)
 
         // A copy that went its own way with 16,384 other writers: its values and the edited
-        // one are each confirmed by the whole of their side's vector (SPEC.md §17.5), and
-        // a confirmation's replicas are never dropped (dropping one could let a deletion
-        // erase a value it never saw). Their join names more than the format holds: a bound
-        // of the format ("format limit", exit 65), never a usage error ("invalid item", 64).
+        // one are each confirmed by the whole of their side's vector (SPEC.md §17.5), so the
+        // replicas the confirmations name are 32,768. Before, the join was a format limit for
+        // good: the two copies could never merge, everything else in them stranded. Now
+        // (SPEC.md §17.9) the confirmations are widened to the default and the vector is
+        // compacted: the join is written, the same whichever side merges, nothing lost.
         let b = try state(writers: (limit + 1)...(2 * limit), password: "b")
-        do {
-            _ = try MergeTrace.encodedLists(try ItemMerge.joinConcurrent(edited, b))
-            Issue.record("a join naming 32,768 confirmed replicas was written")
-        } catch let error as FormatError {
-            guard case .limitReached = error else { Issue.record("\(error)"); return }
-            #expect(CofferError(error).kind == .formatLimit)
+        let ab = try ItemMerge.joinConcurrent(edited, b), ba = try ItemMerge.joinConcurrent(b, edited)
+        for joined in [ab, ba] {
+            let (overview, secrets) = try MergeTrace.encodedLists(joined)
+            #expect(joined.clock.versions.count == Int(limit))
+            #expect(joined.clock.confirmations.isEmpty)
+            #expect(joined.clock.stamps[.password] == Stamp(replica: 3 * limit, time: 3 * limit))
+            #expect(joined.clock.siblings[.password] == [Stamp(replica: limit + 1, time: 1)], "b's password stays, as a losing value")
+            #expect(joined.clock.versions[1] == 1 && joined.clock.versions[limit + 1] == limit + 1, "stamped replicas kept")
+            #expect(!overview.isEmpty && secrets.count > 0)
         }
+        #expect(try MergeTrace.encoded(ab) == MergeTrace.encoded(ba))
+        // Merging it again changes nothing (idempotent), and a third copy's join agrees.
+        #expect(try MergeTrace.encodedLists(try ItemMerge.joinConcurrent(ab, b)).overview == MergeTrace.encodedLists(ab).overview)
+        #expect(try MergeTrace.encodedLists(try ItemMerge.joinConcurrent(ab, ba)).overview == MergeTrace.encodedLists(ab).overview)
     }
 
     /// The vault clock past format 2's bound keeps its newest entries: before, it dropped the

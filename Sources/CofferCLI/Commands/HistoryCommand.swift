@@ -1,7 +1,7 @@
 import ArgumentParser
 import Coffer
 
-/// `coffer history VAULT --service S [--account A] [--show-passwords] [--json]`
+/// `coffer history VAULT --service S [--account A] [--show-passwords] [--json] [--clear]`
 struct HistoryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "history",
@@ -27,13 +27,23 @@ struct HistoryCommand: ParsableCommand {
             "attachments"), a removed one too, else null. A conflict stays listed until \
             `coffer resolve`, or until its own field is edited.
 
+            --clear erases the item's password history instead: every earlier password \
+            (and every losing password shown among them) leaves the vault file, on every \
+            device once the vault is merged there; copies made before the clear bring none \
+            of them back when merged, while a password replaced later on any device is kept \
+            as usual. The backup (VAULT.bak) and the earlier versions kept on this device \
+            (`coffer restore --list`) still hold them until they are replaced. It prints \
+            how many entries were erased; with --json, {"id": str, "cleared": int}.
+
             EXAMPLES:
               coffer history vault.coffer --service github.com
               coffer history vault.coffer --service github.com --json
               coffer history vault.coffer --id 0123456789abcdef0123456789abcdef --show-passwords
+              coffer history vault.coffer --service github.com --clear
             """)
 
     @OptionGroup var vault: VaultArguments
+    @OptionGroup var rollback: RollbackArguments
     @OptionGroup(title: "Item") var selector: LabeledItemSelector
 
     @Flag(name: .customLong("show-passwords"), help: "Print earlier passwords and secret conflict values too.")
@@ -42,8 +52,16 @@ struct HistoryCommand: ParsableCommand {
     @Flag(help: "Print JSON (shape above).")
     var json = false
 
+    @Flag(help: "Erase the item's password history from the vault (see above).")
+    var clear = false
+
+    func validate() throws {
+        if clear && showPasswords { throw ValidationError("--clear cannot be used with --show-passwords") }
+    }
+
     func run() throws {
         _ = try selector.itemName()   // a usage error (64) before the vault is opened
+        if clear { return try runClear() }
         let unlocked = try vault.unlock()
         let (item, secrets, conflicts) = try vault.run { () throws -> (Item, ItemSecrets, [ItemConflict]) in
             let item = try selector.resolve(in: unlocked.vault)
@@ -54,6 +72,19 @@ struct HistoryCommand: ParsableCommand {
         } else {
             try printText(item, secrets, conflicts)
         }
+    }
+
+    /// `--clear`: erases the history and says how many entries went.
+    private func runClear() throws {
+        let unlocked = try vault.unlock(saving: rollback)
+        let (item, count) = try vault.run { () throws -> (Item, Int) in
+            let item = try selector.resolve(in: unlocked.vault)
+            return (item, try unlocked.vault.clearPasswordHistory(for: item.id))
+        }
+        if json {
+            try JSONValue.object([("id", .string(item.id.hex)), ("cleared", .int(Int64(count)))]).print()
+        }
+        Output.error("cleared the password history of \(Output.visible(item.summary)): \(count == 1 ? "1 entry" : "\(count) entries") erased")
     }
 
     private func printJSON(_ item: Item, _ secrets: ItemSecrets, _ conflicts: [ItemConflict]) throws {

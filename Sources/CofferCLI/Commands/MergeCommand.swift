@@ -22,6 +22,8 @@ struct MergeCommand: ParsableCommand {
             worst problem: 76 (the vault was rolled back), 75 (busy), 74 (cannot read), 65 \
             (another vault, or damaged).
 
+            \(ReplicaMerging.keySlotsHelp)
+
             One line per file and a summary go to stderr; with --json, the report goes to stdout.
 
             JSON shape (as for `coffer sync`; "movedTo" is always null and "removed" false):
@@ -51,7 +53,7 @@ struct MergeCommand: ParsableCommand {
         let unlocked = try vault.unlock(saving: rollback)
         let wasRolledBack = unlocked.vault.rollback != nil
         let outcomes = ReplicaMerging.merge(files, into: unlocked.vault, vaultPath: vault.vault)
-        ReplicaMerging.printOutcomes(outcomes)
+        ReplicaMerging.printOutcomes(outcomes, vault: vault.vault)
         ReplicaMerging.printSummary(outcomes, vault: vault.vault)
         RollbackArguments.sayIfHealed(unlocked.vault, path: vault.vault, wasRolledBack: wasRolledBack)
         if json { try ReplicaMerging.json(outcomes, vault: vault.vault).print() }

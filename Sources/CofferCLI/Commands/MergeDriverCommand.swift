@@ -12,7 +12,10 @@ struct MergeDriverCommand: ParsableCommand {
             session, else with the key file alone, merges THEIRS (%B) into it as `coffer merge` does, \
             writes the result to OURS atomically and exits 0, so git records a clean merge. \
             BASE (%O) is accepted but not needed: the vault records what each side saw. \
-            PATH (%P) is only used in messages.
+            PATH (%P) is only used in messages. Its line says which key slots the merge \
+            added or removed (by kind), with a warning when THEIRS added one; a THEIRS sealed \
+            under an earlier vault key (before a password change or `coffer rekey`) is refused \
+            and adds none.
 
             Without a cached unlock, the vault needs a key-file slot that opens it alone \
             (`coffer add-keyfile --alone`, or `coffer init --key-file PATH --no-password`); keep the \
@@ -78,5 +81,6 @@ struct MergeDriverCommand: ParsableCommand {
         var line = "coffer merge-driver: merged \(name): \(ReplicaMerging.counts(report))"
         if !report.conflicted.isEmpty { line += " (see `coffer list --conflicts`)" }
         Output.error(line)
+        if let warning = SlotChangeOutput.addedWarning(report.keySlots, merging: theirs, into: name) { Output.error(warning) }
     }
 }

@@ -19,6 +19,13 @@ struct RestoreCommand: ParsableCommand {
             `remove` drops items only the vault holds, `revert` puts back the backup's \
             version of an item both hold. `coffer list VAULT.bak` lists the whole backup.
 
+            KEY SLOTS are never restored: the vault keeps the passwords and key files that \
+            open it now, and a credential removed or changed since the backup was made stays \
+            revoked. --dry-run and the confirmation say how the backup's slots differ (by \
+            kind); a backup whose slots differ is written anew under the vault's slots (the \
+            current version still becomes VAULT.bak). A backup sealed under an earlier vault \
+            key (made before a password change or `coffer rekey`) is refused (exit 65).
+
             The restored file is older than the vault this device saw last; `restore` accepts it \
             as the current version (see "Rolled-back files" in the README), so later saves work \
             without --accept-rollback. Copies of the vault elsewhere still hold the newer edits \
@@ -71,8 +78,8 @@ struct RestoreCommand: ParsableCommand {
         // The credentials (or a cached unlock) are needed: the backup is checked with the
         // vault's keys before it replaces anything.
         let unlocked = try vault.unlock()
+        let changes = try vault.run { try Self.previewing { try unlocked.vault.backupChanges() } }
         if dryRun {
-            let changes = try vault.run { try unlocked.vault.backupChanges() }
             Self.printChanges(changes)
             Output.error("the backup holds \(changes.backupItemCount) items (generation \(backup.generation)); "
                          + (changes.isEmpty ? "restoring would change no item; " : "") + "nothing was restored")
@@ -80,6 +87,7 @@ struct RestoreCommand: ParsableCommand {
         }
         Output.error("current: generation \(current.generation), \(current.entryCount) entries, saved \(Self.saved(path))")
         Output.error("backup:  generation \(backup.generation), \(backup.entryCount) entries, saved \(Self.saved(backupPath))")
+        Output.error(Self.slotNote(changes.keySlots, of: "the backup"))
         guard try confirmed("Put the backup in place of \(Output.visible(path))? The current version becomes the backup.") else { return }
         // The restored version becomes this device's current one: the user chose it.
         try vault.run { try unlocked.vault.restoreBackup() }
@@ -106,23 +114,47 @@ struct RestoreCommand: ParsableCommand {
             throw CLIFailure(.noMatch, "no version \(number) of \(Output.visible(path)) is kept on this device "
                              + (versions.isEmpty ? "(none is)" : "(1 to \(versions.count); see --list)"))
         }
+        let changes = try vault.run { try Self.previewing { try unlocked.vault.undoVersionChanges(number) } }
         if dryRun {
-            let changes = try vault.run { try unlocked.vault.undoVersionChanges(number) }
             Self.printChanges(changes)
             Output.error("version \(number) holds \(changes.backupItemCount) items (generation \(chosen.generation)); "
                          + (changes.isEmpty ? "restoring it would change no item; " : "") + "nothing was restored")
             return
         }
+        Output.error(Self.slotNote(changes.keySlots, of: "version \(number)"))
         guard try confirmed("Put version \(number) (replaced \(chosen.replaced.ISO8601Format())) in place of \(Output.visible(path))?") else { return }
         try vault.run { try unlocked.vault.restoreUndoVersion(number) }
         Output.error("restored version \(number) of \(Output.visible(path)) (generation \(chosen.generation)); "
                      + "the replaced version is now \(Output.visible(path)).bak and version 1: `coffer restore` again undoes this")
     }
 
-    /// `--dry-run`'s lines: one item a line, what restoring would do with it.
+    /// `--dry-run`'s lines: one item a line, what restoring would do with it; then, on
+    /// stderr, what happens to the key slots.
     static func printChanges(_ changes: BackupChanges) {
         for (verb, items) in [("restore", changes.restored), ("remove ", changes.removed), ("revert ", changes.changed)] {
             for item in items { Output.line("\(verb) \(Output.visible(item.candidateDescription))") }
+        }
+        Output.error(slotNote(changes.keySlots, of: "it"))
+    }
+
+    /// The line about key slots for `--dry-run` and the confirmation: they are not restored.
+    static func slotNote(_ slots: KeySlotChange, of version: String) -> String {
+        guard !slots.added.isEmpty || !slots.removed.isEmpty else {
+            return "key slots: \(version) has the vault's; key slots are not restored"
+        }
+        return "key slots are not restored: \(version) has \(SlotChangeOutput.kinds(slots.added)) the vault does not "
+            + "(not brought back) and lacks \(SlotChangeOutput.kinds(slots.removed)) the vault has (kept); "
+            + "the vault keeps the credentials that open it now"
+    }
+
+    /// `body`'s preview of a restore; a version sealed under another vault key is refused
+    /// (exit 65) with a message that says its slots stay out too.
+    static func previewing(_ body: () throws -> BackupChanges) throws -> BackupChanges {
+        do {
+            return try body()
+        } catch let error as CofferError where error.kind == .otherKeyEpoch {
+            throw CofferError(.otherKeyEpoch, detail: (error.detail ?? "the version") + "; nothing was restored (a restore never "
+                              + "brings back an earlier key or its key slots: every credential revoked since stays revoked)")
         }
     }
 

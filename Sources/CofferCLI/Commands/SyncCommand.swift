@@ -48,6 +48,8 @@ struct SyncCommand: ParsableCommand {
             the vault for it alone. `coffer status` lists such copies. Remove the copy once you \
             have looked at it, or read it again with --retry-refused.
 
+            \(ReplicaMerging.keySlotsHelp)
+
             One line per file and a summary go to stderr; with --json, the report goes to stdout.
 
             JSON shape:
@@ -122,7 +124,7 @@ struct SyncCommand: ParsableCommand {
         }
         let order = Dictionary(files.enumerated().map { ($1.path, $0) }, uniquingKeysWith: { first, _ in first })
         outcomes.sort { (order[$0.file.path] ?? 0) < (order[$1.file.path] ?? 0) }
-        ReplicaMerging.printOutcomes(outcomes)
+        ReplicaMerging.printOutcomes(outcomes, vault: vault.vault)
         ReplicaMerging.printSummary(outcomes, vault: vault.vault)
         if let healing { RollbackArguments.sayIfHealed(healing.vault, path: vault.vault, wasRolledBack: healing.wasRolledBack) }
         if json { try ReplicaMerging.json(outcomes, vault: vault.vault).print() }

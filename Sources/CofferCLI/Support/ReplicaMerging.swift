@@ -120,7 +120,7 @@ enum ReplicaMerging {
     // MARK: - Reporting
 
     /// One line per file on stderr: what was merged, what was not and why.
-    static func printOutcomes(_ outcomes: [ReplicaOutcome]) {
+    static func printOutcomes(_ outcomes: [ReplicaOutcome], vault: String) {
         for outcome in outcomes {
             let name = outcome.file.path + (outcome.file.service.map { " (\($0.rawValue))" } ?? "")
             if let report = outcome.report {
@@ -128,10 +128,11 @@ enum ReplicaMerging {
                 if let movedTo = outcome.movedTo { line += "; kept in \(movedTo)" }
                 if outcome.removed { line += "; deleted it" }
                 Output.error(line)
+                if let warning = SlotChangeOutput.addedWarning(report.keySlots, merging: outcome.file.path, into: vault) { Output.error(warning) }
                 if let problem = outcome.disposalFailure { Output.error("coffer: \(problem.message)") }
                 if let note = outcome.note { Output.error("coffer: note: \(note)") }
             } else if let failure = outcome.failure {
-                Output.error("coffer: not merged: \(failure.message); \(outcome.file.path) left in place")
+                Output.error("coffer: not merged: \(failure.message); \(outcome.file.path) left in place, none of its key slots added")
                 if let note = outcome.note { Output.error("coffer: note: \(note)") }
             }
         }
@@ -146,7 +147,7 @@ enum ReplicaMerging {
         if !total.conflicted.isEmpty {
             line += "; \(plural(total.conflicted.count, "item")) with conflicting edits (see `coffer list \(vault) --conflicts`)"
         }
-        Output.error(line)
+        Output.error(line + "; " + SlotChangeOutput.summary(total.keySlots))
     }
 
     /// The exit status for the worst problem, or nil when every file was merged and put away.
@@ -172,6 +173,7 @@ enum ReplicaMerging {
                 ("deleted", .int(Int64(report.deleted))),
                 ("restored", .int(Int64(report.restored))),
                 ("conflicted", .strings(report.conflicted.map(\.hex))),
+            ] + SlotChangeOutput.json(report.keySlots) + [
                 ("movedTo", .optional(outcome.movedTo)),
                 ("removed", .bool(outcome.removed)),
                 ("error", .optional(outcome.failure == nil ? nil : outcome.errorKind)),
@@ -188,8 +190,19 @@ enum ReplicaMerging {
             ("deleted", .int(Int64(total.deleted))),
             ("restored", .int(Int64(total.restored))),
             ("conflicted", .strings(total.conflicted.map(\.hex))),
-        ])
+        ] + SlotChangeOutput.json(total.keySlots))
     }
+
+    /// What `merge` and `sync` say about key slots, for their help.
+    static let keySlotsHelp = """
+        KEY SLOTS: a copy's key slots join VAULT's, except those either side removed (a \
+        password set on a copy opens the merged vault too). Each file's line says which \
+        slots its merge added or removed, by kind, with a warning when it added one; the \
+        summary says "key slots: none added or removed" otherwise, and --json lists them \
+        ("slotsAdded", "slotsRemoved"). A copy sealed under an earlier vault key (made \
+        before a password change, a key-file removal or `coffer rekey`) is refused whole \
+        (error "otherKeyEpoch", exit 65): none of its slots is added.
+        """
 
     /// The JSON shape, for the commands' help.
     static let jsonShape = """
@@ -198,20 +211,27 @@ enum ReplicaMerging {
                       "service": "syncthing"|"dropbox"|"nextcloud"|null,
                       "merged": bool, "added": int, "updated": int,
                       "deleted": int, "restored": int, "conflicted": [id],
+                      "slotsAdded": [kind], "slotsRemoved": [kind],
                       "movedTo": str|null, "removed": bool,
                       "error": str|null, "message": str|null}],
            "merged": int, "failed": int, "added": int, "updated": int,
-           "deleted": int, "restored": int, "conflicted": [id]}
+           "deleted": int, "restored": int, "conflicted": [id],
+           "slotsAdded": [kind], "slotsRemoved": [kind]}
+          with each kind "password", "password+key-file", "key-file", "raw-key",
+          "age-recipient" or "ssh-recipient":
+          key slots a merged file added to the vault or removed from it (a file not
+          merged adds none).
         """
 
-    private static func totals(_ outcomes: [ReplicaOutcome]) -> (added: Int, updated: Int, deleted: Int, restored: Int, conflicted: [ItemID]) {
-        var total = (added: 0, updated: 0, deleted: 0, restored: 0, conflicted: [ItemID]())
+    private static func totals(_ outcomes: [ReplicaOutcome]) -> (added: Int, updated: Int, deleted: Int, restored: Int, conflicted: [ItemID], keySlots: KeySlotChange) {
+        var total = (added: 0, updated: 0, deleted: 0, restored: 0, conflicted: [ItemID](), keySlots: KeySlotChange.none)
         for report in outcomes.compactMap(\.report) {
             total.added += report.added
             total.updated += report.updated
             total.deleted += report.deleted
             total.restored += report.restored
             total.conflicted += report.conflicted.filter { !total.conflicted.contains($0) }
+            total.keySlots = total.keySlots.followed(by: report.keySlots)
         }
         return total
     }
@@ -219,6 +239,7 @@ enum ReplicaMerging {
     static func counts(_ report: MergeReport) -> String {
         "\(report.added) added, \(report.updated) updated, \(report.deleted) deleted, \(report.restored) restored, "
             + "\(report.conflicted.count) with conflicting edits"
+            + (report.keySlots.added.isEmpty && report.keySlots.removed.isEmpty ? "" : "; " + SlotChangeOutput.summary(report.keySlots))
     }
 
     static func plural(_ count: Int, _ noun: String) -> String { Output.plural(count, noun) }

@@ -251,7 +251,8 @@ package enum EntryCodec {
     package static func decodeSecrets(_ buffer: UnsafeRawBufferPointer, version1: Bool = false) throws(FormatError) -> ItemSecrets {
         let T = SecretTag.self
         var reader = FieldReader(buffer, structure: "secret") {
-            T.repeatable.contains($0) || ($0 > T.attachment && $0 != ItemClockCodec.Tag.historyConfirmations)
+            T.repeatable.contains($0)
+                || ($0 > T.attachment && $0 != ItemClockCodec.Tag.historyConfirmations && $0 != ItemClockCodec.Tag.historyCleared)
         }
         var s = ItemSecrets()
         while let (tag, r) = try reader.next() {
@@ -283,6 +284,9 @@ package enum EntryCodec {
                 // Merge metadata of the history entries (format 2): checked here, read through `ItemParts`.
                 _ = try ItemClockCodec.decodeHistoryConfirmations(UnsafeRawBufferPointer(rebasing: buffer[r]),
                                                                   historyCount: s.passwordHistory.count)
+            case ItemClockCodec.Tag.historyCleared where !version1:
+                // The history was cleared up to this date (format 2): read through `ItemParts`.
+                _ = try date(reader, r, "secret: history cleared")
             default:
                 guard isUnknownTagAllowed(tag) else { throw .malformed("secret: unknown critical field \(tag)") }
                 s.preservedFields.append(PreservedSecretField(tag: tag, value: try reader.secure(r)))

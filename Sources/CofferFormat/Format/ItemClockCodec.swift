@@ -27,6 +27,8 @@ package enum ItemClockCodec {
         static let conflict: UInt16 = 0x8010
         /// Secret part (format 2): history entries last present in a state that had seen less.
         static let historyConfirmations: UInt16 = 0x8011
+        /// Secret part (format 2): the date up to which the password history was cleared.
+        static let historyCleared: UInt16 = 0x8012
         static let overview: ClosedRange<UInt16> = versions...erased
         /// The overview fields a version-1 list may have.
         static let overviewV1: ClosedRange<UInt16> = versions...deleted

@@ -68,6 +68,9 @@ package struct ItemParts: Sendable {
     /// For history entries (by position in ``history``) last present in a state that had
     /// seen less than the item: that state's vector (format 2, SPEC.md §17.3).
     package var historyConfirmations: [Int: VersionVector] = [:]
+    /// The date (milliseconds since 1970) up to which the password history was cleared
+    /// (SPEC.md §17.5): no entry replaced then or before is kept, whichever copy has it.
+    package var historyCleared: Int64?
     /// The order of the named fields (custom fields, secret fields, attachments) as the
     /// list had them: a list is written back in this order, then any other named fields
     /// by name. A merge that builds a new list empties it, so that every replica writes
@@ -136,6 +139,8 @@ package struct ItemParts: Sendable {
                 } else if tag == ItemClockCodec.Tag.historyConfirmations {
                     historyConfirmations = try ItemClockCodec.decodeHistoryConfirmations(
                         UnsafeRawBufferPointer(rebasing: raw[value]), historyCount: historyCuts.count)
+                } else if tag == ItemClockCodec.Tag.historyCleared {
+                    historyCleared = try EntryCodec.date(reader, value, "secret: history cleared")
                 } else if tag == ItemClockCodec.Tag.conflict {
                     let conflict = try ItemClockCodec.decodeConflictRange(reader.nested(value, "conflict"))
                     // The nested reader counts from the start of the field's value.
@@ -318,6 +323,9 @@ package struct ItemParts: Sendable {
         where !clock.versions.dominates(vector) || vector.above(clock.deleted) != vector || vector == clock.defaultConfirmation {
             throw .malformed("entry: a history confirmation outside the item's version vector, not above its deletion vector, or the default")
         }
+        if let historyCleared, history.contains(where: { (HistoryField($0)?.replaced ?? .min) <= historyCleared }) {
+            throw .malformed("entry: a password history entry replaced before the history was cleared")
+        }
     }
 
     /// The registers that hold at least one field.
@@ -393,6 +401,7 @@ package struct ItemParts: Sendable {
             out.append(try ItemClockCodec.encodeConflict(conflict))
         }
         out.append(ItemClockCodec.encodeHistoryConfirmations(historyConfirmations.filter { $0.key < history.count }))
+        if let historyCleared { out.field(ItemClockCodec.Tag.historyCleared, i64: historyCleared) }
         return out
     }
 

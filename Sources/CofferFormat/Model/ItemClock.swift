@@ -192,7 +192,11 @@ package struct ItemClock: Equatable, Sendable {
     /// stays reduced. Nothing is lost: the clock only forgets that it saw the dropped
     /// replicas' edits, so a version that still holds one of their values (a copy that
     /// missed more than `limit` writers) brings it back as a losing value.
-    package func compacted(limit: Int = maxReplicas, alsoKeeping extra: some Sequence<VersionVector> = []) -> ItemClock {
+    ///
+    /// `everyLiveReplica` false (a clock whose confirmations were widened, §17.9): of the
+    /// replicas above the deletion vector only the newest is kept, which keeps the item live.
+    package func compacted(limit: Int = maxReplicas, alsoKeeping extra: some Sequence<VersionVector> = [],
+                           everyLiveReplica: Bool = true) -> ItemClock {
         guard versions.count > limit else { return self }
         var kept = Set<UInt64>()
         for stamp in stamps.values { kept.insert(stamp.replica) }
@@ -204,7 +208,10 @@ package struct ItemClock: Equatable, Sendable {
         }
         for vector in extra { kept.formUnion(vector.times.keys) }
         if let defaultStamp { kept.insert(defaultStamp.replica) }
-        if let deleted { for (replica, time) in versions.times where time > deleted[replica] { kept.insert(replica) } }
+        if let deleted {
+            let live = versions.times.filter { $0.value > deleted[$0.key] }.map { Stamp(replica: $0.key, time: $0.value) }
+            if everyLiveReplica { kept.formUnion(live.map(\.replica)) } else if let newest = live.max() { kept.insert(newest.replica) }
+        }
         var out = self
         out.versions = versions.compacted(limit: limit, keeping: kept)
         if let deleted { out.deleted = VersionVector(deleted.times.filter { out.versions[$0.key] > 0 }) }
