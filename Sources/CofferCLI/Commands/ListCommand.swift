@@ -77,14 +77,16 @@ struct ListCommand: ParsableCommand {
                               tag: tag, isFavorite: favorites ? true : nil)
         let unlocked = try vault.unlock()
         let now = Date()
-        let (items, damaged) = try vault.run { () throws -> ([Item], [DamagedItem]) in
-            let readable = try unlocked.vault.readableItems(matching: query)
-            let listed = expired ? readable.items.filter { $0.attributes.isExpired(at: now) } : readable.items
-            guard conflicts else { return (listed, readable.damaged) }
+        // Rows read from the overviews' bytes (``ItemListing``): no item decoded per row.
+        let (items, damaged) = try vault.run { () throws -> ([ListedItem], [DamagedItem]) in
+            let listing = try unlocked.vault.listing(matching: query)
+            var listed = Array(listing)
+            if expired { listed = try listed.filter { try $0.item().attributes.isExpired(at: now) } }
+            guard conflicts else { return (listed, listing.damaged) }
             let flagged = Set(try unlocked.vault.itemsWithConflicts().map(\.id))
-            return (listed.filter { flagged.contains($0.id) }, readable.damaged)
+            return (listed.filter { flagged.contains($0.id) }, listing.damaged)
         }
-        try printItems(items.sortedForReading(), json: json)
+        try printListing(items, json: json)
         if !damaged.isEmpty { throw DamagedEntries.failure(damaged, vault: vault.vault, shown: "the others are listed") }
         if items.isEmpty && (query != .all || conflicts || expired) {
             throw CLIFailure(.noMatch, conflicts ? "no item matched with conflicting edits" : expired ? "no item has expired" : "no item matched")

@@ -156,6 +156,35 @@ package struct VaultFileV2: Sendable {
         }
     }
 
+    /// A file read in windows: `head` is its start up to the end of the manifest MAC (or
+    /// all of a shorter file), `fileSize` its whole size. Checks exactly what ``parse(_:)``
+    /// checks (SPEC.md §10 steps 1–9: step 9 from the size, as the records' lengths are the
+    /// rows'), and gives the same errors; the records are not read: each has its
+    /// ``RecordV2/location`` and is read when it is used (``RecordV2/loaded(from:)``).
+    package static func parse(head: [UInt8], fileSize: Int) throws(FormatError) -> VaultFileV2 {
+        try head.withBytes { (raw) throws(FormatError) -> VaultFileV2 in
+            let parsed = try parseHead(raw)
+            var reader = parsed.reader
+            let manifestRange = try reader.range(parsed.manifestLength, "manifest")
+            let (generation, rows) = try parseManifest(UnsafeRawBufferPointer(rebasing: raw[manifestRange]))
+            let manifestMAC = try reader.bytes(FormatV1.digestLength, "manifest MAC")
+            var offset = reader.offset
+            let needed = rows.reduce(0) { $0 + $1.overviewLength + $1.secretLength }
+            let present = fileSize - offset
+            guard present >= needed else { throw .truncated("entry records: \(present) of \(needed) bytes present") }
+            guard present == needed else { throw .malformed("\(present - needed) bytes after the last entry record") }
+            var records: [RecordV2] = []
+            records.reserveCapacity(rows.count)
+            for row in rows {
+                records.append(RecordV2(row: row, at: offset))
+                offset += row.overviewLength + row.secretLength
+            }
+            return VaultFileV2(header: parsed.header, generation: generation, records: records, bytes: Array(head[0..<reader.offset]),
+                               headerEnd: parsed.headerEnd, headerMAC: parsed.headerMAC, manifestEnd: manifestRange.upperBound,
+                               manifestMAC: manifestMAC, sourceVersion: FormatV2.version)
+        }
+    }
+
     /// A version-1 file, authenticated with `keys`, as version-2 parts under the same key
     /// (SPEC.md §11.1: ``FormatUpgrade``): what a reader of both versions holds in memory, so
     /// that everything above reads one version. Every record's digest is checked on the way.
@@ -257,7 +286,10 @@ package struct VaultFileV2: Sendable {
         var manifest = ByteWriter(capacity: manifestFixedLength + ordered.count * 56)
         manifest.u64(generation)
         manifest.u32(UInt32(ordered.count))
-        for record in ordered { record.row.encode(into: &manifest) }
+        for record in ordered {
+            try record.requireLoaded()
+            record.row.encode(into: &manifest)
+        }
 
         var writer = ByteWriter(capacity: FormatV1.preambleLength + body.count + 64 + 4 + manifest.bytes.count + 32)
         writer.bytes(FormatV1.magic)
