@@ -42,6 +42,12 @@ package struct VaultSnapshot: Sendable {
     /// The file the records not read yet are read from (a file read in windows,
     /// ``VaultFileReader/readParsed(_:)``); nil once every record is in memory.
     private var source: HeldFile?
+    /// The records as read, in file order, while the snapshot is read lazily: a lookup by
+    /// tag scans their rows in one array rather than every entry of the dictionary.
+    private var rows: [RecordV2] = []
+    /// Set by a change made on the snapshot: its rows then no longer list every item, and
+    /// lookups read every overview (a change is made on a fully opened snapshot anyway).
+    private var changedSinceRead = false
 
     /// True when every record's overview has been opened (and the damaged ones set apart).
     var isFullyOpened: Bool { opener == nil }
@@ -67,7 +73,7 @@ package struct VaultSnapshot: Sendable {
             if record.isTombstone { tombstones[record.id] = entry } else { entries[record.id] = entry }
         }
         opener = OverviewOpener(vaultID: codec.header.vaultID, keys: keys)
-        if !lazy { try openAll(reusing: previous) }
+        if lazy { rows = read } else { try openAll(reusing: previous) }
     }
 
     /// A snapshot of a file just opened: read lazily (``init(codec:keys:identity:reusing:lazy:)``),
@@ -140,6 +146,7 @@ package struct VaultSnapshot: Sendable {
             }
         }
         self.opener = nil
+        rows = []
         source = nil   // every record is in memory: the file is closed
     }
 
@@ -165,10 +172,13 @@ package struct VaultSnapshot: Sendable {
     /// damaged ones left out; nil when the snapshot is fully open (then the caller reads every
     /// overview as it always did: that costs nothing more than the decoding).
     func liveEntries(taggedWith tags: Set<UInt64>) throws(CofferError) -> [SnapshotEntry]? {
-        guard opener != nil else { return nil }
+        guard opener != nil, !changedSinceRead else { return nil }
         var found: [SnapshotEntry] = []
-        for entry in entries.values where tags.contains(entry.record.lookupTag) {
-            if try opened(entry) { found.append(entry) }
+        // Tags are compared in the rows' array (a tombstone's tag is 0, never a name's); the
+        // few that match are looked up. An entry changed since the read keeps its id.
+        let single = tags.count == 1 ? tags.first : nil
+        for row in rows where single.map({ $0 == row.lookupTag }) ?? tags.contains(row.lookupTag) {
+            if let entry = entries[row.id], tags.contains(entry.record.lookupTag), try opened(entry) { found.append(entry) }
         }
         return found
     }
@@ -176,10 +186,10 @@ package struct VaultSnapshot: Sendable {
     /// The live entries whose id begins with the hex digits `prefix`, overviews opened;
     /// nil when the snapshot is fully open.
     func liveEntries(idPrefix matches: (ItemID) -> Bool) throws(CofferError) -> [SnapshotEntry]? {
-        guard opener != nil else { return nil }
+        guard opener != nil, !changedSinceRead else { return nil }
         var found: [SnapshotEntry] = []
-        for entry in entries.values where matches(entry.record.id) {
-            if try opened(entry) { found.append(entry) }
+        for row in rows where !row.isTombstone && matches(row.id) {
+            if let entry = entries[row.id], try opened(entry) { found.append(entry) }
         }
         return found
     }
@@ -213,12 +223,11 @@ package struct VaultSnapshot: Sendable {
     /// (``NameTags``): only the records of the rows tagged with the key's service or server
     /// are opened. Past those (an import), every overview is opened and the index built.
     mutating func holders(of key: UniquenessKey) throws(CofferError) -> KeyHolders? {
-        if let keys = lookupKeys, taggedKeyLookups < UniqueIndex.scansBeforeBuilding {
+        if let keys = lookupKeys, taggedKeyLookups < UniqueIndex.scansBeforeBuilding,
+           let tagged = try liveEntries(taggedWith: NameTags.tags(kind: NameTags.nameKey(of: key).0, name: NameTags.nameKey(of: key).1, keys: keys)) {
             taggedKeyLookups += 1
-            let (kind, name) = NameTags.nameKey(of: key)
             var found: KeyHolders?
-            for entry in try liveEntries(taggedWith: NameTags.tags(kind: kind, name: name, keys: keys)) ?? []
-            where UniqueIndex.overview(entry.overview, has: key) {
+            for entry in tagged where UniqueIndex.overview(entry.overview, has: key) {
                 found = found?.inserting(entry.record.id) ?? KeyHolders(entry.record.id)
             }
             return found
@@ -244,6 +253,7 @@ package struct VaultSnapshot: Sendable {
         index = UniqueIndex()
         opener = nil   // it holds the keys: a locked vault keeps none
         source = nil
+        rows = []
     }
 
     /// ``forgetAttributes()`` for a vault that is locked or going away: a large vault's
@@ -326,6 +336,7 @@ package struct VaultSnapshot: Sendable {
     /// Takes record `id` out of the snapshot, live, deleted or damaged (a repair replaces or
     /// removes a damaged record this way).
     mutating func remove(_ id: ItemID) {
+        changedSinceRead = true
         if !isKnownUniquelyReferenced(&index) { index = index.copy() }
         index.forgetScans()
         if index.isBuilt, let key = entries[id].flatMap({ UniqueIndex.key(ofOverview: $0.overview) }) { index.remove(id, from: key) }
@@ -337,6 +348,7 @@ package struct VaultSnapshot: Sendable {
     /// Applies one change already checked for duplicates (by the transaction that made it,
     /// against this same snapshot).
     mutating func applyChecked(_ id: ItemID, _ change: Changeset.Change) {
+        changedSinceRead = true
         // A copy of this snapshot keeps the index of its own attributes.
         if !isKnownUniquelyReferenced(&index) { index = index.copy() }
         index.forgetScans()   // they were of the items before this change
