@@ -468,10 +468,12 @@ public final class Vault: @unchecked Sendable {
     func changingSlots(rotatingKey: Bool, _ body: (VaultTransaction) throws(CofferError) -> [KeySlotKind]) throws(CofferError) -> KeySlotChange {
         try withLock { () throws(CofferError) -> KeySlotChange in
             let old = try requireKeys()
-            try engine.snapshot.openAll()
             let tx = VaultTransaction(vault: self, keys: old, base: engine.snapshot)
             defer { tx.close() }
+            // The body changes key slots only (a new slot's KDF runs here): the records are
+            // read after it, so the KDF's memory and the file's are not held at once.
             let changed = try body(tx)
+            try engine.snapshot.openAll()
             let before = engine.snapshot.header.slots, after = tx.header.slots
             let changes = tx.finish()
             var rotation: KeyRotation?

@@ -118,10 +118,43 @@ package struct VaultSnapshot: Sendable {
     /// its id, never as an item); any other failure (a malformed list, a lookup tag that does
     /// not match its name) fails as an open of the whole file does. Overviews of records that
     /// are byte for byte those of `previous` are reused.
-    mutating func openAll(reusing previous: VaultSnapshot? = nil) throws(CofferError) {
+    ///
+    /// Records not read yet are read a window at a time (``windowSize``), in file order, and
+    /// their overviews opened before the next window is read. With `keepingRecords` false (a
+    /// listing, which needs the overviews only) each window's bytes are let go once its
+    /// overviews are open: the snapshot stays lazy, and reads them again when they are used,
+    /// so a listing never holds the whole file. Otherwise every record is kept in memory and
+    /// the file is closed.
+    mutating func openAll(reusing previous: VaultSnapshot? = nil, keepingRecords: Bool = true) throws(CofferError) {
         guard let opener else { return }
-        let pending = (Array(entries.values) + Array(tombstones.values)).filter { !$0.isOpened }
-        try loadRecords(of: pending)
+        let all = Array(entries.values) + Array(tombstones.values)
+        var pending = all.filter { !$0.isOpened || (keepingRecords && !$0.record.isLoaded) }
+        // File order: windows of consecutive records (those in memory already go first).
+        pending.sort { ($0.record.location?.offset ?? -1) < ($1.record.location?.offset ?? -1) }
+        var start = 0
+        while start < pending.count {
+            var end = start + 1, bytes = pending[start].record.location?.length ?? 0
+            while end < pending.count, bytes + (pending[end].record.location?.length ?? 0) <= Self.windowSize {
+                bytes += pending[end].record.location?.length ?? 0
+                end += 1
+            }
+            let window = Array(pending[start..<end])
+            try loadRecords(of: window)
+            try openOverviews(of: window.filter { !$0.isOpened }, opener: opener, reusing: previous)
+            if !keepingRecords {
+                for entry in window { entry.unloadRecord() }
+            }
+            start = end
+        }
+        guard keepingRecords else { return }
+        self.opener = nil
+        rows = []
+        source = nil   // every record is in memory: the file is closed
+    }
+
+    /// Opens the overviews of `pending` (records in memory) on all cores, setting the
+    /// damaged ones apart.
+    private mutating func openOverviews(of pending: [SnapshotEntry], opener: OverviewOpener, reusing previous: VaultSnapshot?) throws(CofferError) {
         // Records are reached through a buffer pointer: indexing the array from the
         // threads copied each record, retaining the file buffer they all share from
         // every thread at once.
@@ -145,9 +178,6 @@ package struct VaultSnapshot: Sendable {
                 damaged[id] = entry.record
             }
         }
-        self.opener = nil
-        rows = []
-        source = nil   // every record is in memory: the file is closed
     }
 
     /// The entry of item `id` (live or deleted) with its overview open: opened now when the
@@ -160,9 +190,10 @@ package struct VaultSnapshot: Sendable {
 
     /// Opens `entry`'s overview if it is not yet; false when it is damaged.
     func opened(_ entry: SnapshotEntry) throws(CofferError) -> Bool {
+        // The record's bytes too: whoever asks for one item may read its secrets.
+        if !entry.record.isLoaded { try loadRecords(of: [entry]) }
         if entry.isOpened { return true }
         guard let opener else { return false }
-        try loadRecords(of: [entry])
         guard let overview = try formatCall({ () throws(FormatError) in try opener.open(entry.record) }) else { return false }
         entry.setOverview(overview)
         return true
@@ -388,11 +419,17 @@ package final class SnapshotEntry: @unchecked Sendable {
     init(record: RecordV2, overview: [UInt8]) {
         self.record = record
         opened = overview
+        location = nil
     }
+
+    /// Where the record lies in its file, for a record of a file read in windows (its bytes
+    /// can be let go and read again: ``unloadRecord()``).
+    private let location: RecordV2.Location?
 
     /// A record of a lazily read file, its overview not opened yet.
     init(unopened record: RecordV2) {
         self.record = record
+        location = record.location
     }
 
     var isOpened: Bool { opened != nil }
@@ -409,6 +446,12 @@ package final class SnapshotEntry: @unchecked Sendable {
 
     /// Puts in the record's bytes, read from its file (``RecordV2/loaded(from:)``).
     func setRecord(_ loaded: RecordV2) { record = loaded }
+
+    /// Lets go of the record's bytes when they can be read again from its file.
+    func unloadRecord() {
+        guard let location, record.isLoaded else { return }
+        record = record.unloaded(to: location)
+    }
 }
 
 /// What opens the overviews of a lazily read snapshot: the vault id and the epoch's keys.

@@ -243,7 +243,7 @@ public final class VaultTransaction {
             return ItemListing(rows: readable.items.sortedForReading(locale: locale).map(ListedItem.init(item:)), damaged: readable.damaged)
         }
         guard changes.entries.isEmpty, (query.text ?? "").isEmpty else { return try decoded() }
-        try base.openAll()
+        try base.openAll(keepingRecords: false)   // a listing holds the overviews, not the file
         let entries = Array(base.entries.values)
         let verdicts: [Bool?]? = query.selectsEverything ? nil : ParallelWork.map(count: entries.count) { (index) -> Bool? in
             query.matches(overview: entries[index].overview)

@@ -43,6 +43,24 @@ package struct RecordV2: Sendable {
                         body: bytes, overviewLength: overviewLength)
     }
 
+    /// This record without its bytes, which lie at `location` in its file (a listing lets
+    /// them go once the overview is open; ``loaded(from:)`` puts them back).
+    package func unloaded(to location: Location) -> RecordV2 {
+        RecordV2(id: id, revision: revision, nonce: nonce, lookupTag: lookupTag, isTombstone: isTombstone,
+                 overviewLength: overviewLength, location: location)
+    }
+
+    private init(id: ItemID, revision: UInt64, nonce: Nonce, lookupTag: UInt64, isTombstone: Bool, overviewLength: Int, location: Location) {
+        self.id = id
+        self.revision = revision
+        self.nonce = nonce
+        self.lookupTag = lookupTag
+        self.isTombstone = isTombstone
+        body = []
+        self.overviewLength = overviewLength
+        self.location = location
+    }
+
     /// Throws unless the record's bytes are in memory: no record is opened or written unread.
     func requireLoaded() throws(FormatError) {
         guard isLoaded else { throw .invalidArgument("entry record \(id.hex) was not read from its file") }
