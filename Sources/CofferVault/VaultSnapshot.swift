@@ -48,6 +48,10 @@ package struct VaultSnapshot: Sendable {
     /// Set by a change made on the snapshot: its rows then no longer list every item, and
     /// lookups read every overview (a change is made on a fully opened snapshot anyway).
     private var changedSinceRead = false
+    /// While a lazily read snapshot has not built its dictionaries (``materialize()``): the
+    /// entries made for the rows looked up so far, shared by the snapshot's copies (a
+    /// reference), so that an overview opened once stays open.
+    private var looked: LookedUpEntries?
 
     /// True when every record's overview has been opened (and the damaged ones set apart).
     var isFullyOpened: Bool { opener == nil }
@@ -67,13 +71,62 @@ package struct VaultSnapshot: Sendable {
         sourceVersion = codec.sourceVersion
         self.identity = identity
         let read = codec.records
-        entries = Dictionary(minimumCapacity: read.count)
+        entries = [:]
+        opener = OverviewOpener(vaultID: codec.header.vaultID, keys: keys)
+        if lazy {
+            // No dictionary of every item yet: a lookup finds its rows in the array, sorted by id.
+            rows = read
+            looked = LookedUpEntries()
+        } else {
+            fill(from: read)
+            try openAll(reusing: previous)
+        }
+    }
+
+    /// Puts an entry for each record in ``entries`` or ``tombstones`` (by the row's flag),
+    /// the ones looked up already as they are.
+    private mutating func fill(from read: [RecordV2]) {
+        entries.reserveCapacity(read.count)
         for record in read {
-            let entry = SnapshotEntry(unopened: record)
+            let entry = looked?.entries[record.id] ?? SnapshotEntry(unopened: record)
             if record.isTombstone { tombstones[record.id] = entry } else { entries[record.id] = entry }
         }
-        opener = OverviewOpener(vaultID: codec.header.vaultID, keys: keys)
-        if lazy { rows = read } else { try openAll(reusing: previous) }
+    }
+
+    /// Builds the dictionaries of a lazily read snapshot (every path that reads every item, and
+    /// every change, comes through here first).
+    private mutating func materialize() {
+        guard let looked else { return }
+        fill(from: rows)
+        self.looked = nil
+    }
+
+    /// The entry of the row with id `id` (live or deleted), before the dictionaries are built:
+    /// found in the rows by binary search, made once and kept in ``looked``.
+    private func lookedUp(_ id: ItemID) -> SnapshotEntry? {
+        guard let looked else { return nil }
+        if let entry = looked.entries[id] { return entry }
+        var low = 0, high = rows.count
+        while low < high {
+            let middle = (low + high) / 2
+            if rows[middle].id < id { low = middle + 1 } else { high = middle }
+        }
+        guard low < rows.count, rows[low].id == id else { return nil }
+        let entry = SnapshotEntry(unopened: rows[low])
+        looked.entries[id] = entry
+        return entry
+    }
+
+    /// The live entry of item `id`, opened or not (nil for none, a tombstone, a damaged record).
+    func liveEntry(_ id: ItemID) -> SnapshotEntry? {
+        if looked != nil { return lookedUp(id).flatMap { $0.record.isTombstone ? nil : $0 } }
+        return entries[id]
+    }
+
+    /// Whether any record of the snapshot (live, deleted or damaged) has id `id`.
+    func holdsRecord(_ id: ItemID) -> Bool {
+        if looked != nil { return lookedUp(id) != nil }
+        return entries[id] != nil || tombstones[id] != nil || damaged[id] != nil
     }
 
     /// A snapshot of a file just opened: read lazily (``init(codec:keys:identity:reusing:lazy:)``),
@@ -127,6 +180,7 @@ package struct VaultSnapshot: Sendable {
     /// the file is closed.
     mutating func openAll(reusing previous: VaultSnapshot? = nil, keepingRecords: Bool = true) throws(CofferError) {
         guard let opener else { return }
+        materialize()
         let all = Array(entries.values) + Array(tombstones.values)
         var pending = all.filter { !$0.isOpened || (keepingRecords && !$0.record.isLoaded) }
         // File order: windows of consecutive records (those in memory already go first).
@@ -184,7 +238,7 @@ package struct VaultSnapshot: Sendable {
     /// snapshot was read lazily and it was not yet. Nil when there is none, or when its
     /// overview does not open (damaged: as in an eager read, it is no item).
     func openedEntry(_ id: ItemID) throws(CofferError) -> SnapshotEntry? {
-        guard let entry = entries[id] ?? tombstones[id] else { return nil }
+        guard let entry = looked != nil ? lookedUp(id) : entries[id] ?? tombstones[id] else { return nil }
         return try opened(entry) ? entry : nil
     }
 
@@ -208,8 +262,8 @@ package struct VaultSnapshot: Sendable {
         // Tags are compared in the rows' array (a tombstone's tag is 0, never a name's); the
         // few that match are looked up. An entry changed since the read keeps its id.
         let single = tags.count == 1 ? tags.first : nil
-        for row in rows where single.map({ $0 == row.lookupTag }) ?? tags.contains(row.lookupTag) {
-            if let entry = entries[row.id], tags.contains(entry.record.lookupTag), try opened(entry) { found.append(entry) }
+        for row in rows where !row.isTombstone && single.map({ $0 == row.lookupTag }) ?? tags.contains(row.lookupTag) {
+            if let entry = liveEntry(row.id), tags.contains(entry.record.lookupTag), try opened(entry) { found.append(entry) }
         }
         return found
     }
@@ -220,13 +274,18 @@ package struct VaultSnapshot: Sendable {
         guard opener != nil, !changedSinceRead else { return nil }
         var found: [SnapshotEntry] = []
         for row in rows where !row.isTombstone && matches(row.id) {
-            if let entry = entries[row.id], try opened(entry) { found.append(entry) }
+            if let entry = liveEntry(row.id), try opened(entry) { found.append(entry) }
         }
         return found
     }
 
     /// The keys a lazily read snapshot opens overviews with (nil once fully open).
     var lookupKeys: EpochKeys? { opener?.keys }
+
+    /// The ids of the records whose overview is open (tests: a lookup by tag opens only its rows').
+    var openedIDs: [ItemID] {
+        (looked.map { Array($0.entries.values) } ?? Array(entries.values) + Array(tombstones.values)).filter(\.isOpened).map(\.record.id)
+    }
 
     /// Whether a checked overview is that of a deleted item: its deletion vector dominates
     /// its version vector (only those with a deletion field are decoded to find out).
@@ -243,7 +302,7 @@ package struct VaultSnapshot: Sendable {
 
     /// The attributes of item `id`, decoded from its (checked) overview.
     func attributes(_ id: ItemID) throws(CofferError) -> ItemAttributes? {
-        guard entries[id] != nil, let list = try openedEntry(id)?.overview else { return nil }
+        guard liveEntry(id) != nil, let list = try openedEntry(id)?.overview else { return nil }
         return try formatCall { () throws(FormatError) in try EntryCodec.decodeOverview(list) }
     }
 
@@ -270,7 +329,7 @@ package struct VaultSnapshot: Sendable {
     }
 
     /// The record of item `id`.
-    func record(_ id: ItemID) -> RecordV2? { entries[id]?.record }
+    func record(_ id: ItemID) -> RecordV2? { liveEntry(id)?.record }
 
     /// Every record, tombstones included, in no particular order.
     var allRecords: [RecordV2] { entries.values.map(\.record) + tombstones.values.map(\.record) }
@@ -282,6 +341,7 @@ package struct VaultSnapshot: Sendable {
         tombstones = [:]
         damaged = [:]
         index = UniqueIndex()
+        looked = nil
         opener = nil   // it holds the keys: a locked vault keeps none
         source = nil
         rows = []
@@ -368,6 +428,7 @@ package struct VaultSnapshot: Sendable {
     /// Takes record `id` out of the snapshot, live, deleted or damaged (a repair replaces or
     /// removes a damaged record this way).
     mutating func remove(_ id: ItemID) {
+        materialize()
         changedSinceRead = true
         if !isKnownUniquelyReferenced(&index) { index = index.copy() }
         index.forgetScans()
@@ -380,6 +441,7 @@ package struct VaultSnapshot: Sendable {
     /// Applies one change already checked for duplicates (by the transaction that made it,
     /// against this same snapshot).
     mutating func applyChecked(_ id: ItemID, _ change: Changeset.Change) {
+        materialize()
         changedSinceRead = true
         // A copy of this snapshot keeps the index of its own attributes.
         if !isKnownUniquelyReferenced(&index) { index = index.copy() }
@@ -453,6 +515,13 @@ package final class SnapshotEntry: @unchecked Sendable {
         guard let location, record.isLoaded else { return }
         record = record.unloaded(to: location)
     }
+}
+
+/// The entries a lazily read snapshot made for the rows it looked up (``VaultSnapshot``).
+/// A reference: the snapshot's copies (a transaction's) share what was opened. Used only
+/// under the vault's lock.
+final class LookedUpEntries: @unchecked Sendable {
+    var entries: [ItemID: SnapshotEntry] = [:]
 }
 
 /// What opens the overviews of a lazily read snapshot: the vault id and the epoch's keys.

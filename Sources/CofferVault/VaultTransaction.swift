@@ -72,7 +72,7 @@ public final class VaultTransaction {
         case .put(let sealed, _)?: return try ItemVersion(record: sealed.record, overview: sealed.overview)
         case .tombstone?: return nil
         case nil:
-            guard base.entries[id] != nil, let entry = try base.openedEntry(id) else { return nil }
+            guard base.liveEntry(id) != nil, let entry = try base.openedEntry(id) else { return nil }
             return try ItemVersion(record: entry.record, overview: entry.overview)
         }
     }
@@ -334,7 +334,7 @@ public final class VaultTransaction {
         try attributes.validate()
         if let key = attributes.uniquenessKey { try UniqueIndex.check(try holders(of: key), for: nil) }
         var id = try ItemID(validated: vault.entropy.bytes(FormatV1.entryIDLength))
-        while currentRecord(id) != nil || base.tombstones[id] != nil || base.damaged[id] != nil {
+        while changes.entries[id] != nil || base.holdsRecord(id) {
             id = try ItemID(validated: vault.entropy.bytes(FormatV1.entryIDLength))
         }
         let sealed = try sealer.add(id: id, attributes: attributes, secrets: secrets, stamp: stamp())
