@@ -52,6 +52,8 @@ package struct FileIO: Sendable {
     var close: @Sendable (_ fd: Int32) -> SyscallResult
     /// `read(fd, buffer, buffer.count)`; `value` is the number of bytes read, 0 at end of file.
     var read: @Sendable (_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer) -> SyscallResult
+    /// `pread(fd, buffer, buffer.count, offset)`; `value` is the number of bytes read, 0 at end of file.
+    var readAt: @Sendable (_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer, _ offset: Int64) -> SyscallResult
     /// `write(fd, buffer, buffer.count)`; `value` is the number of bytes written (may be short).
     var write: @Sendable (_ fd: Int32, _ buffer: UnsafeRawBufferPointer) -> SyscallResult
     /// `fsync(fd)`; on Darwin `fcntl(fd, F_FULLFSYNC)`, falling back to `fsync` where unsupported.

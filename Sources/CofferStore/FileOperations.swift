@@ -112,12 +112,9 @@ extension FileIO {
         throw .system(.stat, path: path, errno: code)
     }
 
-    /// Reads a whole regular file, refusing more than ``VaultFileStore.maximumFileSize`` bytes
-    /// before allocating. Missing -> `fileNotFound(path)`.
-    ///
-    /// With `limit`, reads only the first `limit` bytes (fewer if the file is shorter);
-    /// the identity's `size` still gives the whole file's size.
-    func readWholeFile(_ path: String, limit: Int = .max) throws(StoreError) -> FileSnapshot {
+    /// Opens a regular file for reading and returns its descriptor (the caller closes it) and
+    /// status; refuses more than ``VaultFileStore.maximumFileSize`` bytes. Missing -> `fileNotFound(path)`.
+    func openForReading(_ path: String) throws(StoreError) -> (fd: Int32, status: FileStatus) {
         // O_NONBLOCK: opening a FIFO planted at the path must not hang; it has no
         // effect on regular files.
         let opened = retryingInterrupts { open(path, OpenFlags.readOnly | OpenFlags.closeOnExec | OpenFlags.nonBlocking, 0) }
@@ -126,13 +123,27 @@ extension FileIO {
             throw .system(.open, path: path, errno: opened.errno)
         }
         let fd = Int32(truncatingIfNeeded: opened.value)
-        defer { closeQuietly(fd) }
-
         let (found, code) = fstat(fd)
-        guard let status = found else { throw .system(.stat, path: path, errno: code) }
-        if status.isDirectory { throw .system(.read, path: path, errno: Errno.isDirectory) }
-        if !status.isRegularFile { throw .system(.read, path: path, errno: Errno.invalidArgument) }
-        if status.size > Int64(VaultFileStore.maximumFileSize) { throw .vaultTooLarge(path) }
+        do throws(StoreError) {
+            guard let status = found else { throw .system(.stat, path: path, errno: code) }
+            if status.isDirectory { throw .system(.read, path: path, errno: Errno.isDirectory) }
+            if !status.isRegularFile { throw .system(.read, path: path, errno: Errno.invalidArgument) }
+            if status.size > Int64(VaultFileStore.maximumFileSize) { throw .vaultTooLarge(path) }
+            return (fd, status)
+        } catch {
+            closeQuietly(fd)
+            throw error
+        }
+    }
+
+    /// Reads a whole regular file, refusing more than ``VaultFileStore.maximumFileSize`` bytes
+    /// before allocating. Missing -> `fileNotFound(path)`.
+    ///
+    /// With `limit`, reads only the first `limit` bytes (fewer if the file is shorter);
+    /// the identity's `size` still gives the whole file's size.
+    func readWholeFile(_ path: String, limit: Int = .max) throws(StoreError) -> FileSnapshot {
+        let (fd, status) = try openForReading(path)
+        defer { closeQuietly(fd) }
 
         // Read until end of file; the file may differ from what fstat said only if
         // someone writes it in place (Coffer never does), so stay bounded regardless.

@@ -1,4 +1,5 @@
 import CofferCrypto
+import CofferFormat
 
 /// What the store layer throws: files, locks and atomic saves. Layers above see it only
 /// through ``CofferError/init(_:)-(StoreError)``, the one conversion, or switch on it where
@@ -16,6 +17,9 @@ package enum StoreError: Error, Sendable, Equatable {
     case fileTooLarge(String, path: String)
     /// The vault file is over ``VaultFileStore/maximumFileSize``: no vault is that large.
     case vaultTooLarge(String)
+    /// The file ended before bytes it had when it was opened (another program truncated it
+    /// in place while it was read): the detail says where.
+    case changedWhileRead(String, path: String)
     /// Another process holds the lock on the path past the timeout.
     case lockTimeout(String)
     /// A system call failed.
@@ -37,6 +41,7 @@ extension CofferError {
         case .fileTooLarge(let why, let path): self = .fileTooLarge(why, path: path)
         // A vault file over 1 GiB is not a vault Coffer wrote: reported as malformed.
         case .vaultTooLarge(let path): self = CofferError(.malformed, detail: "file larger than 1 GiB", path: path)
+        case .changedWhileRead(let why, let path): self = CofferError(.truncated, detail: why, path: path)
         case .lockTimeout(let path): self = .lockTimeout(path)
         case .system(let operation, let path, let code): self = .io(operation: operation.description, path: path, errno: code)
         case .invalidArgument(let why): self = .invalidArgument(why)

@@ -59,6 +59,7 @@ extension FileIO {
         open: liveOpen,
         close: liveClose,
         read: liveRead,
+        readAt: liveReadAt,
         write: liveWrite,
         fsync: liveFsync,
         fchmod: liveFchmod,
@@ -97,6 +98,11 @@ private func liveClose(_ fd: Int32) -> SyscallResult { result(close(fd)) }
 private func liveRead(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer) -> SyscallResult {
     guard let base = buffer.baseAddress, buffer.count > 0 else { return .success(0) }
     return result(read(fd, base, buffer.count))
+}
+
+private func liveReadAt(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer, _ offset: Int64) -> SyscallResult {
+    guard let base = buffer.baseAddress, buffer.count > 0 else { return .success(0) }
+    return result(pread(fd, base, buffer.count, off_t(offset)))
 }
 
 private func liveWrite(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) -> SyscallResult {

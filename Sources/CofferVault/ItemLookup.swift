@@ -127,6 +127,13 @@ extension Vault {
     public func match(_ name: ItemName) throws(CofferError) -> NameMatch {
         let query = name.query
         let lookup = ItemLookup(name.key)
+        // By lookup tag first (SPEC.md §8.1): only the records that may hold the name are
+        // opened. A hit is exactly what reading every overview finds; a miss (or a name tags
+        // cannot narrow: a label, or anything) reads every overview, as it always did.
+        if let tagged = try read({ (tx) throws(CofferError) in try tx.itemsByTag(lookup, matching: query) }) {
+            let selected = lookup.select(from: tagged)
+            if !selected.isEmpty { return NameMatch(items: selected, isApproximate: false) }
+        }
         let found = lookup.select(from: try read { (tx) throws(CofferError) in
             try tx.items(matching: query, prefilter: { lookup.mayMatch(id: $0, overview: $1) })
         })
@@ -230,6 +237,30 @@ struct ItemLookup {
         case .anything(let text):
             return (fields.label != nil && same(text, fields.label)) || (fields.service != nil && same(text, fields.service))
                 || (fields.server != nil && (host(text).map { same($0, fields.server) } ?? true))
+        }
+    }
+
+    /// Which records may hold an item this key matches, from their rows alone: those whose
+    /// id begins as typed (an id), or those tagged with a name of one kind (a service, a
+    /// server's host, a note's title; ``NameTags``). Nil when any record may (a label names
+    /// items of every kind, and labels are not tagged); `.nothing` when the name cannot
+    /// match any item (a server that is no address).
+    enum Candidates {
+        case ids((ItemID) -> Bool)
+        case tagged(ItemKind, String)
+        case nothing
+    }
+
+    var candidates: Candidates? {
+        switch key {
+        case .id(let text): return .ids { Self.id(text, matches: $0) }
+        case .service(let text): return .tagged(.genericPassword, text)
+        case .title(let text): return .tagged(.secureNote, text)
+        case .server(let text):
+            guard let host = try? ServerAddress(parsing: text, bareText: text.contains("/") || text.contains(":") ? .recognisedHost : .host).host
+            else { return .nothing }
+            return .tagged(.internetPassword, host)
+        case .label, .anything: return nil
         }
     }
 

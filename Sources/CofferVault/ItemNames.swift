@@ -20,11 +20,18 @@ extension ItemAttributes {
     /// // https://example.com:8443/login  alice
     /// ```
     public var displayName: String {
+        Self.displayName(kind: kind, label: label, service: service, server: server, protocol: self.protocol, port: port, path: path)
+    }
+
+    /// The rule of ``displayName`` from the fields it reads (a listing reads them from an
+    /// overview's bytes, ``ListedItem``).
+    static func displayName(kind: ItemKind, label: String?, service: String?, server: String?, protocol scheme: String?,
+                            port: UInt16?, path: String?) -> String {
         switch kind {
         case .genericPassword: return service ?? label ?? "?"
         case .internetPassword:
             var text = server ?? "?"
-            if let scheme = self.protocol { text = "\(scheme)://\(text)" }
+            if let scheme { text = "\(scheme)://\(text)" }
             if let port { text += ":\(port)" }
             if let path { text += path }
             return text
@@ -53,8 +60,10 @@ extension ItemAttributes {
     /// ```swift
     /// print(item.listedName)   // GitHub (github.com)
     /// ```
-    public var listedName: String {
-        let name = displayName
+    public var listedName: String { Self.listedName(label: label, displayName: displayName) }
+
+    /// The rule of ``listedName``.
+    static func listedName(label: String?, displayName name: String) -> String {
         guard let label else { return name }
         return label == name ? label : "\(label) (\(name))"
     }

@@ -75,6 +75,7 @@ struct SaveEngine {
                 try engine.save(changes, stamp: changes.stamp ?? issueStamp(engine.snapshot.header.clock, engine.memory.replica), keys: keys)
                 return
             }
+            if fileChanged { try engine.snapshot.openAll() }   // the join reads every overview
             var next = fileChanged ? try engine.joinedWithFile(keys: keys) : engine.snapshot
             if fileChanged {
                 try engine.memory.checkReplica(before: next.header.clock, lastStamp: lastStamp, entropy: engine.entropy)

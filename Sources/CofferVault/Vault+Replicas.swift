@@ -57,7 +57,7 @@ extension Vault {
 
     /// Items with values that lost a concurrent edit (see ``conflicts(for:)``), in listing order.
     public func itemsWithConflicts() throws(CofferError) -> [Item] {
-        let ids = try read { (tx) throws(CofferError) in tx.idsWithConflicts() }
+        let ids = try read { (tx) throws(CofferError) in try tx.idsWithConflicts() }
         return try items().filter { ids.contains($0.id) }
     }
 

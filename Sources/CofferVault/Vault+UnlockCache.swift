@@ -32,7 +32,8 @@ extension Vault {
     static func open(at path: String, unlockCache cache: some UnlockCache, options: VaultOptions,
                      entropy: EntropySource, store: VaultFileStore? = nil, clock: WallClock = .system) throws(CofferError) -> Vault? {
         let store = store ?? VaultFileStore(path: path)
-        let (file, parsed) = try VaultFileReader.readParsed(store)
+        let file = try VaultFileReader.readParsed(store)
+        let parsed = file.parsed
         let vaultID = ItemID(validated: parsed.vaultID).hex
         // A cached unlock made at this path for another vault: the file was replaced.
         if let here = VaultFileStore.absolutePath(path) {
@@ -51,7 +52,7 @@ extension Vault {
                 return nil
             }
             // The overviews are checked here (SPEC.md §10): a damaged one forgets the unlock too.
-            let vault = try Vault(opened: opened.codec, identity: file.identity, keys: opened.keys, slotKey: cached.slotKey,
+            let vault = try Vault(opened: opened.codec, identity: file.identity, held: file.held, keys: opened.keys, slotKey: cached.slotKey,
                                   conversion: opened.conversion, path: path, options: options, store: store, entropy: entropy)
             vault.wallClock = clock
             return vault

@@ -37,7 +37,14 @@ public final class Vault: @unchecked Sendable {
     /// The file as this vault knows it, and every save (run under `stateLock`).
     var engine: SaveEngine
     /// The snapshot as it is now (tests and the merge look at records and tombstones).
-    var currentSnapshot: VaultSnapshot { engine.snapshot }
+    /// The snapshot as it is, its overviews not opened where they were not yet (tests).
+    var snapshotAsHeld: VaultSnapshot { withLock { engine.snapshot } }
+    var currentSnapshot: VaultSnapshot {
+        withLock {
+            try? engine.snapshot.openAll()
+            return engine.snapshot
+        }
+    }
     /// The replica id that stamps this vault's edits (SPEC.md §17.1): the device memory's,
     /// kept here too so that a stamp drawn during a save does not read the engine. A restore
     /// (or an unlock of a file that lacks this replica's latest edit) replaces it.
@@ -182,15 +189,16 @@ public final class Vault: @unchecked Sendable {
                      entropy: EntropySource, store: VaultFileStore? = nil) throws(CofferError) -> Vault {
         let store = store ?? VaultFileStore(path: path)
         let opened = try VaultFileReader.readAndUnlock(store, with: credential, kdfLimit: options.kdfLimit, entropy: entropy)
-        return try Vault(opened: opened.codec, identity: opened.file.identity, keys: opened.keys, slotKey: opened.slotKey,
+        return try Vault(opened: opened.codec, identity: opened.identity, held: opened.held, keys: opened.keys, slotKey: opened.slotKey,
                          conversion: opened.conversion, path: path, options: options, store: store, entropy: entropy)
     }
 
     /// A vault for a file just read and verified with `keys`; `conversion` replaces the
     /// legacy slot that opened it at the next save (SPEC.md §11.1).
-    convenience init(opened codec: VaultFileV2, identity: FileIdentity, keys: EpochKeys, slotKey: SlotKey?, conversion: SlotConversion?,
-                     path: String, options: VaultOptions, store: VaultFileStore, entropy: EntropySource) throws(CofferError) {
-        let snapshot = try VaultSnapshot(codec: codec, keys: keys, identity: identity)
+    convenience init(opened codec: VaultFileV2, identity: FileIdentity, held: HeldFile?, keys: EpochKeys, slotKey: SlotKey?,
+                     conversion: SlotConversion?, path: String, options: VaultOptions, store: VaultFileStore,
+                     entropy: EntropySource) throws(CofferError) {
+        let snapshot = try VaultSnapshot(codec: codec, keys: keys, identity: identity, held: held)
         let memory = try ReplicaMemory(location: options.replicaState, path: path, header: snapshot.header,
                                        generation: snapshot.generation, entropy: entropy)
         self.init(path: path, options: options, store: store, entropy: entropy, keys: keys, slotKey: slotKey, snapshot: snapshot, memory: memory)
@@ -275,6 +283,7 @@ public final class Vault: @unchecked Sendable {
     public func backupChanges() throws(CofferError) -> BackupChanges {
         try withLock { () throws(CofferError) -> BackupChanges in
             let keys = try requireKeys()
+            try engine.snapshot.openAll()
             // Listing its items checks the digest of every record it returns (and only its
             // items are read here), so nothing unverified is shown.
             return try changes(restoring: try engine.readBackup(keys: keys), keys: keys)
@@ -284,7 +293,10 @@ public final class Vault: @unchecked Sendable {
     /// Runs `body` on the engine with the keys, under the vault's lock, writing nothing
     /// (the undo versions' previews and listing, Vault+UndoVersions.swift).
     func readingEngine<R>(_ body: (SaveEngine, EpochKeys?) throws(CofferError) -> R) throws(CofferError) -> R {
-        try withLock { () throws(CofferError) -> R in try body(engine, keys) }
+        try withLock { () throws(CofferError) -> R in
+            if keys != nil { try engine.snapshot.openAll() }
+            return try body(engine, keys)
+        }
     }
 
     /// What putting `version` (a backup or an undo version, read with `keys`) in place of
@@ -363,7 +375,7 @@ public final class Vault: @unchecked Sendable {
         try withLock { () throws(CofferError) in
             let opened = try VaultFileReader.readAndUnlock(store, with: credential, kdfLimit: options.kdfLimit, entropy: entropy)
             // Unlocking accepts the file as it is now, like opening it.
-            try engine.adoptUnlocked(try VaultSnapshot(codec: opened.codec, keys: opened.keys, identity: opened.file.identity),
+            try engine.adoptUnlocked(try VaultSnapshot(codec: opened.codec, keys: opened.keys, identity: opened.identity, held: opened.held),
                                      lastStamp: lastStampTime)
             replica = engine.memory.replica
             engine.conversion = opened.conversion
@@ -448,6 +460,8 @@ public final class Vault: @unchecked Sendable {
     func saving<R>(_ body: (inout SaveEngine, EpochKeys) throws(CofferError) -> R) throws(CofferError) -> R {
         try withLock { () throws(CofferError) -> R in
             let keys = try requireKeys()
+            // The engine's own work (merges, repairs, rotations) reads every overview.
+            try engine.snapshot.openAll()
             return try body(&engine, keys)
         }
     }
@@ -456,6 +470,7 @@ public final class Vault: @unchecked Sendable {
     func rotatingKey() throws(CofferError) -> KeyRotation {
         try withLock { () throws(CofferError) -> KeyRotation in
             let old = try requireKeys()
+            try engine.snapshot.openAll()
             let (new, removed) = try engine.rotate(keys: old) { clock in issueStamp(after: clock) }
             keys = new
             return KeyRotation(removedSlots: removed.map(\.kind), records: engine.snapshot.entries.count + engine.snapshot.tombstones.count)
@@ -469,7 +484,10 @@ public final class Vault: @unchecked Sendable {
             let old = try requireKeys()
             let tx = VaultTransaction(vault: self, keys: old, base: engine.snapshot)
             defer { tx.close() }
+            // The body changes key slots only (a new slot's KDF runs here): the records are
+            // read after it, so the KDF's memory and the file's are not held at once.
             let changed = try body(tx)
+            try engine.snapshot.openAll()
             let before = engine.snapshot.header.slots, after = tx.header.slots
             let changes = tx.finish()
             var rotation: KeyRotation?

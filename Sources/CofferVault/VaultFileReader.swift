@@ -12,7 +12,11 @@ import CofferStore
 enum VaultFileReader {
     /// A file read and opened with a credential: header and manifest authenticated.
     struct Opened {
-        let file: FileSnapshot
+        /// The file that was read (``FileSnapshot/identity`` of its descriptor).
+        let identity: FileIdentity
+        /// The file held open, its records read from it when they are used (a format-2 file is
+        /// read in windows, ``read(_:)``); nil when the file was read whole.
+        let held: HeldFile?
         let codec: VaultFileV2
         let keys: EpochKeys
         let slotKey: SlotKey
@@ -30,49 +34,50 @@ enum VaultFileReader {
     /// with other key slots, the slot is opened again from the file as read.
     static func readAndUnlock(_ store: VaultFileStore, with credential: VaultCredential, kdfLimit: KDFLimit,
                               entropy: EntropySource) throws(CofferError) -> Opened {
-        let start = try storeCall { () throws(StoreError) in try store.readPrefix(VaultFileV2.summaryPrefixLength) }
-        guard let header = try? Summary(start.bytes) else {
-            // A damaged start: the whole file is parsed, so that its error is the one
-            // SPEC.md §10's order gives (the start alone may stop at a later check).
-            let (file, parsed) = try readParsed(store)
-            return try unlock(file, parsed, with: credential, kdfLimit: kdfLimit, entropy: entropy)
+        let held = try storeCall { () throws(StoreError) in try store.openHeld() }
+        let start = try storeCall { () throws(StoreError) in try held.read(at: 0, count: min(VaultFileV2.summaryPrefixLength, held.size)) }
+        guard let header = try? Summary(start) else {
+            // A damaged start: the file is parsed, so that its error is the one SPEC.md
+            // §10's order gives (the start alone may stop at a later check).
+            let file = try read(held, start: start)
+            return try unlock(file, with: credential, kdfLimit: kdfLimit, entropy: entropy)
         }
         try kdfLimit.check(header.kdfs(kind: credential.slotKind))
         // A failure (a wrong password) is reported after the file's structure is checked:
         // SPEC.md §10 checks that first, whatever the key.
         let early = Result { () throws(FormatError) in try header.unlock(with: credential) }
-        let (file, parsed) = try readParsed(store)
-        guard parsed.sameHeader(as: header) else {
-            return try unlock(file, parsed, with: credential, kdfLimit: kdfLimit, entropy: entropy)
+        let file = try read(held, start: start)
+        guard file.parsed.sameHeader(as: header) else {
+            return try unlock(file, with: credential, kdfLimit: kdfLimit, entropy: entropy)
         }
-        return try open(file, parsed, early: try formatCall { () throws(FormatError) in try early.get() }, credential: credential,
+        return try open(file, early: try formatCall { () throws(FormatError) in try early.get() }, credential: credential,
                         entropy: entropy)
     }
 
     /// The file as read, opened with `credential` from its own header: its start did not
     /// parse alone, or it changed after the first read (the file was replaced in between).
-    private static func unlock(_ file: FileSnapshot, _ parsed: Parsed, with credential: VaultCredential,
+    private static func unlock(_ file: Read, with credential: VaultCredential,
                                kdfLimit: KDFLimit, entropy: EntropySource) throws(CofferError) -> Opened {
-        let header = parsed.summary
+        let header = file.parsed.summary
         try kdfLimit.check(header.kdfs(kind: credential.slotKind))
         let unlocked = try formatCall { () throws(FormatError) in try header.unlock(with: credential) }
-        return try open(file, parsed, early: unlocked, credential: credential, entropy: entropy)
+        return try open(file, early: unlocked, credential: credential, entropy: entropy)
     }
 
     /// Authenticates the parsed file with the keys a slot gave, and converts a format-1 file.
-    private static func open(_ file: FileSnapshot, _ parsed: Parsed, early: Unlocked, credential: VaultCredential?,
+    private static func open(_ file: Read, early: Unlocked, credential: VaultCredential?,
                              entropy: EntropySource) throws(CofferError) -> Opened {
         try formatCall { () throws(FormatError) in
-            switch (parsed, early) {
+            switch (file.parsed, early) {
             case (.v1(let codec), .v1(let keys, let slotKey)):
                 try codec.authenticate(keys: keys)
                 let converted = try VaultFileV2.converting(codec, keys: keys, entropy: entropy)
                 let epoch = try EpochKeys(epochKey: keys.vaultKey)
-                return Opened(file: file, codec: converted, keys: epoch, slotKey: slotKey,
+                return Opened(identity: file.identity, held: nil, codec: converted, keys: epoch, slotKey: slotKey,
                               conversion: try SlotConversion(converted.header, opened: slotKey, credential: credential, keys: epoch, entropy: entropy))
             case (.v2(let codec), .v2(let keys, let slotKey)):
                 try codec.authenticate(keys: keys)
-                return Opened(file: file, codec: codec, keys: keys, slotKey: slotKey,
+                return Opened(identity: file.identity, held: file.held, codec: codec, keys: keys, slotKey: slotKey,
                               conversion: try SlotConversion(codec.header, opened: slotKey, credential: credential, keys: keys, entropy: entropy))
             default:
                 throw .tampered(.header)
@@ -207,19 +212,47 @@ enum VaultFileReader {
             summary = try formatCall { () throws(FormatError) in try Summary(file.bytes) }
             size = Int(file.identity.size)
         } else {
-            let (file, parsed) = try readParsed(store)
-            summary = parsed.summary
-            size = file.bytes.count
+            let file = try readParsed(store)
+            summary = file.parsed.summary
+            size = file.size
         }
         let info = summary.info
         return VaultInfo(formatVersion: info.version, vaultID: ItemID(validated: info.vaultID).hex, generation: info.generation,
                          slots: info.slots, entryCount: info.entryCount, fileSize: size)
     }
 
-    /// The whole file, read and parsed (nothing authenticated yet).
-    static func readParsed(_ store: VaultFileStore) throws(CofferError) -> (FileSnapshot, Parsed) {
-        let file = try storeCall { () throws(StoreError) in try store.read() }
-        return (file, try formatCall { () throws(FormatError) in try Parsed(file.bytes) })
+    /// A file read and parsed (nothing authenticated yet): a format-2 file up to its manifest
+    /// MAC, its records left in the file it holds open (read in windows when they are used:
+    /// no buffer of the whole file); a format-1 file whole.
+    struct Read {
+        let identity: FileIdentity
+        let size: Int
+        let parsed: Parsed
+        /// The file, held open while its records are not read; nil when it was read whole.
+        let held: HeldFile?
+    }
+
+    /// The file at `store`, read and parsed (SPEC.md §10 steps 1–9; nothing authenticated yet).
+    static func readParsed(_ store: VaultFileStore) throws(CofferError) -> Read {
+        let held = try storeCall { () throws(StoreError) in try store.openHeld() }
+        let start = try storeCall { () throws(StoreError) in try held.read(at: 0, count: min(VaultFileV2.summaryPrefixLength, held.size)) }
+        return try read(held, start: start)
+    }
+
+    /// ``readParsed(_:)`` for a file already open, its first bytes read (`start`).
+    private static func read(_ held: HeldFile, start: [UInt8]) throws(CofferError) -> Read {
+        let size = held.size
+        func whole() throws(CofferError) -> Read {
+            let bytes = start.count == size ? start : try storeCall { () throws(StoreError) in try held.read(at: 0, count: size) }
+            return Read(identity: held.identity, size: size, parsed: try formatCall { () throws(FormatError) in try Parsed(bytes) }, held: nil)
+        }
+        // Only a format-2 file whose start parses is read in windows; anything else is read
+        // whole, so that its error is the one ``Parsed`` gives for the whole file.
+        guard (try? VaultFile.formatVersion(start)) == FormatV2.version, let head = try? VaultFileV2.Start(start) else { return try whole() }
+        let headBytes = head.manifestMACEnd <= start.count ? start
+            : try storeCall { () throws(StoreError) in try held.read(at: 0, count: min(head.manifestMACEnd, size)) }
+        let codec = try formatCall { () throws(FormatError) in try VaultFileV2.parse(head: headBytes, fileSize: size) }
+        return Read(identity: held.identity, size: size, parsed: .v2(codec), held: held)
     }
 }
 

@@ -34,46 +34,257 @@ package struct VaultSnapshot: Sendable {
 
     var vaultID: [UInt8] { header.vaultID }
 
+    /// Opens the overviews of a lazily read snapshot (``init(codec:keys:identity:reusing:lazy:)``);
+    /// nil once every overview is open (or for a snapshot read eagerly).
+    private var opener: OverviewOpener?
+    /// Unique keys looked up by tag so far (``holders(of:)``).
+    private var taggedKeyLookups = 0
+    /// The file the records not read yet are read from (a file read in windows,
+    /// ``VaultFileReader/readParsed(_:)``); nil once every record is in memory.
+    private var source: HeldFile?
+    /// The records as read, in file order, while the snapshot is read lazily: a lookup by
+    /// tag scans their rows in one array rather than every entry of the dictionary.
+    private var rows: [RecordV2] = []
+    /// Set by a change made on the snapshot: its rows then no longer list every item, and
+    /// lookups read every overview (a change is made on a fully opened snapshot anyway).
+    private var changedSinceRead = false
+    /// While a lazily read snapshot has not built its dictionaries (``materialize()``): the
+    /// entries made for the rows looked up so far, shared by the snapshot's copies (a
+    /// reference), so that an overview opened once stays open.
+    private var looked: LookedUpEntries?
+
+    /// True when every record's overview has been opened (and the damaged ones set apart).
+    var isFullyOpened: Bool { opener == nil }
+
     /// Decrypts every overview of a verified file, on all cores. Overviews of records
     /// that are byte for byte those of `previous` are reused instead of decrypted again.
-    package init(codec: VaultFileV2, keys: EpochKeys, identity: FileIdentity, reusing previous: VaultSnapshot? = nil) throws(CofferError) {
+    ///
+    /// With `lazy`, nothing is decrypted yet: every record is held by its row (live or
+    /// tombstone by the row's flag), an item's overview is opened when it is first read
+    /// (``openedEntry(_:)``, a lookup by tag, SPEC.md §8.1), and everything that needs every
+    /// item opens them all first (``openAll()``), setting the damaged ones apart as an eager
+    /// read does. Nothing is returned from a record before its overview has opened.
+    package init(codec: VaultFileV2, keys: EpochKeys, identity: FileIdentity, reusing previous: VaultSnapshot? = nil,
+                 lazy: Bool = false) throws(CofferError) {
         header = codec.header
         generation = codec.generation
         sourceVersion = codec.sourceVersion
         self.identity = identity
-        let vaultID = codec.header.vaultID
         let read = codec.records
+        entries = [:]
+        opener = OverviewOpener(vaultID: codec.header.vaultID, keys: keys)
+        if lazy {
+            // No dictionary of every item yet: a lookup finds its rows in the array, sorted by id.
+            rows = read
+            looked = LookedUpEntries()
+        } else {
+            fill(from: read)
+            try openAll(reusing: previous)
+        }
+    }
+
+    /// Puts an entry for each record in ``entries`` or ``tombstones`` (by the row's flag),
+    /// the ones looked up already as they are.
+    private mutating func fill(from read: [RecordV2]) {
+        entries.reserveCapacity(read.count)
+        for record in read {
+            let entry = looked?.entries[record.id] ?? SnapshotEntry(unopened: record)
+            if record.isTombstone { tombstones[record.id] = entry } else { entries[record.id] = entry }
+        }
+    }
+
+    /// Builds the dictionaries of a lazily read snapshot (every path that reads every item, and
+    /// every change, comes through here first).
+    private mutating func materialize() {
+        guard let looked else { return }
+        fill(from: rows)
+        self.looked = nil
+    }
+
+    /// The entry of the row with id `id` (live or deleted), before the dictionaries are built:
+    /// found in the rows by binary search, made once and kept in ``looked``.
+    private func lookedUp(_ id: ItemID) -> SnapshotEntry? {
+        guard let looked else { return nil }
+        if let entry = looked.entries[id] { return entry }
+        var low = 0, high = rows.count
+        while low < high {
+            let middle = (low + high) / 2
+            if rows[middle].id < id { low = middle + 1 } else { high = middle }
+        }
+        guard low < rows.count, rows[low].id == id else { return nil }
+        let entry = SnapshotEntry(unopened: rows[low])
+        looked.entries[id] = entry
+        return entry
+    }
+
+    /// The live entry of item `id`, opened or not (nil for none, a tombstone, a damaged record).
+    func liveEntry(_ id: ItemID) -> SnapshotEntry? {
+        if looked != nil { return lookedUp(id).flatMap { $0.record.isTombstone ? nil : $0 } }
+        return entries[id]
+    }
+
+    /// Whether any record of the snapshot (live, deleted or damaged) has id `id`.
+    func holdsRecord(_ id: ItemID) -> Bool {
+        if looked != nil { return lookedUp(id) != nil }
+        return entries[id] != nil || tombstones[id] != nil || damaged[id] != nil
+    }
+
+    /// A snapshot of a file just opened: read lazily (``init(codec:keys:identity:reusing:lazy:)``),
+    /// its records read from `held` when they are first used, a window at a time when all are.
+    init(codec: VaultFileV2, keys: EpochKeys, identity: FileIdentity, held: HeldFile?) throws(CofferError) {
+        try self.init(codec: codec, keys: keys, identity: identity, lazy: true)
+        source = held
+    }
+
+    /// The most bytes of records read at once when every record is read (``openAll(reusing:)``).
+    static let windowSize = 4 << 20
+
+    /// Reads the records of `entries` not read yet from ``source``, in windows of consecutive
+    /// records of at most ``windowSize`` bytes (a larger record alone).
+    private func loadRecords(of entries: [SnapshotEntry]) throws(CofferError) {
+        let pending = entries.filter { !$0.record.isLoaded }.sorted { ($0.record.location?.offset ?? 0) < ($1.record.location?.offset ?? 0) }
+        guard !pending.isEmpty else { return }
+        guard let source else { throw .invalidArgument("entry records were not read and their file is no longer open") }
+        var start = 0
+        while start < pending.count {
+            guard let first = pending[start].record.location else { start += 1; continue }
+            var end = start + 1, length = first.length
+            while end < pending.count, let next = pending[end].record.location, next.offset == first.offset + length,
+                  length + next.length <= Self.windowSize {
+                length += next.length
+                end += 1
+            }
+            let window = try storeCall { () throws(StoreError) in try source.read(at: first.offset, count: length) }
+            try formatCall { () throws(FormatError) in
+                for entry in pending[start..<end] {
+                    guard let location = entry.record.location else { continue }
+                    let from = location.offset - first.offset
+                    entry.setRecord(try entry.record.loaded(from: window[from..<(from + location.length)]))
+                }
+            }
+            start = end
+        }
+    }
+
+    /// Opens every overview not yet open, on all cores (SPEC.md §10 step 15): a record whose
+    /// overview fails its AEAD is damaged (only what uses it fails: it is set apart, listed by
+    /// its id, never as an item); any other failure (a malformed list, a lookup tag that does
+    /// not match its name) fails as an open of the whole file does. Overviews of records that
+    /// are byte for byte those of `previous` are reused.
+    ///
+    /// Records not read yet are read a window at a time (``windowSize``), in file order, and
+    /// their overviews opened before the next window is read. With `keepingRecords` false (a
+    /// listing, which needs the overviews only) each window's bytes are let go once its
+    /// overviews are open: the snapshot stays lazy, and reads them again when they are used,
+    /// so a listing never holds the whole file. Otherwise every record is kept in memory and
+    /// the file is closed.
+    mutating func openAll(reusing previous: VaultSnapshot? = nil, keepingRecords: Bool = true) throws(CofferError) {
+        guard let opener else { return }
+        materialize()
+        let all = Array(entries.values) + Array(tombstones.values)
+        var pending = all.filter { !$0.isOpened || (keepingRecords && !$0.record.isLoaded) }
+        // File order: windows of consecutive records (those in memory already go first).
+        pending.sort { ($0.record.location?.offset ?? -1) < ($1.record.location?.offset ?? -1) }
+        var start = 0
+        while start < pending.count {
+            var end = start + 1, bytes = pending[start].record.location?.length ?? 0
+            while end < pending.count, bytes + (pending[end].record.location?.length ?? 0) <= Self.windowSize {
+                bytes += pending[end].record.location?.length ?? 0
+                end += 1
+            }
+            let window = Array(pending[start..<end])
+            try loadRecords(of: window)
+            try openOverviews(of: window.filter { !$0.isOpened }, opener: opener, reusing: previous)
+            if !keepingRecords {
+                for entry in window { entry.unloadRecord() }
+            }
+            start = end
+        }
+        guard keepingRecords else { return }
+        self.opener = nil
+        rows = []
+        source = nil   // every record is in memory: the file is closed
+    }
+
+    /// Opens the overviews of `pending` (records in memory) on all cores, setting the
+    /// damaged ones apart.
+    private mutating func openOverviews(of pending: [SnapshotEntry], opener: OverviewOpener, reusing previous: VaultSnapshot?) throws(CofferError) {
         // Records are reached through a buffer pointer: indexing the array from the
         // threads copied each record, retaining the file buffer they all share from
         // every thread at once.
-        let opened = try read.withUnsafeBufferPointer { (records) throws(CofferError) -> [[UInt8]?] in
-            try formatCall { () throws(FormatError) in try ParallelWork.map(count: records.count) { (index) throws(FormatError) -> [UInt8]? in
-                if let previous, let old = previous.entries[records[index].id] ?? previous.tombstones[records[index].id],
-                   old.record.identity == records[index].identity {
+        let opened = try pending.withUnsafeBufferPointer { (pending) throws(CofferError) -> [[UInt8]?] in
+            try formatCall { () throws(FormatError) in try ParallelWork.map(count: pending.count) { (index) throws(FormatError) -> [UInt8]? in
+                let record = pending[index].record
+                if let previous, let old = previous.entries[record.id] ?? previous.tombstones[record.id],
+                   old.isOpened, old.record.identity == record.identity {
                     return old.overview
                 }
-                do throws(FormatError) {
-                    return try records[index].openOverviewList(vaultID: vaultID, keys: keys)
-                } catch .tampered {
-                    // Damaged (its overview fails its AEAD): only what uses it fails (SPEC.md
-                    // §10, notes); it is listed by its id, never as an item.
-                    return nil
-                }
+                return try opener.open(record)
             } }
         }
-        entries = Dictionary(minimumCapacity: read.count)
-        for index in read.indices {
-            guard let overview = opened[index] else {
-                damaged[read[index].id] = read[index]
-                continue
-            }
-            let entry = SnapshotEntry(record: read[index], overview: overview)
-            if read[index].isTombstone {
-                tombstones[read[index].id] = entry
+        for (entry, overview) in zip(pending, opened) {
+            if let overview {
+                entry.setOverview(overview)
             } else {
-                entries[read[index].id] = entry
+                let id = entry.record.id
+                entries[id] = nil
+                tombstones[id] = nil
+                damaged[id] = entry.record
             }
         }
+    }
+
+    /// The entry of item `id` (live or deleted) with its overview open: opened now when the
+    /// snapshot was read lazily and it was not yet. Nil when there is none, or when its
+    /// overview does not open (damaged: as in an eager read, it is no item).
+    func openedEntry(_ id: ItemID) throws(CofferError) -> SnapshotEntry? {
+        guard let entry = looked != nil ? lookedUp(id) : entries[id] ?? tombstones[id] else { return nil }
+        return try opened(entry) ? entry : nil
+    }
+
+    /// Opens `entry`'s overview if it is not yet; false when it is damaged.
+    func opened(_ entry: SnapshotEntry) throws(CofferError) -> Bool {
+        // The record's bytes too: whoever asks for one item may read its secrets.
+        if !entry.record.isLoaded { try loadRecords(of: [entry]) }
+        if entry.isOpened { return true }
+        guard let opener else { return false }
+        guard let overview = try formatCall({ () throws(FormatError) in try opener.open(entry.record) }) else { return false }
+        entry.setOverview(overview)
+        return true
+    }
+
+    /// The live entries whose row carries one of `tags` (SPEC.md §8.1), overviews opened,
+    /// damaged ones left out; nil when the snapshot is fully open (then the caller reads every
+    /// overview as it always did: that costs nothing more than the decoding).
+    func liveEntries(taggedWith tags: Set<UInt64>) throws(CofferError) -> [SnapshotEntry]? {
+        guard opener != nil, !changedSinceRead else { return nil }
+        var found: [SnapshotEntry] = []
+        // Tags are compared in the rows' array (a tombstone's tag is 0, never a name's); the
+        // few that match are looked up. An entry changed since the read keeps its id.
+        let single = tags.count == 1 ? tags.first : nil
+        for row in rows where !row.isTombstone && single.map({ $0 == row.lookupTag }) ?? tags.contains(row.lookupTag) {
+            if let entry = liveEntry(row.id), tags.contains(entry.record.lookupTag), try opened(entry) { found.append(entry) }
+        }
+        return found
+    }
+
+    /// The live entries whose id begins with the hex digits `prefix`, overviews opened;
+    /// nil when the snapshot is fully open.
+    func liveEntries(idPrefix matches: (ItemID) -> Bool) throws(CofferError) -> [SnapshotEntry]? {
+        guard opener != nil, !changedSinceRead else { return nil }
+        var found: [SnapshotEntry] = []
+        for row in rows where !row.isTombstone && matches(row.id) {
+            if let entry = liveEntry(row.id), try opened(entry) { found.append(entry) }
+        }
+        return found
+    }
+
+    /// The keys a lazily read snapshot opens overviews with (nil once fully open).
+    var lookupKeys: EpochKeys? { opener?.keys }
+
+    /// The ids of the records whose overview is open (tests: a lookup by tag opens only its rows').
+    var openedIDs: [ItemID] {
+        (looked.map { Array($0.entries.values) } ?? Array(entries.values) + Array(tombstones.values)).filter(\.isOpened).map(\.record.id)
     }
 
     /// Whether a checked overview is that of a deleted item: its deletion vector dominates
@@ -85,26 +296,40 @@ package struct VaultSnapshot: Sendable {
 
     /// The version of item `id`, live or deleted, for merging and editing.
     func version(_ id: ItemID) throws(CofferError) -> ItemVersion? {
-        guard let entry = entries[id] ?? tombstones[id] else { return nil }
+        guard let entry = try openedEntry(id) else { return nil }
         return try ItemVersion(record: entry.record, overview: entry.overview)
     }
 
     /// The attributes of item `id`, decoded from its (checked) overview.
     func attributes(_ id: ItemID) throws(CofferError) -> ItemAttributes? {
-        guard let list = entries[id]?.overview else { return nil }
+        guard liveEntry(id) != nil, let list = try openedEntry(id)?.overview else { return nil }
         return try formatCall { () throws(FormatError) in try EntryCodec.decodeOverview(list) }
     }
 
     /// The items holding `key`: by a scan of the overviews for the first few keys asked
     /// (``UniqueIndex/scanned(_:in:)``), then from the index, built on that use.
-    func holders(of key: UniquenessKey) -> KeyHolders? {
+    ///
+    /// A lazily read snapshot looks the first few keys up by their lookup tags instead
+    /// (``NameTags``): only the records of the rows tagged with the key's service or server
+    /// are opened. Past those (an import), every overview is opened and the index built.
+    mutating func holders(of key: UniquenessKey) throws(CofferError) -> KeyHolders? {
+        if let keys = lookupKeys, taggedKeyLookups < UniqueIndex.scansBeforeBuilding,
+           let tagged = try liveEntries(taggedWith: NameTags.tags(kind: NameTags.nameKey(of: key).0, name: NameTags.nameKey(of: key).1, keys: keys)) {
+            taggedKeyLookups += 1
+            var found: KeyHolders?
+            for entry in tagged where UniqueIndex.overview(entry.overview, has: key) {
+                found = found?.inserting(entry.record.id) ?? KeyHolders(entry.record.id)
+            }
+            return found
+        }
+        try openAll()
         if let found = index.scanned(key, in: entries) { return found }
         index.build(from: entries)
         return index.holders[key]
     }
 
     /// The record of item `id`.
-    func record(_ id: ItemID) -> RecordV2? { entries[id]?.record }
+    func record(_ id: ItemID) -> RecordV2? { liveEntry(id)?.record }
 
     /// Every record, tombstones included, in no particular order.
     var allRecords: [RecordV2] { entries.values.map(\.record) + tombstones.values.map(\.record) }
@@ -116,6 +341,10 @@ package struct VaultSnapshot: Sendable {
         tombstones = [:]
         damaged = [:]
         index = UniqueIndex()
+        looked = nil
+        opener = nil   // it holds the keys: a locked vault keeps none
+        source = nil
+        rows = []
     }
 
     /// ``forgetAttributes()`` for a vault that is locked or going away: a large vault's
@@ -124,9 +353,10 @@ package struct VaultSnapshot: Sendable {
     /// would otherwise spend before it can exit. Only plain attributes go this way:
     /// keys and secrets live in guarded memory and are wiped where they are released.
     mutating func releaseAttributes() {
-        let old = entries
+        // The rows of a lazily read file too: 100,000 records are freed in about 10 ms.
+        let old = (entries, rows)
         forgetAttributes()
-        guard old.count >= Self.backgroundReleaseThreshold else { return }
+        guard old.0.count >= Self.backgroundReleaseThreshold || old.1.count >= Self.backgroundReleaseThreshold else { return }
         DispatchQueue.global(qos: .utility).async { withExtendedLifetime(old) {} }
     }
 
@@ -137,6 +367,7 @@ package struct VaultSnapshot: Sendable {
     /// carried into a new file is checked by opening it. A damaged record (``damaged``)
     /// fails it: a save never drops one silently.
     mutating func checkDigests(keys: EpochKeys) throws(CofferError) {
+        try openAll()
         if let id = damaged.keys.min() { throw .tampered(.entry(id.hex)) }
         guard !digestsChecked else { return }
         let records = allRecords
@@ -175,7 +406,7 @@ package struct VaultSnapshot: Sendable {
     /// ``CofferError/duplicateItem`` (``UniqueIndex/check(_:for:)``).
     mutating func apply(_ id: ItemID, _ change: Changeset.Change) throws(CofferError) {
         if case .put(_, let newAttributes) = change, let key = newAttributes.uniquenessKey {
-            try UniqueIndex.check(holders(of: key), for: id)
+            try UniqueIndex.check(try holders(of: key), for: id)
         }
         applyChecked(id, change)
     }
@@ -197,6 +428,8 @@ package struct VaultSnapshot: Sendable {
     /// Takes record `id` out of the snapshot, live, deleted or damaged (a repair replaces or
     /// removes a damaged record this way).
     mutating func remove(_ id: ItemID) {
+        materialize()
+        changedSinceRead = true
         if !isKnownUniquelyReferenced(&index) { index = index.copy() }
         index.forgetScans()
         if index.isBuilt, let key = entries[id].flatMap({ UniqueIndex.key(ofOverview: $0.overview) }) { index.remove(id, from: key) }
@@ -208,6 +441,8 @@ package struct VaultSnapshot: Sendable {
     /// Applies one change already checked for duplicates (by the transaction that made it,
     /// against this same snapshot).
     mutating func applyChecked(_ id: ItemID, _ change: Changeset.Change) {
+        materialize()
+        changedSinceRead = true
         // A copy of this snapshot keeps the index of its own attributes.
         if !isKnownUniquelyReferenced(&index) { index = index.copy() }
         index.forgetScans()   // they were of the items before this change
@@ -238,13 +473,75 @@ package struct VaultSnapshot: Sendable {
 /// A class, never changed once made (a change puts a new one in place): passing one
 /// around is one reference count, where copying the record's struct cost a dozen
 /// when a large vault is listed.
-package final class SnapshotEntry: Sendable {
-    let record: RecordV2
-    let overview: [UInt8]
+package final class SnapshotEntry: @unchecked Sendable {
+    // @unchecked: the overview is set once, when it is opened: by one thread of
+    // ``VaultSnapshot/openAll(reusing:)`` per entry, or under the vault's lock.
+    private(set) var record: RecordV2
+    private var opened: [UInt8]?
 
     init(record: RecordV2, overview: [UInt8]) {
         self.record = record
-        self.overview = overview
+        opened = overview
+        location = nil
+    }
+
+    /// Where the record lies in its file, for a record of a file read in windows (its bytes
+    /// can be let go and read again: ``unloadRecord()``).
+    private let location: RecordV2.Location?
+
+    /// A record of a lazily read file, its overview not opened yet.
+    init(unopened record: RecordV2) {
+        self.record = record
+        location = record.location
+    }
+
+    var isOpened: Bool { opened != nil }
+
+    /// The checked overview field list. Read only once opened: every path that reads all
+    /// overviews calls ``VaultSnapshot/openAll(reusing:)`` first, and one that reads one item
+    /// ``VaultSnapshot/openedEntry(_:)``.
+    var overview: [UInt8] {
+        assert(opened != nil, "overview of entry \(record.id.hex) read before it was opened")
+        return opened ?? []
+    }
+
+    func setOverview(_ list: [UInt8]) { opened = list }
+
+    /// Puts in the record's bytes, read from its file (``RecordV2/loaded(from:)``).
+    func setRecord(_ loaded: RecordV2) { record = loaded }
+
+    /// Lets go of the record's bytes when they can be read again from its file.
+    func unloadRecord() {
+        guard let location, record.isLoaded else { return }
+        record = record.unloaded(to: location)
+    }
+}
+
+/// The entries a lazily read snapshot made for the rows it looked up (``VaultSnapshot``).
+/// A reference: the snapshot's copies (a transaction's) share what was opened. Used only
+/// under the vault's lock.
+final class LookedUpEntries: @unchecked Sendable {
+    var entries: [ItemID: SnapshotEntry] = [:]
+}
+
+/// What opens the overviews of a lazily read snapshot: the vault id and the epoch's keys.
+final class OverviewOpener: Sendable {
+    let vaultID: [UInt8]
+    let keys: EpochKeys
+
+    init(vaultID: [UInt8], keys: EpochKeys) {
+        self.vaultID = vaultID
+        self.keys = keys
+    }
+
+    /// The checked overview list (SPEC.md §10 step 15), or nil when the record's overview
+    /// fails its AEAD (damaged on disk).
+    func open(_ record: RecordV2) throws(FormatError) -> [UInt8]? {
+        do throws(FormatError) {
+            return try record.openOverviewList(vaultID: vaultID, keys: keys)
+        } catch .tampered {
+            return nil
+        }
     }
 }
 

@@ -72,7 +72,7 @@ public final class VaultTransaction {
         case .put(let sealed, _)?: return try ItemVersion(record: sealed.record, overview: sealed.overview)
         case .tombstone?: return nil
         case nil:
-            guard let entry = base.entries[id] else { return nil }
+            guard base.liveEntry(id) != nil, let entry = try base.openedEntry(id) else { return nil }
             return try ItemVersion(record: entry.record, overview: entry.overview)
         }
     }
@@ -85,16 +85,16 @@ public final class VaultTransaction {
         return stamp
     }
 
-    private func holders(of key: UniquenessKey) -> KeyHolders? {
+    private func holders(of key: UniquenessKey) throws(CofferError) -> KeyHolders? {
         if let changed = keyChanges[key] { return changed }
-        return base.holders(of: key)
+        return try base.holders(of: key)
     }
 
     /// The item holding `key` (of two, after a merge, the one ``upsert(_:secrets:)`` would
     /// update), if any: for an import to find the item an imported one collides with.
     package func itemID(holding key: UniquenessKey) throws(CofferError) -> ItemID? {
         try ensureOpen()
-        return holders(of: key)?.first
+        return try holders(of: key)?.first
     }
 
     /// Records a change and the unique keys it frees and takes; a key another item holds,
@@ -104,12 +104,12 @@ public final class VaultTransaction {
         let oldKey = try currentAttributes(id)?.uniquenessKey
         var newKey: UniquenessKey?
         if case .put(_, let newAttributes) = change, let key = newAttributes.uniquenessKey {
-            try UniqueIndex.check(holders(of: key), for: id)
+            try UniqueIndex.check(try holders(of: key), for: id)
             newKey = key
         }
         if oldKey != newKey {
-            if let oldKey { keyChanges[oldKey] = .some(holders(of: oldKey)?.removing(id)) }
-            if let newKey { keyChanges[newKey] = .some(holders(of: newKey)?.inserting(id) ?? KeyHolders(id)) }
+            if let oldKey { keyChanges[oldKey] = .some(try holders(of: oldKey)?.removing(id)) }
+            if let newKey { keyChanges[newKey] = .some(try holders(of: newKey)?.inserting(id) ?? KeyHolders(id)) }
         }
         let first = changes.entries[id] == nil
         changes.record(id, change, base: first ? try base.version(id) : nil)
@@ -148,6 +148,7 @@ public final class VaultTransaction {
     private func listing(matching query: ItemQuery, prefilter: (@Sendable (ItemID, UnsafeRawBufferPointer) -> Bool)?,
                          skippingDamaged: Bool) throws(CofferError) -> (items: [Item], damaged: [ItemID]) {
         try ensureOpen()
+        try base.openAll()   // a listing reads every overview (a lookup by tag reads a few: Vault.match)
         // A listing that must be whole fails for a record whose overview did not open: it
         // might match. A lookup (`prefilter`) names readable items only.
         if !skippingDamaged, prefilter == nil, let id = base.damaged.keys.min() { throw .tampered(.entry(id.hex)) }
@@ -203,6 +204,73 @@ public final class VaultTransaction {
         return (found, [])
     }
 
+    /// The items `lookup` may match among the records its rows point to (``ItemLookup/candidates``),
+    /// those matching `query`, in listing order: what ``items(matching:prefilter:)`` lists for
+    /// the lookup, without opening the other records. Nil when that shortcut does not apply:
+    /// the vault's overviews are all open already, the name narrows nothing, or this
+    /// transaction has changes. The damaged records among the candidates are left out, as a
+    /// lookup leaves them out.
+    func itemsByTag(_ lookup: ItemLookup, matching query: ItemQuery) throws(CofferError) -> [Item]? {
+        try ensureOpen()
+        guard changes.entries.isEmpty, let candidates = lookup.candidates, let keys = base.lookupKeys else { return nil }
+        let entries: [SnapshotEntry]?
+        switch candidates {
+        case .nothing: return []
+        case .ids(let matches): entries = try base.liveEntries(idPrefix: matches)
+        case .tagged(let kind, let name): entries = try base.liveEntries(taggedWith: NameTags.tags(kind: kind, name: name, keys: keys))
+        }
+        guard let entries else { return nil }
+        var found: [Item] = []
+        for entry in entries {
+            let attributes = try formatCall { () throws(FormatError) in try EntryCodec.decodeOverview(entry.overview) }
+            guard query.matches(attributes) else { continue }
+            found.append(Item(id: entry.record.id, revision: entry.record.revision, attributes: attributes))
+        }
+        DisplayOrder.sort(&found)
+        found = query.ranked(found)
+        if let limit = query.limit, limit >= 0, found.count > limit { found.removeSubrange(limit...) }
+        return found
+    }
+
+    /// ``Vault/listing(matching:locale:)``: the rows come from the overviews' bytes, in stable
+    /// order (``DisplayOrder/sort(overviews:id:list:)``), then reading order; an item is decoded
+    /// only where its bytes cannot decide the query. With pending changes, a text search, or
+    /// an overview of unusual shape, the decoded items are listed instead (same rows, same order).
+    func listing(matching query: ItemQuery, locale: Locale) throws(CofferError) -> ItemListing {
+        try ensureOpen()
+        func decoded() throws(CofferError) -> ItemListing {
+            let readable = try readableItems(matching: query)
+            return ItemListing(rows: readable.items.sortedForReading(locale: locale).map(ListedItem.init(item:)), damaged: readable.damaged)
+        }
+        guard changes.entries.isEmpty, (query.text ?? "").isEmpty else { return try decoded() }
+        try base.openAll(keepingRecords: false)   // a listing holds the overviews, not the file
+        let entries = Array(base.entries.values)
+        let verdicts: [Bool?]? = query.selectsEverything ? nil : ParallelWork.map(count: entries.count) { (index) -> Bool? in
+            query.matches(overview: entries[index].overview)
+        }
+        var candidates: [SnapshotEntry] = []
+        candidates.reserveCapacity(verdicts == nil ? entries.count : 0)
+        for (index, entry) in entries.enumerated() {
+            let verdict: Bool? = verdicts.map { $0[index] } ?? true
+            switch verdict {
+            case true?: candidates.append(entry)
+            case false?: continue
+            case nil:
+                let attributes = try formatCall { () throws(FormatError) in try EntryCodec.decodeOverview(entry.overview) }
+                if query.matches(attributes) { candidates.append(entry) }
+            }
+        }
+        guard DisplayOrder.sort(overviews: &candidates, id: \.record.id, list: \.overview) else { return try decoded() }
+        if let limit = query.limit, limit >= 0, candidates.count > limit { candidates.removeSubrange(limit...) }
+        var rows: [ListedItem] = []
+        rows.reserveCapacity(candidates.count)
+        for entry in candidates {
+            guard let row = ListedItem(id: entry.record.id, revision: entry.record.revision, overview: entry.overview) else { return try decoded() }
+            rows.append(row)
+        }
+        return ItemListing(rows: DisplayOrder.readingOrder(rows, locale: locale), damaged: base.damaged.keys.sorted().map(DamagedItem.init(id:)))
+    }
+
     /// The first item matching `query`, or nil.
     public func firstItem(matching query: ItemQuery) throws(CofferError) -> Item? {
         var limited = query
@@ -236,7 +304,8 @@ public final class VaultTransaction {
     }
 
     /// The items (with this transaction's changes) that hold values that lost a concurrent edit.
-    func idsWithConflicts() -> Set<ItemID> {
+    func idsWithConflicts() throws(CofferError) -> Set<ItemID> {
+        try base.openAll()
         var ids = Set<ItemID>()
         for (id, entry) in base.entries where changes.entries[id] == nil && ItemClockCodec.hasSiblings(entry.overview) { ids.insert(id) }
         for (id, change) in changes.entries {
@@ -279,9 +348,9 @@ public final class VaultTransaction {
     public func add(_ attributes: ItemAttributes, secrets: ItemSecrets = ItemSecrets()) throws(CofferError) -> Item {
         try ensureOpen()
         try attributes.validate()
-        if let key = attributes.uniquenessKey { try UniqueIndex.check(holders(of: key), for: nil) }
+        if let key = attributes.uniquenessKey { try UniqueIndex.check(try holders(of: key), for: nil) }
         var id = try ItemID(validated: vault.entropy.bytes(FormatV1.entryIDLength))
-        while currentRecord(id) != nil || base.tombstones[id] != nil || base.damaged[id] != nil {
+        while changes.entries[id] != nil || base.holdsRecord(id) {
             id = try ItemID(validated: vault.entropy.bytes(FormatV1.entryIDLength))
         }
         let sealed = try sealer.add(id: id, attributes: attributes, secrets: secrets, stamp: stamp())
@@ -296,7 +365,7 @@ public final class VaultTransaction {
     public func upsert(_ attributes: ItemAttributes, secrets: ItemSecrets = ItemSecrets()) throws(CofferError) -> Item {
         try ensureOpen()
         try attributes.validate()
-        guard let key = attributes.uniquenessKey, let existing = holders(of: key)?.first else {
+        guard let key = attributes.uniquenessKey, let existing = try holders(of: key)?.first else {
             return try add(attributes, secrets: secrets)
         }
         return try update(existing, attributes: attributes, secrets: secrets)

@@ -126,6 +126,15 @@ package final class StoreFaultInjector: @unchecked Sendable {
             case .shortWrite, nil: return live.read(fd, buffer)
             }
         }
+        io.readAt = { fd, buffer, offset in
+            switch self.decide(.read(path: self.pathOf(fd))) {
+            case .fail(let code): return .failure(code)
+            case .shortRead(let limit):
+                if limit == 0 { return .success(0) }
+                return live.readAt(fd, UnsafeMutableRawBufferPointer(rebasing: buffer.prefix(limit)), offset)
+            case .shortWrite, nil: return live.readAt(fd, buffer, offset)
+            }
+        }
         io.write = { fd, buffer in
             switch self.decide(.write(path: self.pathOf(fd), count: buffer.count)) {
             case .fail(let code): return .failure(code)

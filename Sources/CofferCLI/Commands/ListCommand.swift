@@ -77,19 +77,27 @@ struct ListCommand: ParsableCommand {
                               tag: tag, isFavorite: favorites ? true : nil)
         let unlocked = try vault.unlock()
         let now = Date()
-        let (items, damaged) = try vault.run { () throws -> ([Item], [DamagedItem]) in
-            let readable = try unlocked.vault.readableItems(matching: query)
-            let listed = expired ? readable.items.filter { $0.attributes.isExpired(at: now) } : readable.items
-            guard conflicts else { return (listed, readable.damaged) }
-            let flagged = Set(try unlocked.vault.itemsWithConflicts().map(\.id))
-            return (listed.filter { flagged.contains($0.id) }, readable.damaged)
+        // Rows read from the overviews' bytes (``ItemListing``): no item decoded per row, and
+        // no copy of the rows unless a filter drops some.
+        let (listing, flagged) = try vault.run { () throws -> (ItemListing, Set<ItemID>?) in
+            (try unlocked.vault.listing(matching: query), conflicts ? Set(try unlocked.vault.itemsWithConflicts().map(\.id)) : nil)
         }
-        try printItems(items.sortedForReading(), json: json)
+        let damaged = listing.damaged
+        let items: [ListedItem]?
+        if expired || flagged != nil {
+            items = try listing.filter { row in
+                try (flagged?.contains(row.id) ?? true) && (!expired || row.item().attributes.isExpired(at: now))
+            }
+        } else {
+            items = nil
+        }
+        if let items { try printListing(items, json: json) } else { try printListing(listing, json: json) }
+        let listedCount = items?.count ?? listing.count
         if !damaged.isEmpty { throw DamagedEntries.failure(damaged, vault: vault.vault, shown: "the others are listed") }
-        if items.isEmpty && (query != .all || conflicts || expired) {
+        if listedCount == 0 && (query != .all || conflicts || expired) {
             throw CLIFailure(.noMatch, conflicts ? "no item matched with conflicting edits" : expired ? "no item has expired" : "no item matched")
         }
         // An empty vault is no failure, but silence looks like one.
-        if items.isEmpty && !json { Output.error("coffer: \(vault.vault) holds no items yet; add one with `coffer add` or `coffer import`") }
+        if listedCount == 0 && !json { Output.error("coffer: \(vault.vault) holds no items yet; add one with `coffer add` or `coffer import`") }
     }
 }

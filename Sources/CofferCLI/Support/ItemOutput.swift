@@ -17,18 +17,52 @@ func printItems(_ items: [Item], json: Bool) throws {
         try JSONValue.array(items.map(itemJSON)).print()
         return
     }
-    let header = ["NAME", "ACCOUNT", "KIND", "TAGS"]
-    guard !items.isEmpty else { return }
-    let rows = items.map { item in
+    try printTable(items.map { item in
         let a = item.attributes
-        // The label you gave first, then the service or address that `get` takes
-        // (``ItemAttributes/listedName``). Control characters are escaped: a name may hold ESC sequences.
-        let name = a.listedName
-        return [Output.visible(a.isFavorite ? "* " + name : name),
-                Output.visible(a.account ?? ""),
-                a.kind.rawValue,
-                Output.visible(a.tags.isEmpty ? "" : a.tags.map { "#" + $0 }.joined(separator: " "))]
+        return tableRow(name: a.listedName, account: a.account, kind: a.kind, tags: a.tags, isFavorite: a.isFavorite)
+    })
+}
+
+/// ``printItems(_:json:)`` for a listing read from the overviews (``ItemListing``): the
+/// table's cells come from each row's bytes, and JSON is written row by row, each item
+/// decoded only while it is written (the same bytes as the array of items would give).
+func printListing(_ rows: some Collection<ListedItem>, json: Bool) throws {
+    if json {
+        let out = WipingBuffer(capacity: 1 << 16)
+        defer { out.removeAll() }
+        out.append(UInt8(ascii: "["))
+        for (index, row) in rows.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            try JSONValue.item(try row.item()).write(to: out)
+            if out.count >= 1 << 16 {
+                try Output.bytes(out.bytes)
+                out.removeAll()
+            }
+        }
+        out.append(UInt8(ascii: "]"))
+        out.append(10)
+        try Output.bytes(out.bytes)
+        return
     }
+    try printTable(rows.map { row in
+        tableRow(name: row.listedName, account: row.account, kind: row.kind, tags: row.tags, isFavorite: row.isFavorite)
+    })
+}
+
+/// One row of the listing table. The label you gave first, then the service or address
+/// that `get` takes (``ItemAttributes/listedName``). Control characters are escaped: a
+/// name may hold ESC sequences.
+private func tableRow(name: String, account: String?, kind: ItemKind, tags: [String], isFavorite: Bool) -> [String] {
+    [Output.visible(isFavorite ? "* " + name : name),
+     Output.visible(account ?? ""),
+     kind.rawValue,
+     Output.visible(tags.isEmpty ? "" : tags.map { "#" + $0 }.joined(separator: " "))]
+}
+
+/// Prints rows of cells as aligned columns under NAME, ACCOUNT, KIND, TAGS (nothing for no rows).
+private func printTable(_ rows: [[String]]) throws {
+    let header = ["NAME", "ACCOUNT", "KIND", "TAGS"]
+    guard !rows.isEmpty else { return }
     // Widths in characters, as a terminal shows them; ASCII cells (the usual case) are
     // measured by their byte count, which is the same and far cheaper.
     func width(_ cell: String) -> Int { cell.utf8.allSatisfy { $0 < 0x80 } ? cell.utf8.count : cell.count }

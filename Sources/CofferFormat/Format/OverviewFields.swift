@@ -3,7 +3,7 @@ import CofferCrypto
 /// without building attributes, so that a query or the unique-key index need not
 /// decode every item of a large vault. Meant for lists that `validateOverview` passed;
 /// anything unexpected gives nil, and the caller decodes instead.
-package struct OverviewFields {
+package struct OverviewFields: Sendable {
     /// The kind's code; a checked list without one is a live item whose kind a deletion
     /// erased, read as a generic password (SPEC.md §17.5).
     package var kind: UInt8 = ItemKind.genericPassword.code

@@ -18,6 +18,53 @@ package struct RecordV2: Sendable {
     /// The overview ciphertext then the secret ciphertext, as on disk.
     package let body: ArraySlice<UInt8>
     let overviewLength: Int
+    /// Where the record lies in its file while its bytes are not read yet (a file read in
+    /// windows, ``VaultFileV2/parse(head:fileSize:)``): `body` is empty until ``loaded(from:)``.
+    /// Nil for a record in memory. Nothing opens, seals or writes a record not read.
+    package let location: Location?
+
+    /// A record's place in its file: its first byte and its length (both ciphertexts).
+    package struct Location: Sendable, Equatable {
+        package let offset: Int
+        package let length: Int
+    }
+
+    /// Whether the record's bytes are in memory (``location`` is nil).
+    package var isLoaded: Bool { location == nil }
+
+    /// This record with its bytes, read from ``location``; `bytes` must be exactly
+    /// `location.length` long.
+    package func loaded(from bytes: ArraySlice<UInt8>) throws(FormatError) -> RecordV2 {
+        guard let location else { return self }
+        guard bytes.count == location.length else {
+            throw .truncated("entry record \(id.hex): \(bytes.count) of \(location.length) bytes read")
+        }
+        return RecordV2(id: id, revision: revision, nonce: nonce, lookupTag: lookupTag, isTombstone: isTombstone,
+                        body: bytes, overviewLength: overviewLength)
+    }
+
+    /// This record without its bytes, which lie at `location` in its file (a listing lets
+    /// them go once the overview is open; ``loaded(from:)`` puts them back).
+    package func unloaded(to location: Location) -> RecordV2 {
+        RecordV2(id: id, revision: revision, nonce: nonce, lookupTag: lookupTag, isTombstone: isTombstone,
+                 overviewLength: overviewLength, location: location)
+    }
+
+    private init(id: ItemID, revision: UInt64, nonce: Nonce, lookupTag: UInt64, isTombstone: Bool, overviewLength: Int, location: Location) {
+        self.id = id
+        self.revision = revision
+        self.nonce = nonce
+        self.lookupTag = lookupTag
+        self.isTombstone = isTombstone
+        body = []
+        self.overviewLength = overviewLength
+        self.location = location
+    }
+
+    /// Throws unless the record's bytes are in memory: no record is opened or written unread.
+    func requireLoaded() throws(FormatError) {
+        guard isLoaded else { throw .invalidArgument("entry record \(id.hex) was not read from its file") }
+    }
 
     /// The 24-byte nonce of a record, inline (a vault keeps one per record).
     package struct Nonce: Sendable, Hashable {
@@ -50,6 +97,19 @@ package struct RecordV2: Sendable {
         self.isTombstone = isTombstone
         self.body = body
         self.overviewLength = overviewLength
+        location = nil
+    }
+
+    /// A record of a file read in windows, not read yet: its row, and where it lies.
+    init(row: Row, at offset: Int) {
+        id = row.id
+        revision = row.revision
+        nonce = row.nonce
+        lookupTag = row.lookupTag
+        isTombstone = row.isTombstone
+        body = []
+        overviewLength = row.overviewLength
+        location = Location(offset: offset, length: row.overviewLength + row.secretLength)
     }
 
     // MARK: Rows
@@ -163,6 +223,7 @@ package struct RecordV2: Sendable {
     /// Decrypts and checks the overview (SPEC.md §10 step 15) and returns its in-memory list:
     /// the AEAD ("entry failure"), the padding, the list and its lookup tag ("malformed").
     package func openOverviewList(vaultID: [UInt8], keys: EpochKeys) throws(FormatError) -> [UInt8] {
+        try requireLoaded()
         var plain: [UInt8]
         do throws(CofferError) {
             plain = try overviewCiphertext.withBytes { (cipher) throws(CofferError) in
@@ -197,6 +258,7 @@ package struct RecordV2: Sendable {
     /// as SPEC.md §10 step 15 says; with the item's (checked) overview list, also the rules
     /// that need both parts (``ItemParts/checkConsistency(with:)``). A tombstone has none.
     package func openSecretList(vaultID: [UInt8], keys: EpochKeys, overview: [UInt8]?) throws(FormatError) -> SecureBytes {
+        try requireLoaded()
         guard !isTombstone else { return try crypto { () throws(CofferError) in try SecureBytes(count: 0) { (_: UnsafeMutableRawBufferPointer) in } } }
         let padded: SecureBytes
         do throws(CofferError) {
@@ -228,6 +290,7 @@ package struct RecordV2: Sendable {
     /// lookup tag computed again with the new lookup key. The lists are not decoded: what
     /// the old key sealed is what the new key seals.
     package func resealed(vaultID: [UInt8], from old: EpochKeys, to new: EpochKeys, nonce newNonce: [UInt8]) throws(FormatError) -> RecordV2 {
+        try requireLoaded()
         let overviewAD = Self.associatedData(vaultID: vaultID, id: id, part: .overview)
         let secretAD = Self.associatedData(vaultID: vaultID, id: id, part: .secret)
         func aead<R>(_ body: () throws(CofferError) -> R) throws(FormatError) -> R {
@@ -260,6 +323,7 @@ package struct RecordV2: Sendable {
     /// memory and is wiped): what format 1's record digest gave before a record is carried
     /// into a new file. A tombstone has nothing to check.
     package func verifySecret(vaultID: [UInt8], keys: EpochKeys) throws(FormatError) {
+        try requireLoaded()
         guard !isTombstone else { return }
         do throws(CofferError) {
             _ = try XChaCha20Poly1305.open(secretCiphertext, key: keys.secretKey, nonce: nonce.bytes,

@@ -81,6 +81,24 @@ package struct VaultFileV2: Sendable {
         return (generation, rows)
     }
 
+    /// SPEC.md §10 steps 7–8 after the manifest length: the manifest (its rows) and its MAC.
+    /// The reader is left after the MAC.
+    private static func readManifest(_ raw: UnsafeRawBufferPointer, _ reader: inout ByteReader, length: Int)
+        throws(FormatError) -> (generation: UInt64, rows: [RecordV2.Row], end: Int, mac: [UInt8]) {
+        let manifestRange = try reader.range(length, "manifest")
+        let (generation, rows) = try parseManifest(UnsafeRawBufferPointer(rebasing: raw[manifestRange]))
+        let mac = try reader.bytes(FormatV1.digestLength, "manifest MAC")
+        return (generation, rows, manifestRange.upperBound, mac)
+    }
+
+    /// SPEC.md §10 step 9: the bytes after the manifest MAC (`present`) are exactly the
+    /// records the rows describe: fewer is "truncated", more "malformed".
+    private static func checkRecordBytes(_ rows: [RecordV2.Row], present: Int) throws(FormatError) {
+        let needed = rows.reduce(0) { $0 + $1.overviewLength + $1.secretLength }
+        guard present >= needed else { throw .truncated("entry records: \(present) of \(needed) bytes present") }
+        guard present == needed else { throw .malformed("\(present - needed) bytes after the last entry record") }
+    }
+
     /// A file checked from its start before the rest is read: a replica about to be merged
     /// (SPEC.md §17). Made from the first ``summaryPrefixLength`` bytes.
     package struct Start: Sendable {
@@ -124,10 +142,7 @@ package struct VaultFileV2: Sendable {
             let rows = try bytes.withBytes { (raw) throws(FormatError) in
                 try VaultFileV2.parseManifest(UnsafeRawBufferPointer(rebasing: raw[manifestStart..<manifestEnd])).rows
             }
-            let needed = rows.reduce(0) { $0 + $1.overviewLength + $1.secretLength }
-            let present = fileSize - manifestMACEnd
-            guard present >= needed else { throw .truncated("entry records: \(present) of \(needed) bytes present") }
-            guard present == needed else { throw .malformed("\(present - needed) bytes after the last entry record") }
+            try VaultFileV2.checkRecordBytes(rows, present: fileSize - manifestMACEnd)
         }
     }
 
@@ -135,14 +150,9 @@ package struct VaultFileV2: Sendable {
         try bytes.withBytes { (raw) throws(FormatError) -> VaultFileV2 in
             let head = try parseHead(raw)
             var reader = head.reader
-            let manifestRange = try reader.range(head.manifestLength, "manifest")
-            let (generation, rows) = try parseManifest(UnsafeRawBufferPointer(rebasing: raw[manifestRange]))
-            let manifestMAC = try reader.bytes(FormatV1.digestLength, "manifest MAC")
-
+            let (generation, rows, manifestEnd, manifestMAC) = try readManifest(raw, &reader, length: head.manifestLength)
             // The records: exactly the rows' lengths, one after another, to the end of the file.
-            let needed = rows.reduce(0) { $0 + $1.overviewLength + $1.secretLength }
-            guard reader.remaining >= needed else { throw .truncated("entry records: \(reader.remaining) of \(needed) bytes present") }
-            guard reader.remaining == needed else { throw .malformed("\(reader.remaining - needed) bytes after the last entry record") }
+            try checkRecordBytes(rows, present: reader.remaining)
             var records: [RecordV2] = []
             records.reserveCapacity(rows.count)
             for row in rows {
@@ -151,7 +161,31 @@ package struct VaultFileV2: Sendable {
                                         isTombstone: row.isTombstone, body: bytes[range], overviewLength: row.overviewLength))
             }
             return VaultFileV2(header: head.header, generation: generation, records: records, bytes: bytes,
-                               headerEnd: head.headerEnd, headerMAC: head.headerMAC, manifestEnd: manifestRange.upperBound,
+                               headerEnd: head.headerEnd, headerMAC: head.headerMAC, manifestEnd: manifestEnd,
+                               manifestMAC: manifestMAC, sourceVersion: FormatV2.version)
+        }
+    }
+
+    /// A file read in windows: `head` is its start up to the end of the manifest MAC (or
+    /// all of a shorter file), `fileSize` its whole size. Checks exactly what ``parse(_:)``
+    /// checks (SPEC.md §10 steps 1–9: step 9 from the size, as the records' lengths are the
+    /// rows'), and gives the same errors; the records are not read: each has its
+    /// ``RecordV2/location`` and is read when it is used (``RecordV2/loaded(from:)``).
+    package static func parse(head: [UInt8], fileSize: Int) throws(FormatError) -> VaultFileV2 {
+        try head.withBytes { (raw) throws(FormatError) -> VaultFileV2 in
+            let parsed = try parseHead(raw)
+            var reader = parsed.reader
+            let (generation, rows, manifestEnd, manifestMAC) = try readManifest(raw, &reader, length: parsed.manifestLength)
+            var offset = reader.offset
+            try checkRecordBytes(rows, present: fileSize - offset)
+            var records: [RecordV2] = []
+            records.reserveCapacity(rows.count)
+            for row in rows {
+                records.append(RecordV2(row: row, at: offset))
+                offset += row.overviewLength + row.secretLength
+            }
+            return VaultFileV2(header: parsed.header, generation: generation, records: records, bytes: Array(head[0..<reader.offset]),
+                               headerEnd: parsed.headerEnd, headerMAC: parsed.headerMAC, manifestEnd: manifestEnd,
                                manifestMAC: manifestMAC, sourceVersion: FormatV2.version)
         }
     }
@@ -257,7 +291,10 @@ package struct VaultFileV2: Sendable {
         var manifest = ByteWriter(capacity: manifestFixedLength + ordered.count * 56)
         manifest.u64(generation)
         manifest.u32(UInt32(ordered.count))
-        for record in ordered { record.row.encode(into: &manifest) }
+        for record in ordered {
+            try record.requireLoaded()
+            record.row.encode(into: &manifest)
+        }
 
         var writer = ByteWriter(capacity: FormatV1.preambleLength + body.count + 64 + 4 + manifest.bytes.count + 32)
         writer.bytes(FormatV1.magic)

@@ -1,0 +1,148 @@
+import CofferCrypto
+import CofferFormat
+import Foundation
+
+/// A listing read straight from the items' overviews (``Vault/listing(matching:locale:)``):
+/// each row reads its name, account, kind and tags from the overview's bytes as it is
+/// printed, and decodes the whole item only when asked (``ListedItem/item()``). A large
+/// vault's `coffer list` so builds no ``Item`` per row, nor an array of them.
+///
+/// Rows are in reading order (``Swift/Sequence/sortedForReading(locale:)``), the same
+/// order and the same items as `readableItems(matching:).items.sortedForReading()`.
+///
+/// ```swift
+/// let listing = try vault.listing()
+/// for row in listing { print(row.listedName, row.account ?? "") }
+/// if !listing.damaged.isEmpty { print("\(listing.damaged.count) damaged entries") }
+/// ```
+public struct ItemListing: RandomAccessCollection, Sendable {
+    let rows: [ListedItem]
+    /// The damaged records (SPEC.md §10): nothing is read from them.
+    public let damaged: [DamagedItem]
+
+    public var startIndex: Int { rows.startIndex }
+    public var endIndex: Int { rows.endIndex }
+    public subscript(position: Int) -> ListedItem { rows[position] }
+}
+
+/// One row of an ``ItemListing``: the item's id and revision, and what a listing shows,
+/// read from its overview field list (SPEC.md §7.2) without decoding the item.
+///
+/// ```swift
+/// for row in try vault.listing() where row.isFavorite { print("*", row.listedName) }
+/// ```
+public struct ListedItem: Sendable {
+    public let id: ItemID
+    public let revision: UInt64
+    private let source: Source
+
+    private enum Source: Sendable {
+        /// A checked overview list and where its fields are.
+        case overview([UInt8], OverviewFields)
+        /// An item decoded already (a listing with pending changes, or a list of unusual shape).
+        case item(Item)
+    }
+
+    /// A row from a checked overview list; nil when its bytes are not in the usual shape
+    /// (the caller then lists decoded items).
+    init?(id: ItemID, revision: UInt64, overview: [UInt8]) {
+        guard let fields = overview.withUnsafeBytes({ OverviewFields($0) }), ItemKind(code: fields.kind) != nil else { return nil }
+        self.id = id
+        self.revision = revision
+        source = .overview(overview, fields)
+    }
+
+    init(item: Item) {
+        id = item.id
+        revision = item.revision
+        source = .item(item)
+    }
+
+    private func text(_ field: (OverviewFields) -> Range<Int>?, _ attribute: (ItemAttributes) -> String?) -> String? {
+        switch source {
+        case .overview(let list, let fields):
+            guard let range = field(fields) else { return nil }
+            return list.withUnsafeBytes { OverviewFields.string(range, in: $0) }
+        case .item(let item): return attribute(item.attributes)
+        }
+    }
+
+    public var kind: ItemKind {
+        switch source {
+        case .overview(_, let fields): return ItemKind(code: fields.kind) ?? .genericPassword
+        case .item(let item): return item.attributes.kind
+        }
+    }
+
+    public var label: String? { text(\.label, \.label) }
+    public var service: String? { text(\.service, \.service) }
+    public var server: String? { text(\.server, \.server) }
+    public var account: String? { text(\.account, \.account) }
+
+    public var isFavorite: Bool {
+        switch source {
+        case .overview(_, let fields): return fields.isFavorite
+        case .item(let item): return item.attributes.isFavorite
+        }
+    }
+
+    public var tags: [String] {
+        switch source {
+        case .overview(let list, let fields): return list.withUnsafeBytes { raw in fields.tags.map { OverviewFields.string($0, in: raw) } }
+        case .item(let item): return item.attributes.tags
+        }
+    }
+
+    /// ``ItemAttributes/sortName``: the label, else the service, else the server.
+    var sortName: String? { ItemAttributes.sortName(label: label, service: service, server: server) }
+
+    /// ``ItemAttributes/listedName``: the label, with the service or address after it when they differ.
+    public var listedName: String {
+        switch source {
+        case .overview(let list, let fields):
+            return list.withUnsafeBytes { raw in
+                func text(_ range: Range<Int>?) -> String? { range.map { OverviewFields.string($0, in: raw) } }
+                let label = text(fields.label)
+                let name = ItemAttributes.displayName(kind: kind, label: label, service: text(fields.service), server: text(fields.server),
+                                                      protocol: text(fields.protocol), port: fields.port, path: text(fields.path))
+                return ItemAttributes.listedName(label: label, displayName: name)
+            }
+        case .item(let item): return item.attributes.listedName
+        }
+    }
+
+    /// The whole item, decoded from its overview (no secret is decrypted).
+    public func item() throws(CofferError) -> Item {
+        switch source {
+        case .overview(let list, _):
+            return Item(id: id, revision: revision, attributes: try formatCall { () throws(FormatError) in try EntryCodec.decodeOverview(list) })
+        case .item(let item): return item
+        }
+    }
+}
+
+extension Vault {
+    /// The items matching `query` as a listing read from their overviews (``ItemListing``),
+    /// in reading order for `locale`, with the damaged records named apart: what
+    /// `readableItems(matching:)` lists, sorted for reading, without an ``Item`` per row.
+    ///
+    /// ```swift
+    /// for row in try vault.listing(matching: ItemQuery(tag: "work")) { print(row.listedName) }
+    /// ```
+    public func listing(matching query: ItemQuery = .all, locale: Locale = .current) throws(CofferError) -> ItemListing {
+        try read { (tx) throws(CofferError) in try tx.listing(matching: query, locale: locale) }
+    }
+}
+
+extension DisplayOrder {
+    /// `rows`, in stable order, put in reading order (as ``Swift/Sequence/sortedForReading(locale:)``
+    /// puts items): ties keep the stable order. Returned as they are when already in order.
+    static func readingOrder(_ rows: [ListedItem], locale: Locale) -> [ListedItem] {
+        guard rows.count > 1 else { return rows }
+        var keys = ReadingKeys(capacity: rows.count)
+        for row in rows { keys.append(name: row.sortName ?? "", account: row.account ?? "", locale: locale) }
+        let tie = { (a: Int, b: Int) in a < b }
+        if keys.isInOrder(tie: tie) { return rows }
+        return keys.order(tie: tie).map { rows[$0] }
+    }
+}

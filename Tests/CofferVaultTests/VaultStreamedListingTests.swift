@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+@testable import CofferVault
+import CofferFormat
+import CofferTestSupport
+
+/// `Vault.listing` reads each row from its overview's bytes: it must list exactly the items,
+/// in exactly the order, that decoding every item and sorting it for reading gives.
+@Suite("Vault: the listing read from the overviews equals the decoded items sorted for reading")
+struct VaultStreamedListingTests {
+    func rows(_ listing: some Collection<ListedItem>) throws -> [String] {
+        try listing.map { row in
+            let item = try row.item()
+            #expect(row.listedName == item.attributes.listedName)
+            #expect(row.account == item.attributes.account && row.kind == item.attributes.kind)
+            #expect(row.tags == item.attributes.tags && row.isFavorite == item.attributes.isFavorite)
+            #expect(row.label == item.attributes.label && row.service == item.attributes.service && row.server == item.attributes.server)
+            return "\(row.id.hex) r\(row.revision) \(row.listedName)"
+        }
+    }
+
+    @Test("Random vaults, every query of `coffer list`, fresh and mid-transaction", arguments: ["listing-1", "listing-2"])
+    func equalsDecoded(_ seed: String) throws {
+        try withTemporaryDirectory { dir in
+            var random = SeededRandom(seed)
+            let path = dir.appendingPathComponent("v.coffer").path
+            let vault = try Vault.create(at: path, password: secure("pw"), options: testOptions)
+            let names = ["item 10", "item 2", "Item 1", "caf\u{e9}", "cafe\u{301}", "Zeta", "alpha", "\u{c9}clair", "beta", "b\u{e9}ta"]
+            try vault.transaction { tx in
+                for index in 0..<80 {
+                    let name = names.randomElement(using: &random)!
+                    var attributes: ItemAttributes
+                    switch Int.random(in: 0..<3, using: &random) {
+                    case 0: attributes = .genericPassword(service: "\(name) \(index)", account: names.randomElement(using: &random)!)
+                    case 1:
+                        attributes = .internetPassword(server: "host\(index).example", account: "me", protocol: Bool.random(using: &random) ? "https" : nil,
+                                                       port: Bool.random(using: &random) ? 8443 : nil, path: Bool.random(using: &random) ? "/login" : nil)
+                    default: attributes = .secureNote(title: name)
+                    }
+                    if Bool.random(using: &random) { attributes.label = names.randomElement(using: &random)! }
+                    if Bool.random(using: &random) { attributes.tags = ["work", "Work/Email"].shuffled(using: &random) }
+                    attributes.isFavorite = Bool.random(using: &random)
+                    _ = try tx.add(attributes)
+                }
+            }
+            let queries = [ItemQuery.all, ItemQuery(kind: .secureNote), ItemQuery(tag: "work"), ItemQuery(isFavorite: true),
+                           ItemQuery(service: "alpha 3"), ItemQuery(server: "host5.example")]
+            let fresh = try Vault.open(at: path, password: secure("pw"), options: testOptions)
+            for query in queries {
+                let expected = try fresh.readableItems(matching: query).items.sortedForReading()
+                    .map { "\($0.id.hex) r\($0.revision) \($0.attributes.listedName)" }
+                #expect(try rows(fresh.listing(matching: query)) == expected, "\(query)")
+                #expect(try rows(vault.listing(matching: query)) == expected, "\(query), on the vault that wrote them")
+            }
+            // With changes pending in a transaction: the same rows as its decoded items.
+            try vault.transaction { tx in
+                _ = try tx.add(.genericPassword(service: "pending", account: "me"))
+                let listed = try rows(tx.listing(matching: .all, locale: .current))
+                let decoded = try tx.readableItems().items.sortedForReading().map { "\($0.id.hex) r\($0.revision) \($0.attributes.listedName)" }
+                #expect(listed == decoded)
+            }
+        }
+    }
+}

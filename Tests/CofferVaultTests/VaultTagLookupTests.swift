@@ -1,0 +1,178 @@
+import Foundation
+import Testing
+@testable import CofferVault
+@testable import CofferStore
+import CofferFormat
+import CofferTestSupport
+
+/// A vault opened from its file reads no overview until one is needed: naming an item by
+/// service, server, note title or id opens only the records whose rows carry the name's
+/// lookup tag (SPEC.md §8.1), and a unique-key check the same. The result must be exactly
+/// what reading every overview gives, on random vaults: names in any case, accented,
+/// composed or not, the Kelvin sign that is canonically `K`, full-width letters, and names
+/// shared across kinds.
+@Suite("Vault: lookups by tag find what reading every overview finds")
+struct VaultTagLookupTests {
+    /// Names whose tags and foldings collide in every way the rules allow.
+    static let names = ["github.com", "GitHub.com", "GITHUB.COM", "gitlab.com", "caf\u{e9}", "cafe\u{301}", "CAF\u{c9}", "cafe",
+                        "\u{212A}ey", "Key", "key", "\u{ff47}ithub", "stra\u{df}e", "strasse", "Stra\u{df}e", "", "a b", "gith",
+                        "example.org", "EXAMPLE.org", "\u{e9}xample.org", "wi-fi", "WiFi", "note", "Note"]
+
+    /// A vault of `count` random items over ``names``, closed; its path.
+    func randomVault(_ dir: URL, seed: String, count: Int) throws -> String {
+        var random = SeededRandom(seed)
+        let path = dir.appendingPathComponent("\(seed).coffer").path
+        let vault = try Vault.create(at: path, password: secure("pw"), options: testOptions)
+        try vault.transaction { tx in
+            var added = 0
+            while added < count {
+                let name = Self.names.randomElement(using: &random)!
+                let account = ["alice", "Alice", "bob", ""].randomElement(using: &random)!
+                var attributes: ItemAttributes
+                switch Int.random(in: 0..<3, using: &random) {
+                case 0: attributes = ItemAttributes(kind: .genericPassword, service: name, account: account.isEmpty ? nil : account)
+                case 1:
+                    guard !name.isEmpty, !name.contains(" ") else { continue }
+                    attributes = ItemAttributes(kind: .internetPassword, account: account.isEmpty ? nil : account, server: name)
+                    if Bool.random(using: &random) { attributes.protocol = "https" }
+                default: attributes = .secureNote(title: name.isEmpty ? "untitled" : name)
+                }
+                if Int.random(in: 0..<3, using: &random) == 0 { attributes.label = Self.names.randomElement(using: &random)! }
+                if attributes.label?.isEmpty == true { attributes.label = nil }
+                guard (try? tx.add(attributes)) != nil else { continue }   // a duplicate key: draw again
+                added += 1
+            }
+            // A few deleted items: their rows carry no tag and they are never found.
+            for item in try tx.items().prefix(3) { try tx.delete(item.id) }
+        }
+        return path
+    }
+
+    /// The names a lookup tries: every stored name, cased otherwise, and some that match nothing.
+    func lookups(_ ids: [ItemID]) -> [ItemName] {
+        var out: [ItemName] = []
+        for name in Self.names + ["GITHUB.com", "\u{212A}EY", "nothing-here", "CAFE\u{301}", "https://GitHub.com/login", "http://example.org:8080"] {
+            out += [ItemName(.service(name)), ItemName(.title(name)), ItemName(.service(name), account: "alice")]
+            if !name.isEmpty, !name.contains(" ") { out.append(ItemName(.server(name))) }
+            out.append(ItemName(.anything(name)))
+        }
+        for id in ids.prefix(5) { out += [ItemName(.id(String(id.hex.prefix(8)))), ItemName(.id(id.hex.uppercased()))] }
+        out.append(ItemName(.id("00000000")))
+        return out
+    }
+
+    func describe(_ match: NameMatch) -> [String] {
+        match.items.map { "\($0.id.hex) r\($0.revision)" } + [match.isApproximate ? "approximate" : "exact"]
+    }
+
+    @Test("Vault.match on a vault just opened equals Vault.match with every overview read", arguments: ["tags-1", "tags-2", "tags-3"])
+    func matchEqualsFullScan(_ seed: String) throws {
+        try withTemporaryDirectory { dir in
+            let path = try randomVault(dir, seed: seed, count: 60)
+            let full = try Vault.open(at: path, password: secure("pw"), options: testOptions)
+            _ = full.currentSnapshot   // reads every overview: lookups then compare decoded attributes only
+            #expect(full.currentSnapshot.isFullyOpened)
+            for name in lookups(try full.items().map(\.id)) {
+                // A fresh open per lookup: nothing read before it.
+                let lazy = try Vault.open(at: path, password: secure("pw"), options: testOptions)
+                let expected = try full.match(name)
+                let got = try lazy.match(name)
+                #expect(describe(got) == describe(expected), "\(name)")
+            }
+        }
+    }
+
+    @Test("A tag lookup that finds its item opens only the records of its tags")
+    func opensOnlyTagged() throws {
+        try withTemporaryDirectory { dir in
+            let path = try randomVault(dir, seed: "tags-open", count: 40)
+            try Vault.open(at: path, password: secure("pw"), options: testOptions)
+                .add(.genericPassword(service: "GitHub.com", account: "the-one-looked-up"))
+            let vault = try Vault.open(at: path, password: secure("pw"), options: testOptions)
+            let found = try vault.match(ItemName(.service("github.com")))
+            let snapshot = vault.snapshotAsHeld
+            let keys = try #require(snapshot.lookupKeys)
+            let tags = try NameTags.tags(kind: .genericPassword, name: "github.com", keys: keys)
+            let opened = Set(snapshot.openedIDs)
+            let all = try vault.items()   // opens every overview
+            let tagged = Set(vault.currentSnapshot.entries.values.filter { tags.contains($0.record.lookupTag) }.map(\.record.id))
+            #expect(!opened.isEmpty && opened.isSubset(of: tagged), "only tagged records are opened")
+            #expect(all.count > opened.count)
+            #expect(!found.items.isEmpty)
+            #expect(!snapshot.isFullyOpened)
+        }
+    }
+
+    @Test("Adding on a vault just opened refuses exactly the keys a fully read vault refuses", arguments: ["tags-add-1", "tags-add-2"])
+    func uniqueKeysEqualFullScan(_ seed: String) throws {
+        try withTemporaryDirectory { dir in
+            let path = try randomVault(dir, seed: seed, count: 50)
+            let copy = dir.appendingPathComponent("copy.coffer").path
+            var random = SeededRandom(seed + "-keys")
+            for _ in 0..<12 {
+                let name = Self.names.randomElement(using: &random)!
+                let account = ["alice", "Alice", "bob", ""].randomElement(using: &random)!
+                let attributes: ItemAttributes = Bool.random(using: &random) || name.isEmpty || name.contains(" ")
+                    ? ItemAttributes(kind: .genericPassword, service: name, account: account.isEmpty ? nil : account)
+                    : ItemAttributes(kind: .internetPassword, account: account.isEmpty ? nil : account, server: name)
+                var outcomes: [String] = []
+                for fully in [true, false] {
+                    try? FileManager.default.removeItem(atPath: copy)
+                    try FileManager.default.copyItem(atPath: path, toPath: copy)
+                    let vault = try Vault.open(at: copy, password: secure("pw"), options: testOptions)
+                    if fully { _ = vault.currentSnapshot }
+                    do {
+                        try vault.add(attributes)
+                        outcomes.append("added")
+                    } catch let error as CofferError {
+                        outcomes.append("\(error.kind)")
+                    }
+                }
+                #expect(outcomes[0] == outcomes[1], "\(attributes.kind) \(name) \(account)")
+            }
+        }
+    }
+
+    @Test("A file cut short while a vault holds it open gives a typed error, never a crash (through the FileIO seam)")
+    func truncatedWhileHeld() throws {
+        try withTemporaryDirectory { dir in
+            let path = try randomVault(dir, seed: "tags-truncate", count: 30)
+            let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+            // After the open, the file reads as if another program had cut it to half its size.
+            final class Cut: @unchecked Sendable { var at = Int64.max }
+            let cut = Cut()
+            var io = FileIO.live
+            let live = FileIO.live
+            io.readAt = { fd, buffer, offset in
+                guard offset < cut.at else { return .success(0) }
+                let allowed = min(buffer.count, Int(cut.at - offset))
+                return live.readAt(fd, UnsafeMutableRawBufferPointer(rebasing: buffer.prefix(allowed)), offset)
+            }
+            let vault = try Vault.open(at: path, credential: .password(try secure("pw")), options: testOptions, entropy: .system,
+                                       store: VaultFileStore(path: path, io: io))
+            cut.at = Int64(size / 2)
+            #expect {
+                _ = try vault.items()
+            } throws: { error in
+                (error as? CofferError)?.kind == .truncated
+            }
+        }
+    }
+
+    @Test("A record read from the file after it was truncated in place is a typed error")
+    func truncatedOnDisk() throws {
+        try withTemporaryDirectory { dir in
+            let path = try randomVault(dir, seed: "tags-truncate-disk", count: 30)
+            let vault = try Vault.open(at: path, password: secure("pw"), options: testOptions)
+            let handle = try #require(FileHandle(forWritingAtPath: path))
+            let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? UInt64)
+            try handle.truncate(atOffset: size - 100)
+            try handle.close()
+            #expect {
+                _ = try vault.items()
+            } throws: { error in
+                (error as? CofferError)?.kind == .truncated
+            }
+        }
+    }
+}
