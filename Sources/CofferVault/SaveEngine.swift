@@ -276,10 +276,19 @@ struct SaveEngine {
     mutating func restoreBackup(keys: EpochKeys) throws(CofferError) {
         try locked { (engine) throws(CofferError) in
             let replaced = engine.snapshot.generation
-            var restored = try engine.readBackup(keys: keys)
+            // A backup another app saved after rekeying the file (SPEC.md §17.8) is read with
+            // its key, through the slot that opened this vault; never an older epoch's backup.
+            let backup = try storeCall { () throws(StoreError) in try engine.store.readBackup() }
+            let copy = try engine.replicaCopy(backup.bytes, name: "the backup \(engine.path).bak", keys: keys)
+            guard copy.relation == .same || copy.relation == .successor(moves: true) else {
+                throw .otherKeyEpoch("the backup \(engine.path).bak is sealed under another vault key than the file")
+            }
+            let keys = copy.keys
+            var restored = copy.snapshot
             try restored.checkDigests(keys: keys)
             restored.identity = try storeCall { () throws(StoreError) in try engine.store.restoreBackup() }
             engine.adopt(restored)
+            if copy.relation != .same { engine.movedKeys = keys }
             try engine.memory.takeFreshReplica(entropy: engine.entropy)
             engine.memory.adopt(restored.header.clock)
             engine.keepUndoVersion(replacedGeneration: replaced, slotsChanged: false)
