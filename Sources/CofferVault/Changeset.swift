@@ -42,17 +42,18 @@ struct Changeset: Sendable {
     /// replacement header wrapped for `new` from their public parts.
     func resealed(vaultID: [UInt8], from old: EpochKeys, to new: EpochKeys, entropy: EntropySource) throws(CofferError) -> Changeset {
         func move(_ record: RecordV2) throws(CofferError) -> RecordV2 {
-            let nonce = try entropy.bytes(24)
+            let nonce = try entropy.bytes(SaveEngine.nonceLength)
             return try formatCall { () throws(FormatError) in try record.resealed(vaultID: vaultID, from: old, to: new, nonce: nonce) }
         }
         var out = self
-        for (id, change) in entries {
+        // In id order: the nonces are drawn in that order.
+        for (id, change) in entries.sorted(by: { $0.key < $1.key }) {
             switch change {
             case .put(let sealed, let attributes): out.entries[id] = .put(SealedItem(record: try move(sealed.record), overview: sealed.overview), attributes)
             case .tombstone(let sealed): out.entries[id] = .tombstone(SealedItem(record: try move(sealed.record), overview: sealed.overview))
             }
         }
-        for (id, base) in bases {
+        for (id, base) in bases.sorted(by: { $0.key < $1.key }) {
             guard let base else { continue }
             out.bases[id] = .some(try ItemVersion(record: try move(base.record), overview: base.overview))
         }

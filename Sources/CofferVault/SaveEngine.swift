@@ -374,7 +374,8 @@ struct SaveEngine {
             let stamp = issueStamp(seen)
             let changed = try slotChanges.map { (changes) throws(CofferError) in try engine.slotChanges(changes, onto: base.header, stamp: stamp) }
             let header = engine.upgraded(changed ?? Self.stamped(base.header, removing: [], stamp: stamp), stamp: stamp)
-            let records = base.allRecords
+            // In id order: the nonces are drawn in record order, and the same inputs give the same file.
+            let records = base.allRecords.sorted { $0.id < $1.id }
             let rotated = try formatCall { () throws(FormatError) in
                 try EpochRotation.rotate(header: header, records: records, keys: keys, at: stamp, entropy: engine.entropy)
             }
