@@ -156,7 +156,17 @@ extension SaveEngine {
                         ? "\(name) was rekeyed after this vault last read it, and the key slot that opened this vault was removed in it (a changed password or a revoked key file); open this vault with a credential that copy has, then merge"
                         : "\(name) is sealed under a key this vault never held and has no key slot of the credential that opened it")
                 }
-                guard rekeyedFromOurs else { return (opened, .concurrent) }
+                guard rekeyedFromOurs else {
+                    // Case 4. A slot's stanza is made from its public part alone, so anyone who
+                    // read this vault's header could make a file that opens through the device's
+                    // slot: only a key history sharing an earlier epoch of ours (its keys
+                    // committed to by their epoch ids) shows that a holder of our lineage made it.
+                    let theirEarlier = try formatCall { () throws(FormatError) in try theirs.keyHistory?.open(with: opened, vaultID: theirs.vaultID) ?? [] }
+                    guard theirEarlier.contains(where: { entry in earlier.contains { $0.epoch.epochID == entry.epoch.epochID } }) else {
+                        throw .otherKeyEpoch("\(name) is sealed under a key this vault never held and shares no earlier key with it")
+                    }
+                    return (opened, .concurrent)
+                }
                 // Each a successor of the other: the epoch of the later start, then the larger id.
                 let theirsLater = theirs.epochStart != ours.epochStart ? ours.epochStart < theirs.epochStart
                     : ours.epochID.lexicographicallyPrecedes(theirs.epochID)

@@ -571,11 +571,13 @@ struct SaveEngine {
 
     /// Whether a copy with `header`, under another epoch than `keys`, may be opened for a
     /// merge (SPEC.md §17.8), from its public parts: its epoch is in our key history, or it
-    /// has a slot with the identity of the one that opened this vault.
+    /// has a slot with the identity of the one that opened this vault and its key history
+    /// lists our epoch or one of our key history's.
     private func mayOpen(_ header: VaultHeaderV2, keys: EpochKeys) -> Bool {
-        if snapshot.header.keyHistory?.epochs.contains(where: { $0.epochID == header.epochID }) == true { return true }
-        guard let slot = openingSlot else { return false }
-        return header.slots.contains { $0.identity == slot.slotIdentity }
+        let ours = Set(snapshot.header.keyHistory?.epochs.map(\.epochID) ?? [])
+        if ours.contains(header.epochID) { return true }
+        guard let slot = openingSlot, header.slots.contains(where: { $0.identity == slot.slotIdentity }) else { return false }
+        return header.keyHistory?.epochs.contains { $0.epochID == keys.epochID || ours.contains($0.epochID) } == true
     }
 
     /// Encodes a new file and puts it in place of the old one, then hands `install` the new

@@ -199,6 +199,39 @@ struct VaultEpochMergeTests {
         }
     }
 
+    @Test("A file made from the vault's public header alone (the device's slot wrapped to a key no holder of the vault drew) is refused: case 4 needs a shared earlier epoch")
+    func forgedConcurrentEpochRefused() throws {
+        try withTemporaryDirectory { dir in
+            let (owner, path, _, _, _) = try setUp(dir)
+            try owner.rotateKey()
+            let file = try VaultFileV2.parse(try bytes(path))
+            // The items are the vault's own, sealed again (a forger would bring their own): only the header matters here.
+            let keys = try VaultFileV2.unlock(file.header, with: .password(try secure("old"))).keys
+            func forge(history: Bool) throws -> String {
+                let forged = try EpochKeys(epochKey: try SecureBytes.random(count: 32))
+                var header = file.header
+                header.slots = try header.slots.map { try $0.restanza(vaultID: header.vaultID, epoch: forged, entropy: .system) }
+                header.epochID = forged.epochID
+                // A key history of an epoch the vault never had, sealed under the forged key.
+                let other = try EpochKeys(epochKey: try SecureBytes.random(count: 32))
+                header.setKeyHistory(history ? try KeyHistory.seal([(KeyHistory.Epoch(epochID: other.epochID, end: header.epochStart), other)],
+                                                                   vaultID: header.vaultID, current: forged, entropy: .system) : nil)
+                let records = try file.records.map { try $0.resealed(vaultID: header.vaultID, from: keys, to: forged, nonce: try EntropySource.system.bytes(24)) }
+                let out = dir.appendingPathComponent("forged-\(history).coffer").path
+                try Data(try VaultFileV2.encode(header: header, generation: 99, records: records, keys: forged).bytes).write(to: URL(fileURLWithPath: out))
+                return out
+            }
+            let before = try bytes(path)
+            for forged in [try forge(history: false), try forge(history: true)] {
+                let error = #expect(throws: CofferError.self) { try owner.merge(contentsOf: forged) }
+                #expect(error?.kind == .otherKeyEpoch)
+                let fromBytes = #expect(throws: CofferError.self) { try owner.merge(bytes: try bytes(forged)) }
+                #expect(fromBytes?.kind == .otherKeyEpoch)
+            }
+            #expect(try bytes(path) == before)
+        }
+    }
+
     @Test("A vault handle whose file another process rekeyed saves and refreshes under the new key")
     func handleFollowsRotation() throws {
         try withTemporaryDirectory { dir in
