@@ -124,14 +124,17 @@ extension SaveEngine {
     /// The key `parsed` is sealed under and how its epoch relates to ours (SPEC.md §17.8).
     private func epoch(of parsed: VaultFileReader.Parsed, name: String, keys: EpochKeys) throws(CofferError) -> (EpochKeys, ReplicaCopy.Relation) {
         let ours = snapshot.header
-        let earlier = try formatCall { () throws(FormatError) in try ours.keyHistory?.open(with: keys, vaultID: ours.vaultID) ?? [] }
+        // Our earlier keys, opened only for a copy under another epoch (one AEAD).
+        func earlierKeys() throws(CofferError) -> [(epoch: KeyHistory.Epoch, keys: EpochKeys)] {
+            try formatCall { () throws(FormatError) in try ours.keyHistory?.open(with: keys, vaultID: ours.vaultID) ?? [] }
+        }
         switch parsed {
         case .v1(let codec):
             // A format-1 copy's vault key is the first epoch key of the upgraded vault: the
             // current key unless a rotation came after the upgrade. Found by its header MAC;
             // one no key gives is read with ours, and refused as the damaged copy it is.
-            if (try? codec.authenticate(keys: try VaultKeys(vaultKey: keys.epochKey))) != nil { return (keys, .same) }
-            for entry in earlier {
+            if ours.keyHistory == nil || (try? codec.authenticate(keys: try VaultKeys(vaultKey: keys.epochKey))) != nil { return (keys, .same) }
+            for entry in try earlierKeys() {
                 do {
                     try codec.authenticate(keys: try formatCall { () throws(FormatError) in try VaultKeys(vaultKey: entry.keys.epochKey) })
                 } catch .tampered(.header) {
@@ -145,6 +148,7 @@ extension SaveEngine {
         case .v2(let codec):
             let theirs = codec.header
             if ConstantTime.equals(theirs.epochID, keys.epochID) { return (keys, .same) }
+            let earlier = try earlierKeys()
             let older = earlier.first { $0.epoch.epochID == theirs.epochID }
             let rekeyedFromOurs = theirs.keyHistory?.epochs.contains { $0.epochID == keys.epochID } == true
             if rekeyedFromOurs || older == nil {

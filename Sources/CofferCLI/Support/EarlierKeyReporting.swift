@@ -25,9 +25,9 @@ enum EarlierKeyReporting {
         its own version of those items, and the items are listed by name. Merge them with \
         --accept-old-key once you know the copy is your own device's. A copy rekeyed after \
         the vault's key (by another of your devices) is opened with the credential that \
-        opened the vault, and the vault moves to its key. A copy whose key this vault never \
-        held, and that lacks the slot of the credential used (a changed password, a revoked \
-        key file), is refused (exit 65).
+        opened the vault, and the vault moves to its key. A copy that lacks the slot of the \
+        credential used (a changed password, a revoked key file), or whose key this vault \
+        never held and that shares no earlier key with it, is refused (exit 65).
         """
 
     /// Lines to print after a file's "merged" line; empty for a copy under the same key.
