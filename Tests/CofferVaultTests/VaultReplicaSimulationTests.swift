@@ -387,15 +387,9 @@ struct Schedule: Sendable, CustomStringConvertible {
                 index += 1
             }
         }
-        for from in 1..<replicas {
-            steps.append(Step(index: index, op: .merge(into: 0, from: from, conflictCopy: false, twice: false), isFinal: true))
-            index += 1
-        }
-        for into in 1..<replicas {
-            steps.append(Step(index: index, op: .merge(into: into, from: 0, conflictCopy: false, twice: false), isFinal: true))
-            index += 1
-        }
-        if hasRotations(steps) {
+        // Two rounds when the key was rotated: an older copy's slots enter only once its own
+        // device has moved to the newer key and merged again (SPEC.md §17.8 case 3).
+        for _ in 0..<(hasRotations(steps) ? 2 : 1) {
             for from in 1..<replicas {
                 steps.append(Step(index: index, op: .merge(into: 0, from: from, conflictCopy: false, twice: false), isFinal: true))
                 index += 1
