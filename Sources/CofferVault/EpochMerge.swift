@@ -177,6 +177,7 @@ extension SaveEngine {
                 let moves = older == nil || theirsLater
                 return (opened, .successor(moves: moves))
             }
+            // Not rekeyed from ours, and in our key history (the branch above took every other copy).
             guard let older else { throw .otherKeyEpoch("\(name) is sealed under a key this vault never held") }
             return (older.keys, .older(end: older.epoch.end))
         }

@@ -34,7 +34,10 @@ enum ReplicaMerge {
         // The epoch start (SPEC.md §17.4): the later of two format-2 files' (a format-1 vault
         // upgraded on two devices has two); a file read as format 1 has none yet.
         switch (ours.sourceVersion == FormatV2.version, theirs.sourceVersion == FormatV2.version) {
-        case _ where fixed != nil: break
+        case (_, let theirsV2) where fixed != nil:
+            // Across a rotation the header is made whole (its epoch and start): the next save
+            // must not take a file read as format 1 for an upgrade and give it a new start.
+            if theirsV2 { result.sourceVersion = FormatV2.version }
         case (true, true): result.header.epochStart = max(ours.header.epochStart, theirs.header.epochStart)
         case (false, true):
             result.header.epochStart = theirs.header.epochStart
