@@ -50,6 +50,31 @@ struct CLIEpochMergeTests {
         }
     }
 
+    @Test("After passwd the old copy and the old password never read an item saved afterwards: sync with the live vault as a conflict copy, restore, merge either way")
+    func oldCopyReadsNothingLater() throws {
+        try withTemporaryDirectory { dir in
+            let owner = Device("owner", root: dir), thief = Device("thief", root: dir)
+            try setUp(owner, in: dir)
+            try thief.ok(["add", "laptop.coffer", "--service", "thief-item"], input: "Old\nx\n", in: dir)   // leaves a .bak too
+            try owner.ok(["passwd", "v.coffer"], input: "Old\nNew\n", in: dir)
+            try owner.ok(["add", "v.coffer", "--service", "after"], input: "New\nafter-secret-77\n", in: dir)
+            // The live vault dropped beside the old copy as a conflict copy: refused, left in place.
+            let conflict = dir.appendingPathComponent("laptop.sync-conflict-20260301-101500-ABCDEF2.coffer")
+            try FileManager.default.copyItem(at: dir.appendingPathComponent("v.coffer"), to: conflict)
+            let sync = try thief.run(["sync", "laptop.coffer"], input: "Old\n", in: dir)
+            #expect(sync.status == 65, "\(sync.err)")
+            #expect(FileManager.default.fileExists(atPath: conflict.path))
+            try thief.ok(["restore", "laptop.coffer", "--yes"], input: "Old\n", in: dir)
+            #expect(try thief.run(["merge", "laptop.coffer", "v.coffer"], input: "Old\n", in: dir).status == 65)
+            let seen = try thief.ok(["list", "laptop.coffer", "--json"], input: "Old\n", in: dir)
+            #expect(!seen.out.contains("after"), "\(seen.out)")
+            // The owner merges the old copy: no slot of it enters, the thief's password opens nothing.
+            let merge = try owner.ok(["merge", "v.coffer", "laptop.coffer"], input: "New\n", in: dir)
+            #expect(merge.err.contains("none of its key slots"), "\(merge.err)")
+            #expect(try owner.run(["get", "v.coffer", "--service", "after", "--no-cache"], input: "Old\n", in: dir).status == 77)
+        }
+    }
+
     @Test("sync: a conflict copy under an earlier key with held edits stays in place and is not counted merged; without held edits it is merged and deleted")
     func syncLeavesHeldCopy() throws {
         try withTemporaryDirectory { dir in
