@@ -364,14 +364,24 @@ struct SaveEngine {
     /// `slotChanges`, a transaction's key-slot changes (a password change, a removed slot),
     /// are made in the same save, before the rotation: the old epoch key never wraps the
     /// new slots, and a removed credential's holder reads nothing this save writes.
-    mutating func rotate(keys: EpochKeys, slotChanges: Changeset? = nil,
-                         issueStamp: (VersionVector) -> Stamp) throws(CofferError) -> (keys: EpochKeys, removed: [KeySlotV2]) {
+    ///
+    /// As ``commit(_:keys:lastStamp:issueStamp:)`` does, the replica id is checked against the
+    /// device first when another writer saved the file (`lastStamp`: the newest time this
+    /// vault gave a stamp): a rotation stamped by an id whose latest edit the file lacks (a
+    /// restore put an older version back) would claim that edit, and another app's refresh
+    /// would then take the file as holding it (found by the replica simulation).
+    mutating func rotate(keys: EpochKeys, slotChanges: Changeset? = nil, lastStamp: UInt64,
+                         issueStamp: (VersionVector, UInt64) -> Stamp) throws(CofferError) -> (keys: EpochKeys, removed: [KeySlotV2]) {
         try locked { (engine) throws(CofferError) -> (keys: EpochKeys, removed: [KeySlotV2]) in
             // A file rekeyed meanwhile is joined under its key, and rotated from there.
-            var (base, keys) = try engine.fileChanged() ? engine.joinedWithFile(keys: keys) : (engine.snapshot, keys)
+            let fileChanged = try engine.fileChanged()
+            var (base, keys) = fileChanged ? try engine.joinedWithFile(keys: keys) : (engine.snapshot, keys)
+            if fileChanged {
+                try engine.memory.checkReplica(before: base.header.clock, lastStamp: lastStamp, entropy: engine.entropy)
+            }
             try base.checkDigests(keys: keys)
             let seen = base.header.clock.merged(with: VersionVector(slotChanges?.stamp.map { [$0.replica: $0.time] } ?? [:]))
-            let stamp = issueStamp(seen)
+            let stamp = issueStamp(seen, engine.memory.replica)
             let changed = try slotChanges.map { (changes) throws(CofferError) in try engine.slotChanges(changes, onto: base.header, stamp: stamp) }
             let header = engine.upgraded(changed ?? Self.stamped(base.header, removing: [], stamp: stamp), stamp: stamp)
             // In id order: the nonces are drawn in record order, and the same inputs give the same file.

@@ -456,7 +456,9 @@ public final class Vault: @unchecked Sendable {
     func rotatingKey() throws(CofferError) -> KeyRotation {
         try withLock { () throws(CofferError) -> KeyRotation in
             let old = try requireKeys()
-            let (new, removed) = try withEpochs { () throws(CofferError) in try engine.rotate(keys: old) { clock in issueStamp(after: clock) } }
+            let (new, removed) = try withEpochs { () throws(CofferError) in
+                try engine.rotate(keys: old, lastStamp: lastStampTime) { clock, replica in issueStamp(after: clock, replica: replica) }
+            }
             keys = new
             return KeyRotation(removedSlots: removed.map(\.kind), records: engine.snapshot.entries.count + engine.snapshot.tombstones.count)
         }
@@ -475,7 +477,7 @@ public final class Vault: @unchecked Sendable {
             var rotation: KeyRotation?
             if rotatingKey {
                 let (new, removed) = try withEpochs { () throws(CofferError) in
-                    try engine.rotate(keys: old, slotChanges: changes) { clock in issueStamp(after: clock) }
+                    try engine.rotate(keys: old, slotChanges: changes, lastStamp: lastStampTime) { clock, replica in issueStamp(after: clock, replica: replica) }
                 }
                 keys = new
                 rotation = KeyRotation(removedSlots: removed.map(\.kind), records: engine.snapshot.entries.count + engine.snapshot.tombstones.count)

@@ -232,6 +232,25 @@ struct VaultEpochMergeTests {
         }
     }
 
+    @Test("A rotation of a file that lacks the device's latest edit (a restore put an older version back) takes a new replica id: the app that made the edit keeps it")
+    func rotationAfterRestoreKeepsAnotherAppsEdit() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("v.coffer").path
+            let options = VaultOptions(kdf: testKDF, keepsBackup: true, lockTimeout: .seconds(5),
+                                       replicaState: .directory(dir.appendingPathComponent("state").path))
+            let item = try add(try Vault.create(at: path, password: secure("pw"), options: options), "item")
+            let app0 = try Vault.open(at: path, password: secure("pw"), options: options)
+            let app1 = try Vault.open(at: path, password: secure("pw"), options: options)
+            try app1.update(item.id) { attributes, _ in attributes.tags = ["edited by app 1"] }
+            // A process without device state puts the backup (from before the edit) back.
+            try Vault.open(at: path, password: secure("pw"), options: testOptions).restoreBackup()
+            try app0.rotateKey()
+            try app1.refresh()
+            let reopened = try Vault.open(at: path, password: secure("pw"), options: testOptions)
+            #expect(try reopened.item(item.id).attributes.tags == ["edited by app 1"])
+        }
+    }
+
     @Test("A vault handle whose file another process rekeyed saves and refreshes under the new key")
     func handleFollowsRotation() throws {
         try withTemporaryDirectory { dir in
