@@ -39,6 +39,36 @@ struct Changeset: Sendable {
         }
     }
 
+    /// The same changes sealed again under `new` (a file rekeyed while the transaction ran,
+    /// SPEC.md §17.8): every staged record and base with a fresh nonce, and the slots of a
+    /// replacement header wrapped for `new` from their public parts.
+    func resealed(vaultID: [UInt8], from old: EpochKeys, to new: EpochKeys, entropy: EntropySource) throws(CofferError) -> Changeset {
+        func move(_ record: RecordV2) throws(CofferError) -> RecordV2 {
+            let nonce = try entropy.bytes(SaveEngine.nonceLength)
+            return try formatCall { () throws(FormatError) in try record.resealed(vaultID: vaultID, from: old, to: new, nonce: nonce) }
+        }
+        var out = self
+        // In id order: the nonces are drawn in that order.
+        for (id, change) in entries.sorted(by: { $0.key < $1.key }) {
+            switch change {
+            case .put(let sealed, let attributes): out.entries[id] = .put(SealedItem(record: try move(sealed.record), overview: sealed.overview), attributes)
+            case .tombstone(let sealed): out.entries[id] = .tombstone(SealedItem(record: try move(sealed.record), overview: sealed.overview))
+            }
+        }
+        for (id, base) in bases.sorted(by: { $0.key < $1.key }) {
+            guard let base else { continue }
+            out.bases[id] = .some(try ItemVersion(record: try move(base.record), overview: base.overview))
+        }
+        if var changed = header {
+            changed.slots = try changed.slots.map { (slot) throws(CofferError) -> KeySlotV2 in
+                guard slot.isNewStyle else { return slot }
+                return try formatCall { () throws(FormatError) in try slot.restanza(vaultID: vaultID, epoch: new, entropy: entropy) }
+            }
+            out.header = changed
+        }
+        return out
+    }
+
     /// Applies every change to `snapshot`, checking unique keys (another writer's file).
     func apply(to snapshot: inout VaultSnapshot) throws(CofferError) {
         if let header { snapshot.header = header }

@@ -46,6 +46,18 @@ extension ItemAttributes {
         }
     }
 
+    /// ``validate()`` for an edit of `old`: an item a merge brought back without the field
+    /// its kind needs (its value erased, SPEC.md §17.5 "What does not come back") stays
+    /// editable; an edit that takes such a field away, or changes the kind, is refused.
+    func validate(editing old: ItemAttributes) throws(CofferError) {
+        do throws(CofferError) {
+            try validate()
+        } catch {
+            guard kind == old.kind, (try? old.validate()) == nil,
+                  label == old.label, service == old.service, server == old.server else { throw error }
+        }
+    }
+
     /// Checks the fields each kind needs.
     func validate() throws(CofferError) {
         switch kind {

@@ -18,13 +18,25 @@ enum ReplicaMerge {
     /// The result keeps `ours`'s file identity; its generation is the larger of the two.
     /// Every record taken from `theirs` as it is has its secret part opened first: a copy
     /// that fails any check adds nothing.
-    static func merge(_ ours: VaultSnapshot, _ theirs: VaultSnapshot, sealer: ItemSealer) throws(CofferError) -> Outcome {
+    /// `header`, when given, is the result's header as a merge across a rotation makes it
+    /// (SPEC.md §17.8, EpochMerge.swift); both snapshots are then sealed under `sealer`'s key.
+    static func merge(_ ours: VaultSnapshot, _ theirs: VaultSnapshot, sealer: ItemSealer,
+                      header fixed: VaultHeaderV2? = nil) throws(CofferError) -> Outcome {
         var result = ours
         var report = MergeReport()
-        result.header = try mergedHeader(ours.header, theirs.header, report: &report)
+        if let fixed {
+            result.header = fixed
+            report.keySlots = KeySlotChange(from: ours.header.slots, to: fixed.slots)
+        } else {
+            result.header = try mergedHeader(ours.header, theirs.header, report: &report)
+        }
         // The epoch start (SPEC.md §17.4): the later of two format-2 files' (a format-1 vault
         // upgraded on two devices has two); a file read as format 1 has none yet.
         switch (ours.sourceVersion == FormatV2.version, theirs.sourceVersion == FormatV2.version) {
+        case (_, let theirsV2) where fixed != nil:
+            // Across a rotation the header is made whole (its epoch and start): the next save
+            // must not take a file read as format 1 for an upgrade and give it a new start.
+            if theirsV2 { result.sourceVersion = FormatV2.version }
         case (true, true): result.header.epochStart = max(ours.header.epochStart, theirs.header.epochStart)
         case (false, true):
             result.header.epochStart = theirs.header.epochStart
@@ -141,6 +153,8 @@ public struct MergeReport: Sendable, Equatable, Codable {
     public var keySlots = KeySlotChange.none
     /// Items left with values that lost a concurrent edit (see ``Vault/conflicts(for:)``).
     public var conflicted: [ItemID] = []
+    /// What came from, and was held back of, a copy under another vault key (SPEC.md §17.8).
+    public var earlierKey = EarlierKeyReport()
 
     public init() {}
 

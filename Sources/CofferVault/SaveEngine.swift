@@ -31,6 +31,12 @@ struct SaveEngine {
     var conversion: SlotConversion?
     /// The slot key of the converted slot once a save put it in: what a cached unlock holds now.
     private(set) var convertedSlotKey: SlotKey?
+    /// The slot key that opened the vault, set by ``Vault`` while it runs the engine (never
+    /// kept after): what opens a copy rekeyed after, or apart from, this vault (SPEC.md §17.8).
+    var openingSlot: SlotKey?
+    /// The keys of the epoch a save moved the vault to (a merge with a successor, SPEC.md
+    /// §17.8), until ``Vault`` takes them: the snapshot is sealed under them from then on.
+    private(set) var movedKeys: EpochKeys?
 
     init(path: String, store: VaultFileStore, options: VaultOptions, entropy: EntropySource,
          snapshot: VaultSnapshot, memory: ReplicaMemory) {
@@ -48,6 +54,12 @@ struct SaveEngine {
     mutating func adopt(_ opened: VaultSnapshot) {
         snapshot = opened
         highestGeneration = max(highestGeneration, opened.generation)
+    }
+
+    /// The keys a save moved the vault to since the last call, if any (``movedKeys``).
+    mutating func takeMovedKeys() -> EpochKeys? {
+        defer { movedKeys = nil }
+        return movedKeys
     }
 
     /// Accepts the rolled-back file as the current version (``Vault/acceptRollback()``).
@@ -76,13 +88,15 @@ struct SaveEngine {
                 return
             }
             if fileChanged { try engine.snapshot.openAll() }   // the join reads every overview
-            var next = fileChanged ? try engine.joinedWithFile(keys: keys) : engine.snapshot
+            var (next, nextKeys) = fileChanged ? try engine.joinedWithFile(keys: keys) : (engine.snapshot, keys)
             if fileChanged {
                 try engine.memory.checkReplica(before: next.header.clock, lastStamp: lastStamp, entropy: engine.entropy)
             }
+            // The file was rekeyed meanwhile (SPEC.md §17.8): the changes are sealed again under its key.
+            let changes = nextKeys === keys ? changes : try changes.resealed(vaultID: next.vaultID, from: keys, to: nextKeys, entropy: engine.entropy)
             let seen = next.header.clock.merged(with: VersionVector(changes.stamp.map { [$0.replica: $0.time] } ?? [:]))
-            try engine.replay(changes, onto: &next, stamp: issueStamp(seen, engine.memory.replica), keys: keys)
-            try engine.saveJoined(next, keys: keys)
+            try engine.replay(changes, onto: &next, stamp: issueStamp(seen, engine.memory.replica), keys: nextKeys)
+            try engine.saveJoined(next, keys: nextKeys)
         }
     }
 
@@ -191,43 +205,68 @@ struct SaveEngine {
     /// holds too among them: a copy that fails any check is refused whole. A merge
     /// that changes nothing writes nothing: no new generation, and the backup (the one
     /// level of undo) stays as it was.
+    ///
+    /// `other` was read with `keys` (``replicaCopy(_:name:keys:identity:)``); a copy under
+    /// another key epoch merges by SPEC.md §17.8, its held edits as `held` says. Call
+    /// ``takeUpFile(keys:)`` first: a file rekeyed meanwhile is refused here as busy (the
+    /// copy's epoch was judged against the vault as it was).
     @discardableResult
-    mutating func saveMerged(with other: VaultSnapshot, keys: EpochKeys) throws(CofferError) -> MergeReport {
+    mutating func saveMerged(with other: ReplicaCopy, keys: EpochKeys, held: HeldEdits = .hold) throws(CofferError) -> MergeReport {
         var other = other
-        try other.checkDigests(keys: keys)
+        try other.snapshot.checkDigests(keys: other.keys)
         return try locked { (engine) throws(CofferError) -> MergeReport in
             // The file, when it changed since we read it, takes part too: as it is when it
             // holds all this vault holds, else joined with it (and then saved in any case).
             var base = engine.snapshot
             var mustSave = false
             if try engine.fileChanged() {
-                let fresh = try engine.readVerified(keys: keys)
-                if try ReplicaMerge.adds(engine.snapshot, to: fresh) {
-                    base = try ReplicaMerge.merge(engine.snapshot, fresh, sealer: engine.sealer(keys)).snapshot
+                let file = try storeCall { () throws(StoreError) in try engine.store.read() }
+                let fresh = try engine.replicaCopy(file.bytes, name: "the file at \(engine.path) now", keys: keys, identity: file.identity)
+                guard fresh.relation == .same else {
+                    throw .conflict("\(engine.path) was rekeyed by another writer during the merge; merge again")
+                }
+                if try ReplicaMerge.adds(engine.snapshot, to: fresh.snapshot) {
+                    base = try ReplicaMerge.merge(engine.snapshot, fresh.snapshot, sealer: engine.sealer(keys)).snapshot
                     mustSave = true
                 } else {
-                    engine.adopt(fresh)
-                    base = fresh
+                    engine.adopt(fresh.snapshot)
+                    base = fresh.snapshot
                 }
             }
-            let outcome = try ReplicaMerge.merge(base, other, sealer: engine.sealer(keys))
-            if mustSave || outcome.changed { try engine.saveJoined(outcome.snapshot, keys: keys) }
-            return outcome.report
+            let joined = try engine.join(base, keys: keys, other, held: held)
+            if mustSave || joined.outcome.changed { try engine.saveJoined(joined.outcome.snapshot, keys: joined.keys) }
+            return joined.outcome.report
         }
     }
 
     /// Re-reads the file if another process saved it since this vault last did; returns
     /// true when something was reloaded. A file that lacks something this vault holds is
-    /// merged with it and the merge is saved.
+    /// merged with it and the merge is saved; a file rekeyed by another writer is taken up
+    /// under its key when it still has the slot that opened this vault (SPEC.md §17.8).
     mutating func refresh(keys: EpochKeys) throws(CofferError) -> Bool {
         guard try fileChanged() else { return false }
-        let fresh = try readVerified(keys: keys)
-        if fresh.header.clock.dominates(snapshot.header.clock), fresh.generation >= snapshot.generation {
-            adopt(fresh)
-        } else {
-            try saveMerged(with: fresh, keys: keys)
-        }
+        try locked { (engine) throws(CofferError) in _ = try engine.takeUpFile(keys: keys) }
         return true
+    }
+
+    /// Reads the file another writer saved and takes it up: as it is when it holds all this
+    /// vault holds (same epoch or a successor), else joined with what this vault holds and
+    /// saved. Returns the keys the vault is under afterwards. A file replaced by a copy under
+    /// an earlier key with edits made after the rotation is refused (saving over it would
+    /// lose them; `coffer merge` that copy instead).
+    mutating func takeUpFile(keys: EpochKeys) throws(CofferError) -> EpochKeys {
+        guard try fileChanged() else { return keys }
+        let file = try storeCall { () throws(StoreError) in try store.read() }
+        let fresh = try replicaCopy(file.bytes, name: "the file at \(path) now", keys: keys, identity: file.identity)
+        if fresh.relation == .same || fresh.relation == .successor(moves: true),
+           fresh.snapshot.header.clock.dominates(snapshot.header.clock), fresh.snapshot.generation >= snapshot.generation {
+            adopt(fresh.snapshot)
+            if fresh.relation != .same { movedKeys = fresh.keys }
+            return fresh.keys
+        }
+        let joined = try join(snapshot, keys: keys, fresh, held: .refuse)
+        try saveJoined(joined.outcome.snapshot, keys: joined.keys)
+        return joined.keys
     }
 
     /// Puts the backup in place of the file after checking it with `keys` (same vault, MACs
@@ -239,12 +278,21 @@ struct SaveEngine {
     mutating func restoreBackup(keys: EpochKeys) throws(CofferError) {
         try locked { (engine) throws(CofferError) in
             let replaced = engine.snapshot.generation
-            var restored = try engine.readBackup(keys: keys)
+            // A backup another app saved after rekeying the file (SPEC.md §17.8) is read with
+            // its key, through the slot that opened this vault; never an older epoch's backup.
+            let backup = try storeCall { () throws(StoreError) in try engine.store.readBackup() }
+            let copy = try engine.replicaCopy(backup.bytes, name: "the backup \(engine.path).bak", keys: keys)
+            guard copy.relation == .same || copy.relation == .successor(moves: true) else {
+                throw .otherKeyEpoch("the backup \(engine.path).bak is sealed under another vault key than the file")
+            }
+            let keys = copy.keys
+            var restored = copy.snapshot
             try restored.checkDigests(keys: keys)
             // Key slots are never restored: a backup under other slots is written anew (SPEC.md §11.4).
             if try engine.restoreKeepingSlots(restored, keys: keys) { return }
             restored.identity = try storeCall { () throws(StoreError) in try engine.store.restoreBackup() }
             engine.adopt(restored)
+            if copy.relation != .same { engine.movedKeys = keys }
             try engine.memory.takeFreshReplica(entropy: engine.entropy)
             engine.memory.adopt(restored.header.clock)
             engine.keepUndoVersion(replacedGeneration: replaced, slotsChanged: false)
@@ -258,24 +306,32 @@ struct SaveEngine {
         try memory.takeFreshReplica(ifBehind: opened.header.clock, lastStamp: lastStamp, entropy: entropy)
     }
 
-    /// This version joined with the file another writer saved since we read it.
-    private func joinedWithFile(keys: EpochKeys) throws(CofferError) -> VaultSnapshot {
-        try ReplicaMerge.merge(snapshot, try readVerified(keys: keys), sealer: sealer(keys)).snapshot
+    /// This version joined with the file another writer saved since we read it, and the
+    /// keys the join is sealed under (the file's, when it was rekeyed meanwhile, SPEC.md §17.8).
+    private func joinedWithFile(keys: EpochKeys) throws(CofferError) -> (VaultSnapshot, EpochKeys) {
+        let file = try storeCall { () throws(StoreError) in try store.read() }
+        let fresh = try replicaCopy(file.bytes, name: "the file at \(path) now", keys: keys, identity: file.identity)
+        let joined = try join(snapshot, keys: keys, fresh, held: .refuse)
+        return (joined.outcome.snapshot, joined.keys)
     }
 
     /// Saves `joined`, this version joined with another (the file another writer saved, a
     /// replica merged in), and makes it this vault's version. It holds the other's records
     /// too, so every digest is checked before they are written again.
+    /// A join under another epoch than the snapshot's (a successor's, SPEC.md §17.8) moves
+    /// the vault to it: no backup under the old key is kept, and ``movedKeys`` is set.
     mutating func saveJoined(_ joined: VaultSnapshot, keys: EpochKeys) throws(CofferError) {
         var next = joined
         next.generation = try Self.generation(after: max(next.generation, highestGeneration))
         next.header = upgraded(next.header, stamp: Stamp(replica: memory.replica, time: max(1, next.header.clock.maxTime)))
         next.digestsChecked = false
         try next.checkDigests(keys: keys)
-        try write(header: next.header, generation: next.generation, records: next.allRecords, keys: keys) { engine, identity in
+        let moves = !ConstantTime.equals(snapshot.header.epochID, keys.epochID)
+        try write(header: next.header, generation: next.generation, records: next.allRecords, keys: keys, changesKey: moves) { engine, identity in
             next.identity = identity
             engine.snapshot = next
             engine.highestGeneration = next.generation
+            if moves { engine.movedKeys = keys }
         }
     }
 
@@ -312,16 +368,28 @@ struct SaveEngine {
     /// `slotChanges`, a transaction's key-slot changes (a password change, a removed slot),
     /// are made in the same save, before the rotation: the old epoch key never wraps the
     /// new slots, and a removed credential's holder reads nothing this save writes.
-    mutating func rotate(keys: EpochKeys, slotChanges: Changeset? = nil,
-                         issueStamp: (VersionVector) -> Stamp) throws(CofferError) -> (keys: EpochKeys, removed: [KeySlotV2]) {
+    ///
+    /// As ``commit(_:keys:lastStamp:issueStamp:)`` does, the replica id is checked against the
+    /// device first when another writer saved the file (`lastStamp`: the newest time this
+    /// vault gave a stamp): a rotation stamped by an id whose latest edit the file lacks (a
+    /// restore put an older version back) would claim that edit, and another app's refresh
+    /// would then take the file as holding it (found by the replica simulation).
+    mutating func rotate(keys: EpochKeys, slotChanges: Changeset? = nil, lastStamp: UInt64,
+                         issueStamp: (VersionVector, UInt64) -> Stamp) throws(CofferError) -> (keys: EpochKeys, removed: [KeySlotV2]) {
         try locked { (engine) throws(CofferError) -> (keys: EpochKeys, removed: [KeySlotV2]) in
-            var base = try engine.fileChanged() ? engine.joinedWithFile(keys: keys) : engine.snapshot
+            // A file rekeyed meanwhile is joined under its key, and rotated from there.
+            let fileChanged = try engine.fileChanged()
+            var (base, keys) = fileChanged ? try engine.joinedWithFile(keys: keys) : (engine.snapshot, keys)
+            if fileChanged {
+                try engine.memory.checkReplica(before: base.header.clock, lastStamp: lastStamp, entropy: engine.entropy)
+            }
             try base.checkDigests(keys: keys)
             let seen = base.header.clock.merged(with: VersionVector(slotChanges?.stamp.map { [$0.replica: $0.time] } ?? [:]))
-            let stamp = issueStamp(seen)
+            let stamp = issueStamp(seen, engine.memory.replica)
             let changed = try slotChanges.map { (changes) throws(CofferError) in try engine.slotChanges(changes, onto: base.header, stamp: stamp) }
             let header = engine.upgraded(changed ?? Self.stamped(base.header, removing: [], stamp: stamp), stamp: stamp)
-            let records = base.allRecords
+            // In id order: the nonces are drawn in record order, and the same inputs give the same file.
+            let records = base.allRecords.sorted { $0.id < $1.id }
             let rotated = try formatCall { () throws(FormatError) in
                 try EpochRotation.rotate(header: header, records: records, keys: keys, at: stamp, entropy: engine.entropy)
             }
@@ -486,28 +554,44 @@ struct SaveEngine {
     /// the size first seen, plus one byte to see that it grew), parsed and verified as
     /// ``replicaSnapshot(_:name:keys:identity:)`` does. `identity` is set to the file's as
     /// first seen, for a refusal to be remembered by.
-    func readReplica(at otherPath: String, keys: EpochKeys, identity: inout FileIdentity?) throws(CofferError) -> VaultSnapshot {
+    func readReplica(at otherPath: String, keys: EpochKeys, identity: inout FileIdentity?) throws(CofferError) -> ReplicaCopy {
         let store = VaultFileStore(path: otherPath)
         let start = try storeCall { () throws(StoreError) in try store.readPrefix(VaultFileV2.summaryPrefixLength) }
         identity = start.identity
         let size = Int(start.identity.size)
-        guard start.bytes.count < size else { return try replicaSnapshot(start.bytes, name: otherPath, keys: keys) }
+        guard start.bytes.count < size else { return try replicaCopy(start.bytes, name: otherPath, keys: keys) }
         if try formatCall({ () throws(FormatError) in try VaultFile.formatVersion(start.bytes) }) == FormatV2.version {
             let head = try formatCall { () throws(FormatError) in try VaultFileV2.Start(start.bytes) }
             guard head.header.vaultID == snapshot.vaultID else { throw .differentVault("\(otherPath) holds a different vault") }
-            if let why = otherEpoch(head.header, keys: keys) { throw .otherKeyEpoch("\(otherPath) \(why)") }
-            try formatCall { () throws(FormatError) in try head.authenticateHeader(start.bytes, keys: keys) }
-            // The manifest, read with one byte more: a file shorter than it is seen to be.
-            let manifest = head.manifestMACEnd <= start.bytes.count ? start.bytes
-                : try storeCall { () throws(StoreError) in try store.readPrefix(min(head.manifestMACEnd, size)) }.bytes
-            try formatCall { () throws(FormatError) in try head.checkManifest(manifest, fileSize: size, keys: keys) }
+            if ConstantTime.equals(head.header.epochID, keys.epochID) {
+                try formatCall { () throws(FormatError) in try head.authenticateHeader(start.bytes, keys: keys) }
+                // The manifest, read with one byte more: a file shorter than it is seen to be.
+                let manifest = head.manifestMACEnd <= start.bytes.count ? start.bytes
+                    : try storeCall { () throws(StoreError) in try store.readPrefix(min(head.manifestMACEnd, size)) }.bytes
+                try formatCall { () throws(FormatError) in try head.checkManifest(manifest, fileSize: size, keys: keys) }
+            } else if !mayOpen(head.header, keys: keys), let why = otherEpoch(head.header, keys: keys) {
+                // Under another key that neither our key history nor the slot that opened
+                // this vault gives (SPEC.md §17.8): refused from its start.
+                throw .otherKeyEpoch("\(otherPath) \(why)")
+            }
         } else {
             // A format-1 copy: its vault id from the start; the rest as it always was.
             let summary = try formatCall { () throws(FormatError) in try VaultFile.parseSummary(start.bytes) }
             guard summary.header.vaultID == snapshot.vaultID else { throw .differentVault("\(otherPath) holds a different vault") }
         }
         let file = try storeCall { () throws(StoreError) in try store.readPrefix(size + 1) }
-        return try replicaSnapshot(file.bytes, name: otherPath, keys: keys)
+        return try replicaCopy(file.bytes, name: otherPath, keys: keys)
+    }
+
+    /// Whether a copy with `header`, under another epoch than `keys`, may be opened for a
+    /// merge (SPEC.md §17.8), from its public parts: its epoch is in our key history, or it
+    /// has a slot with the identity of the one that opened this vault and its key history
+    /// lists our epoch or one of our key history's.
+    private func mayOpen(_ header: VaultHeaderV2, keys: EpochKeys) -> Bool {
+        let ours = Set(snapshot.header.keyHistory?.epochs.map(\.epochID) ?? [])
+        if ours.contains(header.epochID) { return true }
+        guard let slot = openingSlot, header.slots.contains(where: { $0.identity == slot.slotIdentity }) else { return false }
+        return header.keyHistory?.epochs.contains { $0.epochID == keys.epochID || ours.contains($0.epochID) } == true
     }
 
     /// Encodes a new file and puts it in place of the old one, then hands `install` the new

@@ -68,11 +68,21 @@ extension Vault {
     /// ```
     @discardableResult
     public func mergeConflictCopy(at path: String, rereadingRefused: Bool = false) throws(CofferError) -> MergeReport {
-        let memory = RefusalMemory(vaultPath: self.path, location: options.replicaState)
+        try mergeConflictCopy(at: path, rereadingRefused: rereadingRefused, options: MergeOptions())
+    }
+
+    /// ``mergeConflictCopy(at:rereadingRefused:)`` with `options` (``merge(contentsOf:options:)``).
+    ///
+    /// ```swift
+    /// let report = try vault.mergeConflictCopy(at: copy.path, rereadingRefused: false, options: MergeOptions(acceptEarlierKey: true))
+    /// ```
+    @discardableResult
+    public func mergeConflictCopy(at path: String, rereadingRefused: Bool, options: MergeOptions) throws(CofferError) -> MergeReport {
+        let memory = RefusalMemory(vaultPath: self.path, location: self.options.replicaState)
         if !rereadingRefused, let refused = memory?.refusal(of: path) { throw refused.error }
         var identity: FileIdentity?
         do {
-            let report = try merge(contentsOf: path, identity: &identity)
+            let report = try merge(contentsOf: path, options: options, identity: &identity)
             memory?.forget(path)
             return report
         } catch {

@@ -29,29 +29,62 @@ extension Vault {
     /// vault or key epoch, whose header or manifest does not authenticate, or whose size does
     /// not fit the records its manifest declares costs the reading of its start (about 1 MiB
     /// at most, and its manifest), not of the whole file.
+    ///
+    /// **Across a rotation** (SPEC.md §17.8): a copy rekeyed after this vault's key (by a
+    /// device that held it) is opened through its key slot of the credential that opened
+    /// this vault, and the vault moves to its key; a copy made under an earlier key (a device
+    /// that was offline during ``rotateKey()`` or a password change) is read with the key
+    /// the vault keeps, and nothing of its key slots enters. Its edits dated before the
+    /// rotation merge; those dated after are **held** (this vault's version of those items
+    /// stays) and listed in ``MergeReport/earlierKey``, unless `options` accepts them. A
+    /// copy no key of this vault opens, or that no longer has the slot that opened it,
+    /// throws ``CofferError/otherKeyEpoch(_:)``.
     @discardableResult
     public func merge(contentsOf otherPath: String) throws(CofferError) -> MergeReport {
-        var identity: FileIdentity?
-        return try merge(contentsOf: otherPath, identity: &identity)
+        try merge(contentsOf: otherPath, options: MergeOptions())
     }
 
-    /// ``merge(contentsOf:)-(String)``, setting `identity` to the other file's as first read
+    /// ``merge(contentsOf:)-(String)`` with `options`: ``MergeOptions/acceptEarlierKey``
+    /// merges the edits a copy under an earlier key made after the rotation, which are
+    /// otherwise held.
+    ///
+    /// ```swift
+    /// let report = try vault.merge(contentsOf: laptopCopy, options: MergeOptions(acceptEarlierKey: true))
+    /// ```
+    @discardableResult
+    public func merge(contentsOf otherPath: String, options: MergeOptions) throws(CofferError) -> MergeReport {
+        var identity: FileIdentity?
+        return try merge(contentsOf: otherPath, options: options, identity: &identity)
+    }
+
+    /// ``merge(contentsOf:options:)``, setting `identity` to the other file's as first read
     /// (nil when it could not be read at all): what a refusal is remembered by.
-    func merge(contentsOf otherPath: String, identity: inout FileIdentity?) throws(CofferError) -> MergeReport {
+    func merge(contentsOf otherPath: String, options: MergeOptions = MergeOptions(), identity: inout FileIdentity?) throws(CofferError) -> MergeReport {
         try saving { (engine, keys) throws(CofferError) -> MergeReport in
-            try engine.saveMerged(with: try engine.readReplica(at: otherPath, keys: keys, identity: &identity), keys: keys)
+            // The file first, when another writer rekeyed it: the copy's epoch is judged against it.
+            let keys = try engine.takeUpFile(keys: keys)
+            return try engine.saveMerged(with: try engine.readReplica(at: otherPath, keys: keys, identity: &identity), keys: keys,
+                                         held: options.acceptEarlierKey ? .accept : .hold)
         }
     }
 
     /// ``merge(contentsOf:)-(String)`` for a replica's bytes (from a network, a git object…).
     @discardableResult
     public func merge(bytes: [UInt8]) throws(CofferError) -> MergeReport {
-        try merge(bytes: bytes, name: "the replica")
+        try merge(bytes: bytes, options: MergeOptions())
     }
 
-    private func merge(bytes: [UInt8], name: String) throws(CofferError) -> MergeReport {
+    /// ``merge(bytes:)`` with `options` (``merge(contentsOf:options:)``).
+    ///
+    /// ```swift
+    /// let report = try vault.merge(bytes: blob, options: MergeOptions(acceptEarlierKey: true))
+    /// ```
+    @discardableResult
+    public func merge(bytes: [UInt8], options: MergeOptions) throws(CofferError) -> MergeReport {
         try saving { (engine, keys) throws(CofferError) -> MergeReport in
-            try engine.saveMerged(with: try engine.replicaSnapshot(bytes, name: name, keys: keys), keys: keys)
+            let keys = try engine.takeUpFile(keys: keys)
+            return try engine.saveMerged(with: try engine.replicaCopy(bytes, name: "the replica", keys: keys), keys: keys,
+                                         held: options.acceptEarlierKey ? .accept : .hold)
         }
     }
 

@@ -439,7 +439,9 @@ public final class Vault: @unchecked Sendable {
             let result = try body(tx)
             let changes = tx.finish()   // lets go of its copy of the snapshot, which commit changes in place
             do throws(CofferError) {
-                try engine.commit(changes, keys: keys, lastStamp: lastStampTime) { clock, replica in issueStamp(after: clock, replica: replica) }
+                try withEpochs { () throws(CofferError) in
+                    try engine.commit(changes, keys: keys, lastStamp: lastStampTime) { clock, replica in issueStamp(after: clock, replica: replica) }
+                }
             } catch {
                 throw lift(error)
             }
@@ -462,8 +464,20 @@ public final class Vault: @unchecked Sendable {
             let keys = try requireKeys()
             // The engine's own work (merges, repairs, rotations) reads every overview.
             try engine.snapshot.openAll()
-            return try body(&engine, keys)
+            return try withEpochs { () throws(CofferError) -> R in try body(&engine, keys) }
         }
+    }
+
+    /// Runs `body` (under the vault's lock) with the engine holding the slot key that opened
+    /// the vault, which opens a copy rekeyed after or apart from it (SPEC.md §17.8), and
+    /// takes the keys of the epoch a save moved the vault to, even when `body` throws after.
+    private func withEpochs<R>(_ body: () throws(CofferError) -> R) throws(CofferError) -> R {
+        engine.openingSlot = openingSlotKey
+        defer {
+            engine.openingSlot = nil
+            if let moved = engine.takeMovedKeys() { keys = moved }
+        }
+        return try body()
     }
 
     /// Runs a key rotation on the file and takes its new keys (``rotateKey()``).
@@ -471,7 +485,9 @@ public final class Vault: @unchecked Sendable {
         try withLock { () throws(CofferError) -> KeyRotation in
             let old = try requireKeys()
             try engine.snapshot.openAll()
-            let (new, removed) = try engine.rotate(keys: old) { clock in issueStamp(after: clock) }
+            let (new, removed) = try withEpochs { () throws(CofferError) in
+                try engine.rotate(keys: old, lastStamp: lastStampTime) { clock, replica in issueStamp(after: clock, replica: replica) }
+            }
             keys = new
             return KeyRotation(removedSlots: removed.map(\.kind), records: engine.snapshot.entries.count + engine.snapshot.tombstones.count)
         }
@@ -492,11 +508,15 @@ public final class Vault: @unchecked Sendable {
             let changes = tx.finish()
             var rotation: KeyRotation?
             if rotatingKey {
-                let (new, removed) = try engine.rotate(keys: old, slotChanges: changes) { clock in issueStamp(after: clock) }
+                let (new, removed) = try withEpochs { () throws(CofferError) in
+                    try engine.rotate(keys: old, slotChanges: changes, lastStamp: lastStampTime) { clock, replica in issueStamp(after: clock, replica: replica) }
+                }
                 keys = new
                 rotation = KeyRotation(removedSlots: removed.map(\.kind), records: engine.snapshot.entries.count + engine.snapshot.tombstones.count)
             } else {
-                try engine.commit(changes, keys: old, lastStamp: lastStampTime) { clock, replica in issueStamp(after: clock, replica: replica) }
+                try withEpochs { () throws(CofferError) in
+                    try engine.commit(changes, keys: old, lastStamp: lastStampTime) { clock, replica in issueStamp(after: clock, replica: replica) }
+                }
             }
             // A password change replaces slots in place: those are `changed`, not added and removed.
             let slots = changed.isEmpty ? KeySlotChange(from: before, to: after) : .none

@@ -396,7 +396,7 @@ public final class VaultTransaction {
         try ensureOpen()
         guard let old = try currentAttributes(id), let version = try currentVersion(id) else { throw .itemNotFound }
         var newAttributes = attributes ?? old
-        try newAttributes.validate()
+        try newAttributes.validate(editing: old)
         newAttributes.created = old.created
         // Never back in time, whatever this device's clock says (SPEC.md §17.5).
         newAttributes.modified = max(vault.now(), old.modified)
@@ -426,7 +426,7 @@ public final class VaultTransaction {
         let oldSecrets = try sealer.secrets(of: version)
         var secrets = oldSecrets
         try body(&attributes, &secrets)
-        try attributes.validate()
+        try attributes.validate(editing: old)
         attributes.created = old.created
         attributes.modified = max(vault.now(), old.modified)
         recordHistory(old: oldSecrets, into: &secrets)

@@ -83,16 +83,12 @@ struct CLITeamSharingTests {
             // Bob's edit made before the unshare reaches Alice when she merges his branch.
             try world.git(["push", "origin", "main:bob-before-unshare"], in: bobClone)
             try world.git(["fetch", "origin"], in: aliceClone)
-            // ENABLE AFTER rotation-merge: main refuses a copy under an earlier key (otherKeyEpoch),
-            // so git's merge driver fails here until merging across rotations (SPEC.md §17.8) lands.
-            // Then remove `withKnownIssue` (it fails once the step passes, as a reminder).
-            withKnownIssue("merging across rotations is the rotation-merge branch's (SPEC.md §17.8)") {
-                try world.git(["merge", "--no-edit", "origin/bob-before-unshare"], in: aliceClone)
-                #expect(try world.coffer(["get", "team.coffer", "--service", "cloud"] + alice, in: aliceClone, device: "alice").out
-                        == "c1-before-unshare\n")
-                #expect(try world.coffer(["shares", "team.coffer", "--json"] + alice, in: aliceClone, device: "alice").jsonArray()
-                    .map { $0["label"] as? String } == ["alice"], "the merge does not bring Bob's share back")
-            }
+            // Merging across rotations (SPEC.md §17.8 case 3): his edit predates the unshare.
+            try world.git(["merge", "--no-edit", "origin/bob-before-unshare"], in: aliceClone)
+            #expect(try world.coffer(["get", "team.coffer", "--service", "cloud"] + alice, in: aliceClone, device: "alice").out
+                    == "c1-before-unshare\n")
+            #expect(try world.coffer(["shares", "team.coffer", "--json"] + alice, in: aliceClone, device: "alice").jsonArray()
+                .map { $0["label"] as? String } == ["alice"], "the merge does not bring Bob's share back")
         }
     }
 }

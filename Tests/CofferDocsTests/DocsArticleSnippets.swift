@@ -296,6 +296,15 @@ func reportingSlots(_ vault: Vault, copy: String) throws {
 }
 // DOCC-SNIPPET-END
 
+// DOCC-SNIPPET-BEGIN RevokingAccess.md
+func mergeOfflineLaptop(_ vault: Vault, laptopCopy: String) throws {
+    let report = try vault.merge(contentsOf: laptopCopy)      // edits from before the change arrive
+    for item in report.earlierKey.held { print("held:", item.name) }
+    // Once you know the copy is your own device's:
+    try vault.merge(contentsOf: laptopCopy, options: MergeOptions(acceptEarlierKey: true))
+}
+// DOCC-SNIPPET-END
+
 // DOCC-SNIPPET-BEGIN DeveloperTools.md
 func developerTools(vault: Vault, keyFilePath: String) throws -> [UInt8] {
     // A login for a URL and user, by the rules of a pasted URL: what a git credential helper answers.

@@ -160,6 +160,11 @@ struct DocsArticleTests {
             let old = try Vault.open(at: dir.path + "/old-copy.coffer", password: try secure("a password someone else saw"), options: testOptions)
             #expect(try old.items().compactMap(\.service) == ["bank"])
             #expect(throws: CofferError.otherKeyEpoch) { try old.merge(contentsOf: path) }
+            // The other way, the old copy is read with the earlier key: nothing new, no slot.
+            let slots = try Vault.info(at: path).slots.count
+            try mergeOfflineLaptop(vault, laptopCopy: dir.path + "/old-copy.coffer")
+            #expect(try Vault.info(at: path).slots.count == slots)
+            #expect(throws: CofferError.self) { try Vault.open(at: path, password: try secure("a password someone else saw"), options: testOptions) }
         }
     }
 

@@ -477,6 +477,7 @@ enum VectorCatalog {
         #if DEBUG
         out += try VectorFile.loadAll().filter { MergeVectors.versionOneNames.contains($0.name) }
         out += try MergeVectors.build()
+        out += try RotationMergeVectors.build()
         #endif
         out += try VectorCatalogV2.build()
         return out

@@ -162,10 +162,11 @@ struct VaultRefusedCopyTests {
             let missing = dir.appendingPathComponent("missing.coffer").path
             #expect(throws: CofferError.fileNotFound) { try vault.mergeConflictCopy(at: missing) }
             #expect(Vault.refusal(ofCopyAt: missing, forVaultAt: path, state: options.replicaState) == nil)
-            // A copy under another key epoch: about this vault's key too, not remembered.
+            // A copy under another key epoch without this vault's slot: about this vault's key
+            // too, not remembered.
             let rotated = dir.appendingPathComponent("rotated.coffer").path
             try FileManager.default.copyItem(atPath: path, toPath: rotated)
-            try Vault.open(at: rotated, password: secure("pw"), options: testOptions).rotateKey()
+            try Vault.open(at: rotated, password: secure("pw"), options: testOptions).changePassword(from: secure("pw"), to: secure("other"))
             #expect(throws: CofferError.otherKeyEpoch) { try vault.mergeConflictCopy(at: rotated) }
             #expect(Vault.refusal(ofCopyAt: rotated, forVaultAt: path, state: options.replicaState) == nil)
             // Without a state folder nothing is remembered.

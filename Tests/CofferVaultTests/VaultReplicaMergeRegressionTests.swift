@@ -361,4 +361,26 @@ struct VaultReplicaMergeRegressionTests {
             #expect(throws: CofferError.duplicateItem) { try otherApp.add(.genericPassword(service: "bank", account: "alice (old)")) }
         }
     }
+
+    @Test("A note a concurrent edit brought back without its title (renamed, then deleted, on another device) can still be edited; an edit may not take the title away")
+    func untitledNoteStaysEditable() throws {
+        // Replica simulation, seed 212205442177343 (SPEC.md §17.5 "What does not come back").
+        try withTemporaryDirectory { dir in
+            var id: ItemID?
+            let devices = try Devices(dir, count: 2) { origin in
+                id = try origin.add(.secureNote(title: "note"), secrets: ItemSecrets(notes: try SecureBytes(copying: "n"))).id
+            }
+            let note = try #require(id)
+            let a = try devices.open(0), b = try devices.open(1)
+            try b.update(note) { _, secrets in secrets.notes = try SecureBytes(copying: "edited on B") }
+            try a.update(note) { attributes, _ in attributes.label = "renamed on A" }
+            try a.delete(note)
+            try a.merge(contentsOf: devices.paths[1])
+            #expect(try a.item(note).attributes.label == nil)
+            try a.update(note) { attributes, _ in attributes.comment = "still editable" }
+            #expect(try a.item(note).attributes.comment == "still editable")
+            try a.update(note) { attributes, _ in attributes.label = "titled again" }
+            #expect(throws: CofferError.self) { try a.update(note) { attributes, _ in attributes.label = "" } }
+        }
+    }
 }

@@ -24,6 +24,8 @@ struct MergeCommand: ParsableCommand {
 
             \(ReplicaMerging.keySlotsHelp)
 
+            \(EarlierKeyReporting.help) A copy with held edits is not counted as merged.
+
             One line per file and a summary go to stderr; with --json, the report goes to stdout.
 
             JSON shape (as for `coffer sync`; "movedTo" is always null and "removed" false):
@@ -41,6 +43,8 @@ struct MergeCommand: ParsableCommand {
               completion: .file(extensions: ["coffer"]))
     var others: [String] = []
 
+    @OptionGroup var earlierKey: EarlierKeyArguments
+
     @Flag(help: "Print the report as JSON on stdout (shape above).")
     var json = false
 
@@ -52,7 +56,10 @@ struct MergeCommand: ParsableCommand {
         let files = try ReplicaMerging.distinct(others.map { ReplicaFile(path: $0, service: nil) }, vault: vault.vault)
         let unlocked = try vault.unlock(saving: rollback)
         let wasRolledBack = unlocked.vault.rollback != nil
-        let outcomes = ReplicaMerging.merge(files, into: unlocked.vault, vaultPath: vault.vault)
+        let options = earlierKey.options
+        let outcomes = ReplicaMerging.merge(files, into: unlocked.vault, vaultPath: vault.vault, merging: { (vault, path) throws(CofferError) in
+            try vault.merge(contentsOf: path, options: options)
+        })
         ReplicaMerging.printOutcomes(outcomes, vault: vault.vault)
         ReplicaMerging.printSummary(outcomes, vault: vault.vault)
         RollbackArguments.sayIfHealed(unlocked.vault, path: vault.vault, wasRolledBack: wasRolledBack)

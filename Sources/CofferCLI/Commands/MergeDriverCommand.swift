@@ -25,6 +25,9 @@ struct MergeDriverCommand: ParsableCommand {
             any failure (another vault, a damaged file, a wrong key file) it writes one line \
             to stderr and exits non-zero, so git reports a conflict and leaves OURS as it was.
 
+            \(EarlierKeyReporting.help) With held edits the driver saves OURS with the rest \
+            merged and exits 65, so git reports a conflict.
+
             SETUP (in each clone):
               echo '*.coffer merge=coffer -diff' >> .gitattributes
               git config merge.coffer.name "coffer vault merge"
@@ -59,6 +62,7 @@ struct MergeDriverCommand: ParsableCommand {
     var pathname: String?
 
     @OptionGroup var kdfLimit: KDFLimitArguments
+    @OptionGroup var earlierKey: EarlierKeyArguments
 
     func validate() throws {
         guard keyFile?.isEmpty != true, !ours.isEmpty, !theirs.isEmpty else { throw ValidationError("the key file, OURS and THEIRS must be paths") }
@@ -76,11 +80,17 @@ struct MergeDriverCommand: ParsableCommand {
         options.kdfLimit = kdfLimit.limit
         let report = try mappingErrors(vault: name) { () throws -> MergeReport in
             let vault = try CachedUnlocking.openUnattended(ours, name: name, keyFile: keyFile, identity: identity, options: options)
-            return try vault.merge(contentsOf: theirs)
+            return try vault.merge(contentsOf: theirs, options: earlierKey.options)
         }
         var line = "coffer merge-driver: merged \(name): \(ReplicaMerging.counts(report))"
         if !report.conflicted.isEmpty { line += " (see `coffer list --conflicts`)" }
         Output.error(line)
         if let warning = SlotChangeOutput.addedWarning(report.keySlots, merging: theirs, into: name) { Output.error(warning) }
+        for line in EarlierKeyReporting.lines(report, path: theirs) { Output.error(line) }
+        // Held edits: git must not record a clean merge without them (SPEC.md §17.8).
+        if !report.earlierKey.held.isEmpty {
+            throw CLIFailure(.vaultUnreadable, "\(Output.plural(report.earlierKey.held.count, "item")) of THEIRS held (edited under an earlier key after it was changed); "
+                + "OURS holds the rest; run the driver again with --accept-old-key to take them")
+        }
     }
 }

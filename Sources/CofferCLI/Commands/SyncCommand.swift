@@ -50,6 +50,9 @@ struct SyncCommand: ParsableCommand {
 
             \(ReplicaMerging.keySlotsHelp)
 
+            \(EarlierKeyReporting.help) A copy with held edits is left where it is and not \
+            counted as merged.
+
             One line per file and a summary go to stderr; with --json, the report goes to stdout.
 
             JSON shape:
@@ -79,6 +82,8 @@ struct SyncCommand: ParsableCommand {
 
     @Flag(name: .customLong("retry-refused"), help: "Read again the copies refused on an earlier run, even if unchanged.")
     var retryRefused = false
+
+    @OptionGroup var earlierKey: EarlierKeyArguments
 
     @Flag(help: "Print the report as JSON on stdout (shape above).")
     var json = false
@@ -147,10 +152,12 @@ struct SyncCommand: ParsableCommand {
         // first one needs it; never a folder that is synced.
         var keptFolder: String?
         var folderProblem: CLIFailure?
-        let retry = retryRefused
+        let retry = retryRefused, mergeOptions = earlierKey.options
         let outcomes = ReplicaMerging.merge(files, into: unlocked.vault, vaultPath: vault.vault, merging: { (vault, path) throws(CofferError) in
-            try vault.mergeConflictCopy(at: path, rereadingRefused: retry)
+            try vault.mergeConflictCopy(at: path, rereadingRefused: retry, options: mergeOptions)
         }) { outcome in
+            // Edits held back (a copy under an earlier key): the copy still holds them, and stays.
+            guard !outcome.holdsEdits else { return }
             // The vault is saved with this copy merged in, and the copy passed every check: now it may go.
             let path = outcome.file.path
             let changed = "\(path) changed while it was merged; left in place for the next sync"

@@ -26,7 +26,10 @@ struct ReplicaOutcome {
     /// The file as it was just before the merge read it, to notice a change before it is moved.
     var version: FileVersion?
 
-    var merged: Bool { report != nil }
+    /// Merged whole: saved, and nothing held back (SPEC.md §17.8).
+    var merged: Bool { report != nil && !holdsEdits }
+    /// Saved with edits of the file held back (a copy under an earlier key): it stays in place.
+    var holdsEdits: Bool { report?.earlierKey.held.isEmpty == false }
 }
 
 /// Merges replicas into an open vault, one file at a time, for `sync` and `merge`. The
@@ -80,14 +83,14 @@ enum ReplicaMerging {
                 continue
             }
             // A merge saved: the files refused as rolled back may merge now.
-            var healed = outcomes[index].merged
+            var healed = outcomes[index].report != nil
             while healed, stopped == nil, !waiting.isEmpty {
                 healed = false
                 for retry in waiting {
                     attempt(retry)
-                    if outcomes[retry].merged { healed = true }
+                    if outcomes[retry].report != nil { healed = true }
                 }
-                waiting.removeAll { outcomes[$0].merged || outcomes[$0].errorKind != CofferError.Kind.rolledBack.rawValue }
+                waiting.removeAll { outcomes[$0].report != nil || outcomes[$0].errorKind != CofferError.Kind.rolledBack.rawValue }
             }
         }
         return outcomes
@@ -129,6 +132,7 @@ enum ReplicaMerging {
                 if outcome.removed { line += "; deleted it" }
                 Output.error(line)
                 if let warning = SlotChangeOutput.addedWarning(report.keySlots, merging: outcome.file.path, into: vault) { Output.error(warning) }
+                for extra in EarlierKeyReporting.lines(report, path: outcome.file.path) { Output.error(extra) }
                 if let problem = outcome.disposalFailure { Output.error("coffer: \(problem.message)") }
                 if let note = outcome.note { Output.error("coffer: note: \(note)") }
             } else if let failure = outcome.failure {
@@ -147,6 +151,7 @@ enum ReplicaMerging {
         if !total.conflicted.isEmpty {
             line += "; \(plural(total.conflicted.count, "item")) with conflicting edits (see `coffer list \(vault) --conflicts`)"
         }
+        if outcomes.contains(where: \.holdsEdits) { line += "; \(plural(outcomes.count(where: \.holdsEdits), "file")) with held edits (--accept-old-key)" }
         Output.error(line + "; " + SlotChangeOutput.summary(total.keySlots))
     }
 
@@ -178,6 +183,7 @@ enum ReplicaMerging {
                 ("removed", .bool(outcome.removed)),
                 ("error", .optional(outcome.failure == nil ? nil : outcome.errorKind)),
                 ("message", .optional(outcome.failure?.message ?? outcome.disposalFailure?.message ?? outcome.note)),
+                ("earlierKey", EarlierKeyReporting.json(report)),
             ])
         }
         return .object([
@@ -200,8 +206,8 @@ enum ReplicaMerging {
         slots its merge added or removed, by kind, with a warning when it added one; the \
         summary says "key slots: none added or removed" otherwise, and --json lists them \
         ("slotsAdded", "slotsRemoved"). A copy sealed under an earlier vault key (made \
-        before a password change, a key-file removal or `coffer rekey`) is refused whole \
-        (error "otherKeyEpoch", exit 65): none of its slots is added.
+        before a password change, a key-file removal or `coffer rekey`) adds none of its \
+        slots, and removes none: only its items merge.
         """
 
     /// The JSON shape, for the commands' help.
@@ -213,7 +219,8 @@ enum ReplicaMerging {
                       "deleted": int, "restored": int, "conflicted": [id],
                       "slotsAdded": [kind], "slotsRemoved": [kind],
                       "movedTo": str|null, "removed": bool,
-                      "error": str|null, "message": str|null}],
+                      "error": str|null, "message": str|null,
+                      \(EarlierKeyReporting.jsonShape)}],
            "merged": int, "failed": int, "added": int, "updated": int,
            "deleted": int, "restored": int, "conflicted": [id],
            "slotsAdded": [kind], "slotsRemoved": [kind]}
