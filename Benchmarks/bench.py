@@ -82,9 +82,15 @@ class Bench:
         self.kdf = (args.memory_kib, args.iterations, args.lanes)
         # The repo's coffer, plus any --also-coffer LABEL=PATH builds, measured the same way.
         self.coffers = {"coffer": self.coffer}
+        # A build with a CofferBench beside it gets a vault of its own made by it, so a build of
+        # another format version (e.g. format 1) is measured on its own format's file.
+        self.helpers = {"coffer": self.helper}
         for extra in args.also_coffer:
             label, path = extra.split("=", 1)
             self.coffers[f"coffer ({label})"] = os.path.abspath(path)
+            own = os.path.join(os.path.dirname(os.path.abspath(path)), "CofferBench")
+            if os.path.exists(own):
+                self.helpers[f"coffer ({label})"] = own
         self.results = {"sizes": {}, "floor": {}}
 
     # MARK: Vaults
@@ -98,11 +104,13 @@ class Bench:
             subprocess.run([sys.executable, os.path.join(BENCH, "gen_entries.py"), str(size), path], check=True)
         return path
 
-    def coffer_vault(self, size):
-        path = os.path.join(self.work, f"base-{size}-{self.tag()}.coffer")
+    def coffer_vault(self, size, tool="coffer"):
+        helper = self.helpers.get(tool, self.helper)
+        own = "" if helper == self.helper else "-" + re.sub(r"[^A-Za-z0-9]+", "-", tool).strip("-")
+        path = os.path.join(self.work, f"base-{size}-{self.tag()}{own}.coffer")
         if not os.path.exists(path):
-            print(f"  building the Coffer vault of {size:,} entries", flush=True)
-            subprocess.run([self.helper, "create", self.entries(size), path, "--password", PASSWORD,
+            print(f"  building the Coffer vault of {size:,} entries{' for ' + tool if own else ''}", flush=True)
+            subprocess.run([helper, "create", self.entries(size), path, "--password", PASSWORD,
                             "--memory-kib", str(self.kdf[0]), "--iterations", str(self.kdf[1]),
                             "--lanes", str(self.kdf[2])], check=True, stdout=subprocess.DEVNULL)
         return path
@@ -132,7 +140,8 @@ class Bench:
         coffer_vault, kdbx = self.coffer_vault(size), self.kdbx(size)
         ops = {}
         for op in ("open + list", "get one secret", "add one + save", "change password"):
-            ops[op] = {tool: self.coffer_op(op, binary, coffer_vault, title, user, new) for tool, binary in self.coffers.items()}
+            ops[op] = {tool: self.coffer_op(op, binary, self.coffer_vault(size, tool), title, user, new)
+                       for tool, binary in self.coffers.items()}
         ops["open + list"]["keepassxc-cli"] = lambda: (["keepassxc-cli", "ls", "-q", "-R", "-f", kdbx], f"{PASSWORD}\n")
         ops["get one secret"]["keepassxc-cli"] = lambda: (
             ["keepassxc-cli", "show", "-q", "-s", "-a", "Password", kdbx, title], f"{PASSWORD}\n")
@@ -221,7 +230,8 @@ class Bench:
         best = min(floor, key=lambda name: floor[name]["median"])
         result = {"runs": runs, "ops": {}, "floor": {"implementation": best, **floor[best]},
                   "load": {"before": loads[0], "after": loads[-1], "max": max(loads)}, "files": {
-            "coffer": os.path.getsize(self.coffer_vault(size)), "keepassxc-cli": os.path.getsize(self.kdbx(size))}}
+            **{tool: os.path.getsize(self.coffer_vault(size, tool)) for tool in self.coffers if tool in self.helpers},
+            "keepassxc-cli": os.path.getsize(self.kdbx(size))}}
         for op, tools in data.items():
             result["ops"][op] = {tool: {"time": summary([t for t, _ in samples]), "rss_kib": max(r for _, r in samples)}
                                  for tool, samples in tools.items()}
@@ -291,11 +301,13 @@ class Bench:
                     speed = "" if tool == "keepassxc-cli" else f"{k / t['time']['median']:.1f}×"
                     out.append(f"| {size:,} | {op} | {tool} | {fmt(t['time'])} | {speed} | "
                                f"{t['time']['median'] - floor:+.3f} s | {t['rss_kib'] / 1024:.0f} MB |")
-        out += ["", "File sizes:", "", "| entries | Coffer | KDBX 4 | Coffer / KDBX | Coffer bytes per entry |",
-                "|---|---|---|---|---|"]
+        out += ["", "File sizes:", "", "| entries | file of | bytes | KDBX 4 | / KDBX | bytes per entry |",
+                "|---|---|---|---|---|---|"]
         for size, sr in sorted(r["sizes"].items()):
-            c, k = sr["files"]["coffer"], sr["files"]["keepassxc-cli"]
-            out.append(f"| {size:,} | {c:,} | {k:,} | {c / k:.2f} | {c / size:.0f} |")
+            k = sr["files"]["keepassxc-cli"]
+            for tool, c in sr["files"].items():
+                if tool != "keepassxc-cli":
+                    out.append(f"| {size:,} | {tool} | {c:,} | {k:,} | {c / k:.2f} | {c / size:.0f} |")
         out += ["", "Runs per size: " + ", ".join(f"{s:,}: {sr['runs']}" for s, sr in sorted(r["sizes"].items())) + "."]
         out += ["", f"Load average (1 min) per size, before / highest / after its runs (a time target is judged "
                 f"only when it stays below {QUIET}):", ""]
