@@ -103,4 +103,31 @@ struct CLIRekeyUpgradeTests {
             #expect(try bytes(vault) == upgraded)
         }
     }
+
+    @Test("restore of a format-1 backup made before passwd --no-rekey is refused: the new password keeps working, the old one does not")
+    func restoreFormatOneBackupKeepsCurrentSlots() throws {
+        let vector = try #require(try VectorFile.loadAll().first { $0.name == "success-items.vec" })
+        let password = try #require(vector.password)
+        try withTemporaryDirectory { root in
+            let device = Device("a", root: root)
+            let vault = root.appendingPathComponent("vault.coffer")
+            try Data(vector.bytes).write(to: vault)
+            let before = try itemsByName(try device.ok(["list", "vault.coffer", "--json"], input: "\(password)\n", in: root))
+            try device.ok(["passwd", "vault.coffer", "--no-rekey"], input: "\(password)\nNew-pw\n", in: root)
+            // The format-1 file from before the change, put back as the backup (by hand, or by
+            // a tool that keeps old versions): it has the old password's slot.
+            // (A slot change leaves the backup as a link to the new file: replace, not overwrite.)
+            try FileManager.default.removeItem(at: root.appendingPathComponent("vault.coffer.bak"))
+            try Data(vector.bytes).write(to: root.appendingPathComponent("vault.coffer.bak"))
+
+            let vaultBytes = try bytes(vault)
+            let restore = try device.run(["restore", "vault.coffer", "--yes"], input: "New-pw\n", in: root)
+            #expect(restore.status != 0 && restore.err.contains("format-1 file with other key slots"), "\(restore.err)")
+            #expect(try bytes(vault) == vaultBytes)
+            let after = try itemsByName(try device.ok(["list", "vault.coffer", "--json"], input: "New-pw\n", in: root))
+            #expect(Set(after.keys) == Set(before.keys))
+            let old = try device.run(["list", "vault.coffer"], input: "\(password)\n", in: root)
+            #expect(old.status == 77, "the revoked password opens the restored vault: \(old.err)")
+        }
+    }
 }

@@ -85,6 +85,42 @@ struct VaultAccessReportTests {
     }
 }
 
+/// A format-1 backup (the file an upgrading save replaced) is no way around the rule: its
+/// slots are legacy slots, compared with the vault's like any other.
+@Suite("Vault: restoring a format-1 backup keeps the vault's slots")
+struct VaultFormatOneBackupSlotTests {
+    @Test("After changePassword without a rotation on a format-1 vault, a format-1 backup is refused by both restores: the old password stays revoked")
+    func formatOneBackupAfterPasswordChange() throws {
+        let vector = try #require(try VectorFile.loadAll().first { $0.name == "success-items.vec" })
+        let old = try #require(vector.password)
+        let new = VaultCredential.password(try SecureBytes(copying: "New-pw"))
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("v1.coffer").path
+            try Data(vector.bytes).write(to: URL(fileURLWithPath: path))
+            let vault = try Vault.open(at: path, credential: try vector.credential(), options: testOptions)
+            let before = try vault.items().map(\.id)
+            _ = try vault.changePassword(from: try SecureBytes(copying: old), to: try SecureBytes(copying: "New-pw"), rotatingKey: false)
+            // The format-1 file from before the change, put back as the backup (by hand, or by a
+            // tool that keeps old versions): it has the old password's slot.
+            // (A slot change leaves the backup as a link to the new file: replace, not overwrite.)
+            try FileManager.default.removeItem(atPath: path + ".bak")
+            try Data(vector.bytes).write(to: URL(fileURLWithPath: path + ".bak"))
+
+            // Without keys: refused, nothing changed.
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            #expect(throws: CofferError.slotUnavailable) { try Vault.restoreBackup(at: path) }
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes)
+
+            // With keys: refused too (a format-1 file has no vault clock to restore its items with).
+            #expect(throws: CofferError.slotUnavailable) { try vault.restoreBackup() }
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes)
+            #expect(throws: CofferError.self) { try Vault.open(at: path, credential: try vector.credential(), options: testOptions) }
+            let reopened = try Vault.open(at: path, credential: new, options: testOptions)
+            #expect(Set(try reopened.items().map(\.id)) == Set(before))
+        }
+    }
+}
+
 /// Restoring an undo version is an edit made on an older version (SPEC.md §17.7), as
 /// restoring the backup is (issue 27, finding 11): the device takes a new replica id, so an
 /// edit made after it never claims to have seen an edit the restored file lacks. Before, the

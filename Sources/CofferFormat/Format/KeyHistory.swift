@@ -14,7 +14,7 @@ import CofferCrypto
 /// let earlier = try history.open(with: newKeys, vaultID: id)   // [(epoch, EpochKeys)]
 /// ```
 package struct KeyHistory: Sendable, Equatable {
-    static let extensionType: UInt16 = 0x8012
+    package static let extensionType: UInt16 = 0x8012
     static let entryLength = FormatV2.epochIDLength + FormatV2.stampLength
 
     /// One earlier epoch: its id and the stamp of the rotation (or merge) that ended it.

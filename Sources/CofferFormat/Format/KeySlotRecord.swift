@@ -144,3 +144,10 @@ package struct KeySlotRecord: Sendable, Equatable {
         }
     }
 }
+
+extension KeySlotRecord {
+    /// The identity this slot has as a legacy slot of a format-2 header (SPEC.md §11.1: the
+    /// upgrade carries it byte for byte), so a format-1 header's slots compare with a
+    /// format-2 header's without keys.
+    package var legacyIdentity: [UInt8] { KeySlotV2.identity(type: kind.code, publicPart: body) }
+}
