@@ -118,21 +118,8 @@ extension FileIO {
     /// With `limit`, reads only the first `limit` bytes (fewer if the file is shorter);
     /// the identity's `size` still gives the whole file's size.
     func readWholeFile(_ path: String, limit: Int = .max) throws(StoreError) -> FileSnapshot {
-        // O_NONBLOCK: opening a FIFO planted at the path must not hang; it has no
-        // effect on regular files.
-        let opened = retryingInterrupts { open(path, OpenFlags.readOnly | OpenFlags.closeOnExec | OpenFlags.nonBlocking, 0) }
-        if opened.failed {
-            if opened.errno == Errno.noSuchFileOrDirectory || opened.errno == Errno.notDirectory { throw .fileNotFound(path) }
-            throw .system(.open, path: path, errno: opened.errno)
-        }
-        let fd = Int32(truncatingIfNeeded: opened.value)
+        let (fd, status) = try openRegularFile(path)
         defer { closeQuietly(fd) }
-
-        let (found, code) = fstat(fd)
-        guard let status = found else { throw .system(.stat, path: path, errno: code) }
-        if status.isDirectory { throw .system(.read, path: path, errno: Errno.isDirectory) }
-        if !status.isRegularFile { throw .system(.read, path: path, errno: Errno.invalidArgument) }
-        if status.size > Int64(VaultFileStore.maximumFileSize) { throw .vaultTooLarge(path) }
 
         // Read until end of file; the file may differ from what fstat said only if
         // someone writes it in place (Coffer never does), so stay bounded regardless.
@@ -172,6 +159,48 @@ extension FileIO {
         if filled > VaultFileStore.maximumFileSize { throw .vaultTooLarge(path) }
         bytes.removeSubrange(filled...)
         return FileSnapshot(bytes: bytes, identity: status.identity)
+    }
+
+    /// Hands the first `limit` bytes of a regular file (fewer if it is shorter) to `body` in
+    /// order, `window` bytes at a time, holding no more than one window: a length claimed by
+    /// an unauthenticated field is checked without reading that much into memory. Returns
+    /// the file's identity as opened. Refuses what ``readWholeFile(_:limit:)`` refuses.
+    func readWindows(_ path: String, limit: Int, window: Int, _ body: (UnsafeRawBufferPointer) -> Void) throws(StoreError) -> FileIdentity {
+        let (fd, status) = try openRegularFile(path)
+        defer { closeQuietly(fd) }
+        var buffer = [UInt8](repeating: 0, count: max(1, min(window, limit)))
+        var remaining = limit
+        while remaining > 0 {
+            let count = min(remaining, buffer.count)
+            let outcome = buffer.withUnsafeMutableBytes { raw in
+                retryingInterrupts { read(fd, UnsafeMutableRawBufferPointer(rebasing: raw[0..<count])) }
+            }
+            if outcome.failed { throw .system(.read, path: path, errno: outcome.errno) }
+            if outcome.value == 0 { break }
+            let got = min(outcome.value, count)
+            buffer.withUnsafeBytes { raw in body(UnsafeRawBufferPointer(rebasing: raw[0..<got])) }
+            remaining -= got
+        }
+        return status.identity
+    }
+
+    /// Opens a regular file for reading and checks it is one and not over
+    /// ``VaultFileStore.maximumFileSize``. Missing -> `fileNotFound(path)`. The caller closes it.
+    private func openRegularFile(_ path: String) throws(StoreError) -> (fd: Int32, status: FileStatus) {
+        // O_NONBLOCK: opening a FIFO planted at the path must not hang; it has no
+        // effect on regular files.
+        let opened = retryingInterrupts { open(path, OpenFlags.readOnly | OpenFlags.closeOnExec | OpenFlags.nonBlocking, 0) }
+        if opened.failed {
+            if opened.errno == Errno.noSuchFileOrDirectory || opened.errno == Errno.notDirectory { throw .fileNotFound(path) }
+            throw .system(.open, path: path, errno: opened.errno)
+        }
+        let fd = Int32(truncatingIfNeeded: opened.value)
+        let (found, code) = fstat(fd)
+        guard let status = found else { closeQuietly(fd); throw .system(.stat, path: path, errno: code) }
+        if status.isDirectory { closeQuietly(fd); throw .system(.read, path: path, errno: Errno.isDirectory) }
+        if !status.isRegularFile { closeQuietly(fd); throw .system(.read, path: path, errno: Errno.invalidArgument) }
+        if status.size > Int64(VaultFileStore.maximumFileSize) { closeQuietly(fd); throw .vaultTooLarge(path) }
+        return (fd, status)
     }
 }
 
