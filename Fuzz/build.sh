@@ -47,7 +47,8 @@ done
 
 # The merge target also needs its own entry points and the test helpers they use (a merged
 # vault's items as the merge vectors list them), compiled into its module.
-MERGE_SOURCES=(Tests/CofferFormatTests/MergeFuzzEntryPoints.swift Tests/CofferTestSupport/MergedVault.swift
+MERGE_SOURCES=(Tests/CofferFormatTests/MergeFuzzEntryPoints.swift Tests/CofferFormatTests/MergeFastFuzzEntryPoints.swift
+               Tests/CofferTestSupport/MergedVault.swift
                Tests/CofferTestSupport/VectorEntry.swift Tests/CofferTestSupport/VaultTestSupport.swift Tests/CofferTestSupport/Hex.swift)
 for target in vault inputs merge; do
   define=COFFER_FUZZ_$(echo "$target" | tr '[:lower:]' '[:upper:]')

@@ -8,7 +8,7 @@ private let targetName = "vault"
 private func runTarget(_ bytes: [UInt8]) -> FuzzEntryPoints.Report { FuzzEntryPoints.vault(bytes) }
 #elseif COFFER_FUZZ_MERGE
 private let targetName = "merge"
-private func runTarget(_ bytes: [UInt8]) -> FuzzEntryPoints.Report { FuzzEntryPoints.merge(bytes) }
+private func runTarget(_ bytes: [UInt8]) -> FuzzEntryPoints.Report { FuzzEntryPoints.mergeTarget(bytes) }
 
 /// libFuzzer's own byte mutator, for the merge fields the custom mutator changes byte by byte.
 @_silgen_name("LLVMFuzzerMutate")

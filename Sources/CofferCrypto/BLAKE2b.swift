@@ -57,7 +57,7 @@ package enum BLAKE2b {
         return out
     }
 
-    private static func checkLengths(key: SecureBytes?, outputLength: Int) throws(CofferError) {
+    static func checkLengths(key: SecureBytes?, outputLength: Int) throws(CofferError) {
         try Sodium.ensureInitialized()
         guard (minOutputLength...maxOutputLength).contains(outputLength) else {
             throw .invalidArgument("BLAKE2b output must be 16 to 64 bytes")

@@ -184,5 +184,28 @@ extension FileIO {
         bytes.removeSubrange(filled...)
         return FileSnapshot(bytes: bytes, identity: status.identity)
     }
+
+    /// Hands the first `limit` bytes of a regular file (fewer if it is shorter) to `body` in
+    /// order, `window` bytes at a time, holding no more than one window: a length claimed by
+    /// an unauthenticated field is checked without reading that much into memory. Returns
+    /// the file's identity as opened. Refuses what ``readWholeFile(_:limit:)`` refuses.
+    func readWindows(_ path: String, limit: Int, window: Int, _ body: (UnsafeRawBufferPointer) -> Void) throws(StoreError) -> FileIdentity {
+        let (fd, status) = try openForReading(path)
+        defer { closeQuietly(fd) }
+        var buffer = [UInt8](repeating: 0, count: max(1, min(window, limit)))
+        var remaining = limit
+        while remaining > 0 {
+            let count = min(remaining, buffer.count)
+            let outcome = buffer.withUnsafeMutableBytes { raw in
+                retryingInterrupts { read(fd, UnsafeMutableRawBufferPointer(rebasing: raw[0..<count])) }
+            }
+            if outcome.failed { throw .system(.read, path: path, errno: outcome.errno) }
+            if outcome.value == 0 { break }
+            let got = min(outcome.value, count)
+            buffer.withUnsafeBytes { raw in body(UnsafeRawBufferPointer(rebasing: raw[0..<got])) }
+            remaining -= got
+        }
+        return status.identity
+    }
 }
 

@@ -50,6 +50,11 @@ package struct VaultFileStore: Sendable {
         try io.readWholeFile(path, limit: limit)
     }
 
+    /// Hands the first `limit` bytes to `body`, `window` bytes at a time (see `FileIO.readWindows`).
+    package func readWindows(_ limit: Int, window: Int = 1 << 20, _ body: (UnsafeRawBufferPointer) -> Void) throws(StoreError) -> FileIdentity {
+        try io.readWindows(path, limit: limit, window: window, body)
+    }
+
     /// The current identity, or nil if the file does not exist.
     package func currentIdentity() throws(StoreError) -> FileIdentity? {
         try io.statIfExists(path)?.identity

@@ -565,6 +565,15 @@ struct SaveEngine {
             guard head.header.vaultID == snapshot.vaultID else { throw .differentVault("\(otherPath) holds a different vault") }
             if ConstantTime.equals(head.header.epochID, keys.epochID) {
                 try formatCall { () throws(FormatError) in try head.authenticateHeader(start.bytes, keys: keys) }
+                // A manifest beyond the start: its MAC checked a window at a time before it is read
+                // whole (its length is not authenticated by the header's MAC).
+                if head.manifestMACEnd > start.bytes.count {
+                    try formatCall { () throws(FormatError) in
+                        try head.authenticateManifest(fileSize: size, keys: keys) { (body) throws(CofferError) in
+                            _ = try storeCall { () throws(StoreError) in try store.readWindows(head.manifestMACEnd, body) }
+                        }
+                    }
+                }
                 // The manifest, read with one byte more: a file shorter than it is seen to be.
                 let manifest = head.manifestMACEnd <= start.bytes.count ? start.bytes
                     : try storeCall { () throws(StoreError) in try store.readPrefix(min(head.manifestMACEnd, size)) }.bytes

@@ -49,6 +49,7 @@ struct FormatFuzzTests {
             let report = FuzzEntryPoints.merge(bytes, fixture: fixture)
             #expect(report.violations.isEmpty, "\(name): \(report.violations)")
             #expect(report.deepest == .opened || !report.errors.isEmpty, "\(name): neither merged nor a typed error")
+            expectInMemoryAgrees(bytes, fixture, report, name)
         }
         Reliability.figure("fuzz regressions merge", "\(files.count) kept inputs replayed")
     }
@@ -62,7 +63,18 @@ struct FormatFuzzTests {
             let report = FuzzEntryPoints.merge(bytes, fixture: fixture)
             #expect(report.violations.isEmpty, "\(name): \(report.violations)")
             #expect(report.deepest == .opened, "\(name): \(report.errors)")
+            expectInMemoryAgrees(bytes, fixture, report, name)
         }
+    }
+
+    /// The fuzz binary's in-memory merge check (MergeFastFuzzEntryPoints.swift) on the same
+    /// input as the file path gave `slow`: no broken invariant, and the same outcome (merged,
+    /// or refused with the same kind), so that the fast target checks what `Vault.merge` does.
+    func expectInMemoryAgrees(_ bytes: [UInt8], _ fixture: FuzzEntryPoints.MergeFixture, _ slow: FuzzEntryPoints.Report, _ name: String) {
+        let fast = FuzzEntryPoints.mergeInMemory(bytes, fixture: fixture)
+        #expect(fast.violations.isEmpty, "\(name), in memory: \(fast.violations)")
+        #expect(fast.deepest == slow.deepest && fast.errors.first?.kind == slow.errors.first?.kind,
+                "\(name): in memory \(fast.deepest) \(fast.errors), through the file \(slow.deepest) \(slow.errors)")
     }
 
     /// The custom mutator in the ordinary test run: seeded mutations of the merge vectors
@@ -87,6 +99,7 @@ struct FormatFuzzTests {
             }
             let report = FuzzEntryPoints.merge(mutated, fixture: fixture)
             #expect(report.violations.isEmpty, "mutation \(run): \(report.violations)")
+            expectInMemoryAgrees(mutated, fixture, report, "mutation \(run)")
             if !report.violations.isEmpty, let dump = ProcessInfo.processInfo.environment["COFFER_MERGE_DUMP"] {
                 try Data(mutated).write(to: URL(fileURLWithPath: dump).appendingPathComponent("violation-\(run)"))
             }

@@ -113,6 +113,13 @@ extension FuzzEntryPoints {
 
         func credential() throws -> VaultCredential { .rawKey(try SecureBytes(copying: rawKey)) }
 
+        /// The fixed vault opened once from its pristine file (never written), for the
+        /// in-memory merge (MergeFastFuzzEntryPoints.swift); nil when it does not open.
+        lazy var memoryVault: Vault? = {
+            guard let credential = try? credential() else { return nil }
+            return try? Vault.open(at: pristinePath, credential: credential, options: options)
+        }()
+
         static func hex(_ text: String) -> [UInt8]? {
             var out: [UInt8] = []
             var high: UInt8?

@@ -127,6 +127,34 @@ package struct VaultFileV2: Sendable {
             guard headerOK else { throw .tampered(.header) }
         }
 
+        /// The manifest MAC checked over the file's first ``manifestMACEnd`` bytes as `read`
+        /// hands them over, in order, a window at a time (the store's `readWindows`): a
+        /// manifest length forged after an authentic header costs one window of memory to
+        /// refuse, not the up to ``VaultFileV2/maxManifestLength`` bytes it claims. A file
+        /// shorter than ``manifestMACEnd`` (`fileSize`) is `truncated` before anything is read.
+        /// On success the manifest is authentic and ``checkManifest(_:fileSize:keys:)`` may read it whole.
+        package func authenticateManifest(fileSize: Int, keys: EpochKeys,
+                                          reading read: (_ body: (UnsafeRawBufferPointer) -> Void) throws(CofferError) -> Void) throws(FormatError) {
+            guard fileSize >= manifestMACEnd else { throw .truncated("manifest: \(fileSize) of \(manifestMACEnd) bytes present") }
+            let manifestEnd = manifestMACEnd - FormatV1.digestLength
+            var tag: [UInt8] = []
+            var offset = 0
+            let computed = try crypto { () throws(CofferError) in
+                try BLAKE2b.mac(key: keys.manifestKey) { (update) throws(CofferError) in
+                    // `read` calls `update` only while it runs, one window after another.
+                    try withoutActuallyEscaping(update) { (update) throws(CofferError) in try read { window in
+                        let start = offset
+                        offset += window.count
+                        if start < manifestEnd { update(UnsafeRawBufferPointer(rebasing: window[0..<min(window.count, manifestEnd - start)])) }
+                        let from = max(start, manifestEnd), to = min(offset, manifestMACEnd)
+                        if from < to { tag += window[(from - start)..<(to - start)] }
+                    } }
+                }
+            }
+            guard offset >= manifestMACEnd else { throw .truncated("manifest: \(offset) of \(manifestMACEnd) bytes present") }
+            guard ConstantTime.equals(computed, tag) else { throw .tampered(.manifest) }
+        }
+
         /// The manifest (in `bytes`, the file's first ``manifestMACEnd`` bytes) authenticated
         /// with `keys`, and the file's size against the records its rows declare: too small is
         /// `truncated`, too large `malformed`, as ``parse(_:)`` would say once it had read it all.
