@@ -57,6 +57,39 @@ package enum ParallelWork {
         return result
     }
 
+    /// Runs `body` over `count` indices cut into as many ranges as ``map(count:threads:_:)``
+    /// would use, one range per thread, so each thread can hold state of its own for its
+    /// whole range (a guarded scratch buffer rather than one allocation per element). When
+    /// several ranges throw, the error of the first failing range is thrown.
+    package static func forEachRange<E: Error>(count: Int, threads: Int = cores,
+                                               _ body: (Range<Int>) throws(E) -> Void) throws(E) {
+        let chunks = max(1, min(threads, count / minimumPerThread))
+        if chunks == 1 { return try body(0..<count) }
+        let failures = UnsafeMutableBufferPointer<E?>.allocate(capacity: chunks)
+        failures.initialize(repeating: nil)
+        defer { _ = failures.deinitialize(); failures.deallocate() }
+        withoutActuallyEscaping(body) { body in
+            let work = RangeWork<E>(failures: failures, body: body)
+            DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+                work.run(bounds(of: chunk, in: chunks, count: count), chunk: chunk)
+            }
+        }
+        if let failure = failures.first(where: { $0 != nil }) ?? nil { throw failure }
+    }
+
+    /// What the threads of one `forEachRange` share. @unchecked: each writes its own slot.
+    final class RangeWork<E: Error>: @unchecked Sendable {
+        let failures: UnsafeMutableBufferPointer<E?>
+        let body: (Range<Int>) throws(E) -> Void
+        init(failures: UnsafeMutableBufferPointer<E?>, body: @escaping (Range<Int>) throws(E) -> Void) {
+            self.failures = failures
+            self.body = body
+        }
+        func run(_ range: Range<Int>, chunk: Int) {
+            do throws(E) { try body(range) } catch { failures[chunk] = error }
+        }
+    }
+
     /// What the threads of one `map` share. @unchecked: each chunk writes only its own
     /// output range and its own `filled` and `failures` slots.
     @usableFromInline

@@ -54,6 +54,33 @@ package enum XChaCha20Poly1305 {
         }
     }
 
+    /// Decrypts and verifies into `scratch`, guarded memory the caller reuses (at least the
+    /// plaintext's length), hands the plaintext to `body`, then wipes it. For per-record work
+    /// on many records: one guarded allocation per thread instead of one per record, whose
+    /// mmap, mprotect and mlock calls serialise the threads on the kernel's memory map.
+    package static func open<R>(
+        _ ciphertext: ArraySlice<UInt8>, key: SecureBytes, nonce: [UInt8], associatedData: [UInt8], scratch: SecureBytes,
+        _ body: (UnsafeRawBufferPointer) throws(CofferError) -> R
+    ) throws(CofferError) -> R {
+        try check(key: key, nonce: nonce)
+        guard ciphertext.count >= tagLength else { throw .authenticationFailed }
+        let plainLength = ciphertext.count - tagLength
+        guard scratch.count >= plainLength else { throw .invalidArgument("scratch buffer too small") }
+        let out = UnsafeMutablePointer(mutating: scratch.withBytePointer { pointer, _ in pointer })
+        defer { sodium_memzero(out, max(plainLength, 1)) }
+        var written: UInt64 = 0
+        let status = ciphertext.withUnsafeBufferPointer { sealed -> Int32 in
+            guard let base = sealed.baseAddress else { return -1 }
+            return key.withBytePointer { k, _ in
+                crypto_aead_xchacha20poly1305_ietf_decrypt(
+                    out, &written, nil, base, UInt64(sealed.count),
+                    associatedData, UInt64(associatedData.count), nonce, k)
+            }
+        }
+        guard status == 0, Int(written) == plainLength else { throw .authenticationFailed }
+        return try body(UnsafeRawBufferPointer(start: out, count: plainLength))
+    }
+
     private static func check(key: SecureBytes, nonce: [UInt8]) throws(CofferError) {
         try Sodium.ensureInitialized()
         guard key.count == keyLength else { throw .invalidKey("XChaCha20-Poly1305 key must be 32 bytes") }

@@ -45,12 +45,28 @@ package enum EpochRotation {
         next.epochStart = stamp
         // Every nonce drawn first, in record order: the records are then sealed in parallel.
         let nonces = try crypto { () throws(CofferError) in try entropy.bytes(records.count * FormatV1.nonceLength) }
-        let sealed = try records.withUnsafeBufferPointer { (list) throws(FormatError) in
-            try ParallelWork.map(count: list.count, threads: threads) { (index) throws(FormatError) in
-                try list[index].resealed(vaultID: header.vaultID, from: old, to: new,
-                                         nonce: Array(nonces[(index * 24)..<((index + 1) * 24)]))
+        // Each thread opens secrets into one guarded scratch buffer of its own (RecordV2.scratch).
+        var resealed = [RecordV2?](repeating: nil, count: records.count)
+        try records.withUnsafeBufferPointer { (list) throws(FormatError) in
+            try resealed.withUnsafeMutableBufferPointer { (out) throws(FormatError) in
+                let output = UncheckedOutput(out)
+                try ParallelWork.forEachRange(count: list.count, threads: threads) { (range) throws(FormatError) in
+                    let scratch = try RecordV2.scratch(for: list[range])
+                    for index in range {
+                        output.buffer[index] = try list[index].resealed(vaultID: header.vaultID, from: old, to: new,
+                                                                        nonce: Array(nonces[(index * 24)..<((index + 1) * 24)]),
+                                                                        scratch: scratch)
+                    }
+                }
             }
         }
+        let sealed = resealed.compactMap { $0 }
         return Result(header: next, records: sealed, keys: new, removed: removed)
     }
+}
+
+/// The output of a parallel loop whose threads each write their own indices only.
+private struct UncheckedOutput: @unchecked Sendable {
+    let buffer: UnsafeMutableBufferPointer<RecordV2?>
+    init(_ buffer: UnsafeMutableBufferPointer<RecordV2?>) { self.buffer = buffer }
 }

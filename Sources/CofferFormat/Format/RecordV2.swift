@@ -289,28 +289,48 @@ package struct RecordV2: Sendable {
     /// `old`, their padded plaintexts sealed again under `new` and `nonce` (24 bytes), the
     /// lookup tag computed again with the new lookup key. The lists are not decoded: what
     /// the old key sealed is what the new key seals.
-    package func resealed(vaultID: [UInt8], from old: EpochKeys, to new: EpochKeys, nonce newNonce: [UInt8]) throws(FormatError) -> RecordV2 {
+    package func resealed(vaultID: [UInt8], from old: EpochKeys, to new: EpochKeys, nonce newNonce: [UInt8],
+                          scratch: SecureBytes? = nil) throws(FormatError) -> RecordV2 {
         try requireLoaded()
         let overviewAD = Self.associatedData(vaultID: vaultID, id: id, part: .overview)
         let secretAD = Self.associatedData(vaultID: vaultID, id: id, part: .secret)
         func aead<R>(_ body: () throws(CofferError) -> R) throws(FormatError) -> R {
             do throws(CofferError) { return try body() } catch .authenticationFailed { throw .tampered(.entry(id.hex)) } catch { throw FormatError(reading: error) }
         }
+        // An overview is not secret (a listing opens it into ordinary memory too).
         let overview = try aead { () throws(CofferError) in
-            try XChaCha20Poly1305.open(overviewCiphertext, key: old.overviewKey, nonce: nonce.bytes, associatedData: overviewAD)
+            try overviewCiphertext.withBytes { (cipher) throws(CofferError) in
+                try nonce.bytes.withBytes { (nonceRaw) throws(CofferError) in
+                    try overviewAD.withBytes { (ad) throws(CofferError) in
+                        try XChaCha20Poly1305.openPublic(cipher, key: old.overviewKey, nonce: nonceRaw, associatedData: ad)
+                    }
+                }
+            }
         }
         var tag = LookupTag.tombstone
         if !isTombstone {
-            let list = try aead { () throws(CofferError) in try Padme.unpad(overview, structure: "entry \(id.hex) overview") }
-            let (kind, name) = try list.withUnsafeBytes { (raw) throws(FormatError) in try CompactOverview.nameKey(raw) }
+            let length = try aead { () throws(CofferError) in
+                try overview.withBytes { (raw) throws(CofferError) in try Padme.unpaddedLength(raw, structure: "entry \(id.hex) overview") }
+            }
+            let (kind, name) = try overview.withBytes { (raw) throws(FormatError) in
+                try CompactOverview.nameKey(UnsafeRawBufferPointer(rebasing: raw[0..<length]))
+            }
             tag = try LookupTag.tag(kind: kind, name: name, keys: new)
         }
         var body = try aead { () throws(CofferError) in
-            try XChaCha20Poly1305.seal(overview, key: new.overviewKey, nonce: newNonce, associatedData: overviewAD)
+            try overview.withBytes { (raw) throws(CofferError) in
+                try XChaCha20Poly1305.seal(raw, key: new.overviewKey, nonce: newNonce, associatedData: overviewAD)
+            }
         }
         let overviewLength = body.count
         if !isTombstone {
             body += try aead { () throws(CofferError) in
+                if let scratch, scratch.count >= secretCiphertext.count {
+                    return try XChaCha20Poly1305.open(secretCiphertext, key: old.secretKey, nonce: nonce.bytes, associatedData: secretAD,
+                                                      scratch: scratch) { (secret) throws(CofferError) in
+                        try XChaCha20Poly1305.seal(secret, key: new.secretKey, nonce: newNonce, associatedData: secretAD)
+                    }
+                }
                 let secret = try XChaCha20Poly1305.open(secretCiphertext, key: old.secretKey, nonce: nonce.bytes, associatedData: secretAD)
                 return try XChaCha20Poly1305.seal(secret, key: new.secretKey, nonce: newNonce, associatedData: secretAD)
             }
@@ -322,12 +342,17 @@ package struct RecordV2: Sendable {
     /// Opens the secret part only to check it (its AEAD; the plaintext goes to guarded
     /// memory and is wiped): what format 1's record digest gave before a record is carried
     /// into a new file. A tombstone has nothing to check.
-    package func verifySecret(vaultID: [UInt8], keys: EpochKeys) throws(FormatError) {
+    package func verifySecret(vaultID: [UInt8], keys: EpochKeys, scratch: SecureBytes? = nil) throws(FormatError) {
         try requireLoaded()
         guard !isTombstone else { return }
         do throws(CofferError) {
-            _ = try XChaCha20Poly1305.open(secretCiphertext, key: keys.secretKey, nonce: nonce.bytes,
-                                           associatedData: Self.associatedData(vaultID: vaultID, id: id, part: .secret))
+            let ad = Self.associatedData(vaultID: vaultID, id: id, part: .secret)
+            if let scratch, scratch.count >= secretCiphertext.count {
+                try XChaCha20Poly1305.open(secretCiphertext, key: keys.secretKey, nonce: nonce.bytes, associatedData: ad,
+                                           scratch: scratch) { (_) throws(CofferError) in }
+            } else {
+                _ = try XChaCha20Poly1305.open(secretCiphertext, key: keys.secretKey, nonce: nonce.bytes, associatedData: ad)
+            }
         } catch .authenticationFailed {
             throw .tampered(.entry(id.hex))
         } catch {
@@ -336,12 +361,22 @@ package struct RecordV2: Sendable {
     }
 
     /// ``verifySecret(vaultID:keys:)`` for many records, on all cores.
+    /// Each thread opens its records into one guarded scratch buffer of its own (the longest
+    /// secret part of its range): a guarded allocation per record cost more than the AEAD.
     package static func verifySecrets(_ records: [RecordV2], vaultID: [UInt8], keys: EpochKeys) throws(FormatError) {
         try records.withUnsafeBufferPointer { (records) throws(FormatError) in
-            _ = try ParallelWork.map(count: records.count) { (index) throws(FormatError) in
-                try records[index].verifySecret(vaultID: vaultID, keys: keys)
+            try ParallelWork.forEachRange(count: records.count) { (range) throws(FormatError) in
+                let scratch = try Self.scratch(for: records[range])
+                for index in range { try records[index].verifySecret(vaultID: vaultID, keys: keys, scratch: scratch) }
             }
         }
+    }
+
+    /// A guarded buffer as long as the longest secret ciphertext of `records` (a tag's length
+    /// more than its plaintext, so always long enough).
+    static func scratch(for records: Slice<UnsafeBufferPointer<RecordV2>>) throws(FormatError) -> SecureBytes {
+        let longest = records.reduce(0) { max($0, $1.isLoaded && !$1.isTombstone ? $1.secretCiphertext.count : 0) }
+        do throws(CofferError) { return try SecureBytes(count: max(longest, 1)) { (_) throws(CofferError) in } } catch { throw .crypto(error) }
     }
 
     /// What names a record across copies: its nonce. Two records with one nonce are the
