@@ -8,7 +8,8 @@ import PackageDescription
 //             CCofferSystem                      prctl, posix_spawn with closefrom, add_key/keyctl, a socket peer's uid (Swift cannot call them)
 //   Crypto:   CofferCrypto    guarded memory, wiping buffer, AEAD, Argon2id, BLAKE2b,
 //                             process hardening, CofferError          <- CSodium, CArgon2, CCofferSystem
-//   Format:   CofferFormat    Model/ (items, credentials) + Format/ (bytes in, bytes out; no I/O)
+//   Format:   CofferFormat    Model/ (items, credentials) + Format/ (bytes in, bytes out; no I/O;
+//                             also age stanzas, Bech32 recipients and the OpenSSH key reader)
 //                                                                      <- CofferCrypto
 //   Store:    CofferStore     files, locks, atomic saves, secret files: the one I/O seam;
 //                             the kernel keyring (KernelKeyring, KeyringIO)
@@ -20,7 +21,7 @@ import PackageDescription
 //                                                                      <- Crypto
 //             CofferTransfer  import and export; FoundationXML        <- Crypto, Format, Store, Vault, OTP
 //             CofferAudit     password health report (weak, reused, old) <- Crypto, Format, Vault, Generator
-//             CofferSSH       OpenSSH private keys (Ed25519), SSH keys in a vault, the SSH agent
+//             CofferSSH       SSH keys in a vault (read by CofferFormat's OpenSSH reader), the SSH agent
 //                             protocol (draft-miller-ssh-agent) and its Unix socket
 //                                                                      <- Crypto, Format, Vault, CSodium, CCofferSystem
 //   Umbrella: Coffer          re-exports every layer above, so `import Coffer` is enough

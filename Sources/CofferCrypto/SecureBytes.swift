@@ -100,6 +100,13 @@ public final class SecureBytes: @unchecked Sendable {
         try body(UnsafePointer(region), count)
     }
 
+    /// Writable access for code in the crypto layer that reuses one guarded buffer for many
+    /// values (a scratch buffer per thread); the caller wipes what it wrote. Do not let the
+    /// pointer escape.
+    package func withMutableBytePointer<R, E: Error>(_ body: (UnsafeMutablePointer<UInt8>, Int) throws(E) -> R) throws(E) -> R {
+        try body(region, count)
+    }
+
     /// Calls `body` with the secret bytes. Do not let the pointer escape.
     public func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
         try body(UnsafeRawBufferPointer(start: region, count: count))

@@ -66,19 +66,20 @@ package enum XChaCha20Poly1305 {
         guard ciphertext.count >= tagLength else { throw .authenticationFailed }
         let plainLength = ciphertext.count - tagLength
         guard scratch.count >= plainLength else { throw .invalidArgument("scratch buffer too small") }
-        let out = UnsafeMutablePointer(mutating: scratch.withBytePointer { pointer, _ in pointer })
-        defer { sodium_memzero(out, max(plainLength, 1)) }
-        var written: UInt64 = 0
-        let status = ciphertext.withUnsafeBufferPointer { sealed -> Int32 in
-            guard let base = sealed.baseAddress else { return -1 }
-            return key.withBytePointer { k, _ in
-                crypto_aead_xchacha20poly1305_ietf_decrypt(
-                    out, &written, nil, base, UInt64(sealed.count),
-                    associatedData, UInt64(associatedData.count), nonce, k)
+        return try scratch.withMutableBytePointer { (out, _) throws(CofferError) -> R in
+            defer { sodium_memzero(out, max(plainLength, 1)) }
+            var written: UInt64 = 0
+            let status = ciphertext.withUnsafeBufferPointer { sealed -> Int32 in
+                guard let base = sealed.baseAddress else { return -1 }
+                return key.withBytePointer { k, _ in
+                    crypto_aead_xchacha20poly1305_ietf_decrypt(
+                        out, &written, nil, base, UInt64(sealed.count),
+                        associatedData, UInt64(associatedData.count), nonce, k)
+                }
             }
+            guard status == 0, Int(written) == plainLength else { throw .authenticationFailed }
+            return try body(UnsafeRawBufferPointer(start: out, count: plainLength))
         }
-        guard status == 0, Int(written) == plainLength else { throw .authenticationFailed }
-        return try body(UnsafeRawBufferPointer(start: out, count: plainLength))
     }
 
     private static func check(key: SecureBytes, nonce: [UInt8]) throws(CofferError) {
