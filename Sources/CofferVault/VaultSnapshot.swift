@@ -216,7 +216,7 @@ package struct VaultSnapshot: Sendable {
             try formatCall { () throws(FormatError) in try ParallelWork.map(count: pending.count) { (index) throws(FormatError) -> [UInt8]? in
                 let record = pending[index].record
                 if let previous, let old = previous.entries[record.id] ?? previous.tombstones[record.id],
-                   old.isOpened, old.record.identity == record.identity {
+                   old.isOpened, old.record.isSameRecord(as: record) {
                     return old.overview
                 }
                 return try opener.open(record)

@@ -78,4 +78,34 @@ struct VaultHostileReplicaTests {
             #expect(throws: CofferError.self) { try Vault.open(at: path, password: secure("revoked"), options: testOptions) }
         }
     }
+
+    /// Found by `.ci/run`'s fuzz run (Fuzz/Regressions/merge/merge-lookup-tag-mismatch).
+    /// Before: a copy's record that kept our record's nonce was taken for ours, its overview
+    /// reused unchecked, so a row with another lookup tag passed the merge, which then
+    /// reported success for a copy no reader opens (SPEC.md §10 step 15).
+    @Test("A copy whose record keeps ours' nonce under another lookup tag: malformed, the vault unchanged (was: merged as if it were ours)")
+    func sameNonceOtherLookupTag() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("a.coffer").path
+            let vault = try Vault.create(at: path, password: secure("pw"), options: testOptions)
+            try vault.add(.genericPassword(service: "mail", account: "me"), secrets: ItemSecrets(password: secure("m0")))
+            let codec = try VaultFileV2.parse(Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+            let keys = try VaultFileV2.unlock(codec.header, with: .password(try secure("pw"))).keys
+            let records = codec.records.map { r in
+                RecordV2(id: r.id, revision: r.revision, nonce: r.nonce, lookupTag: r.lookupTag ^ 0x100, isTombstone: r.isTombstone,
+                         body: r.body, overviewLength: r.overviewLength)
+            }
+            let copy = dir.appendingPathComponent("copy.coffer").path
+            try Data(try VaultFileV2.encode(header: codec.header, generation: codec.generation, records: records, keys: keys).bytes)
+                .write(to: URL(fileURLWithPath: copy))
+            let before = try Data(contentsOf: URL(fileURLWithPath: path))
+            let error = #expect(throws: CofferError.self) { try vault.merge(contentsOf: copy) }
+            #expect(error?.kind == .malformed)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+            // A reader of the copy alone refuses it the same way, once it reads the item.
+            let reader = try Vault.open(at: copy, password: secure("pw"), options: testOptions)
+            let read = #expect(throws: CofferError.self) { try reader.verifyAll() }
+            #expect(read?.kind == .malformed)
+        }
+    }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import CofferCrypto
 
 /// One entry of a format-2 file (SPEC.md §7, §8): its manifest row (id, nonce, lookup tag,
@@ -382,6 +383,25 @@ package struct RecordV2: Sendable {
     /// What names a record across copies: its nonce. Two records with one nonce are the
     /// same record (a writer draws a new nonce for every seal).
     package var identity: Nonce { nonce }
+
+    /// Whether `other` is this record as written: the same row (nonce, lookup tag, flags,
+    /// revision, both lengths), and the same bytes when both are in memory. A record read
+    /// again may reuse what was checked of this one only then: a copy whose row keeps our
+    /// nonce but changes another field (its lookup tag, say) is checked on its own, and
+    /// refused when it fails (SPEC.md §10 step 15).
+    package func isSameRecord(as other: RecordV2) -> Bool {
+        guard nonce == other.nonce, id == other.id, lookupTag == other.lookupTag, isTombstone == other.isTombstone,
+              revision == other.revision, overviewLength == other.overviewLength else { return false }
+        let length = location?.length ?? body.count, otherLength = other.location?.length ?? other.body.count
+        guard length == otherLength else { return false }
+        guard isLoaded, other.isLoaded else { return true }
+        return body.withUnsafeBytes { a in
+            other.body.withUnsafeBytes { b in
+                guard let pa = a.baseAddress, let pb = b.baseAddress else { return a.count == b.count }
+                return memcmp(pa, pb, a.count) == 0
+            }
+        }
+    }
 
     /// The item's secrets (its secret part opened, checked with `overview`, decoded).
     package func openSecrets(vaultID: [UInt8], keys: EpochKeys, overview: [UInt8]) throws(FormatError) -> ItemSecrets {
