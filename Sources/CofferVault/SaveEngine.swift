@@ -563,13 +563,15 @@ struct SaveEngine {
         if try formatCall({ () throws(FormatError) in try VaultFile.formatVersion(start.bytes) }) == FormatV2.version {
             let head = try formatCall { () throws(FormatError) in try VaultFileV2.Start(start.bytes) }
             guard head.header.vaultID == snapshot.vaultID else { throw .differentVault("\(otherPath) holds a different vault") }
-            if ConstantTime.equals(head.header.epochID, keys.epochID) {
-                try formatCall { () throws(FormatError) in try head.authenticateHeader(start.bytes, keys: keys) }
+            // The keys of the copy's epoch where its start alone gives them: ours, an earlier
+            // one from our key history, or a later one through the slot that opened this vault.
+            if let copyKeys = try startKeys(head.header, keys: keys) {
+                try formatCall { () throws(FormatError) in try head.authenticateHeader(start.bytes, keys: copyKeys) }
                 // A manifest beyond the start: its MAC checked a window at a time before it is read
                 // whole (its length is not authenticated by the header's MAC).
                 if head.manifestMACEnd > start.bytes.count {
                     try formatCall { () throws(FormatError) in
-                        try head.authenticateManifest(fileSize: size, keys: keys) { (body) throws(CofferError) in
+                        try head.authenticateManifest(fileSize: size, keys: copyKeys) { (body) throws(CofferError) in
                             _ = try storeCall { () throws(StoreError) in try store.readWindows(head.manifestMACEnd, body) }
                         }
                     }
@@ -577,7 +579,7 @@ struct SaveEngine {
                 // The manifest, read with one byte more: a file shorter than it is seen to be.
                 let manifest = head.manifestMACEnd <= start.bytes.count ? start.bytes
                     : try storeCall { () throws(StoreError) in try store.readPrefix(min(head.manifestMACEnd, size)) }.bytes
-                try formatCall { () throws(FormatError) in try head.checkManifest(manifest, fileSize: size, keys: keys) }
+                try formatCall { () throws(FormatError) in try head.checkManifest(manifest, fileSize: size, keys: copyKeys) }
             } else if !mayOpen(head.header, keys: keys), let why = otherEpoch(head.header, keys: keys) {
                 // Under another key that neither our key history nor the slot that opened
                 // this vault gives (SPEC.md §17.8): refused from its start.
@@ -590,6 +592,21 @@ struct SaveEngine {
         }
         let file = try storeCall { () throws(StoreError) in try store.readPrefix(size + 1) }
         return try replicaCopy(file.bytes, name: otherPath, keys: keys)
+    }
+
+    /// The keys a copy whose header is `header` is sealed under, when its header alone gives
+    /// them (no KDF): `keys` for our epoch, an earlier epoch's from our key history, or a
+    /// later one's through the slot that opened this vault. Nil otherwise; whether such a
+    /// copy may be merged at all is ``replicaCopy(_:name:keys:identity:)``'s to decide.
+    private func startKeys(_ header: VaultHeaderV2, keys: EpochKeys) throws(CofferError) -> EpochKeys? {
+        if ConstantTime.equals(header.epochID, keys.epochID) { return keys }
+        let ours = snapshot.header
+        if ours.keyHistory?.epochs.contains(where: { $0.epochID == header.epochID }) == true {
+            let earlier = try formatCall { () throws(FormatError) in try ours.keyHistory?.open(with: keys, vaultID: ours.vaultID) ?? [] }
+            return earlier.first { $0.epoch.epochID == header.epochID }?.keys
+        }
+        guard let slot = openingSlot else { return nil }
+        return try? formatCall { () throws(FormatError) in try VaultFileV2.unlock(header, identity: slot.slotIdentity, seeds: slot.seeds) }
     }
 
     /// Whether a copy with `header`, under another epoch than `keys`, may be opened for a

@@ -268,9 +268,14 @@ package struct VaultFileV2: Sendable {
     /// The keys from a cached unlock's seeds (SPEC.md §13.1), or nil when no slot of the
     /// header has that identity and type, or it does not open with them. No KDF runs.
     package func unlock(identity: [UInt8], seeds: KeySlotV2.Seeds) throws(FormatError) -> EpochKeys? {
+        try Self.unlock(header, identity: identity, seeds: seeds)
+    }
+
+    /// ``unlock(identity:seeds:)`` from a header alone (a file's start, before the rest is read).
+    package static func unlock(_ header: VaultHeaderV2, identity: [UInt8], seeds: KeySlotV2.Seeds) throws(FormatError) -> EpochKeys? {
         guard let slot = header.slots.first(where: { $0.identity == identity && $0.type == seeds.type }),
               let key = try slot.open(seeds: seeds, vaultID: header.vaultID, epochID: header.epochID) else { return nil }
-        return try Self.epochKeys(key, header: header)
+        return try epochKeys(key, header: header)
     }
 
     /// The key's derived keys, after checking its commitment: a key whose epoch id is not the
