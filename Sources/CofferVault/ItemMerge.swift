@@ -112,6 +112,25 @@ enum ItemMerge {
             default: return false
             }
         }
+
+        /// Whether two values hold the same contents, however each side keeps them (a
+        /// winner's public bytes, or a losing value's copy in the secret part; nothing and
+        /// an empty value alike), compared in constant time. An erased value has none to
+        /// compare: it matches any.
+        func sameContents(as other: Value) -> Bool {
+            if case .erased = self { return true }
+            if case .erased = other { return true }
+            return withContents { a in other.withContents { b in a.count == b.count && ConstantTime.equals(a, b) } }
+        }
+
+        private func withContents<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+            switch self {
+            case .none, .erased: return body(UnsafeRawBufferPointer(start: nil, count: 0))
+            case .overview(let bytes): return bytes.withUnsafeBytes(body)
+            case .secret(let fragment):
+                return fragment.source.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[fragment.range])) }
+            }
+        }
     }
 
     /// Which of two clocks has seen everything the other has (§17.5 step 2): its version
@@ -178,7 +197,12 @@ enum ItemMerge {
             }
             for (stamp, value) in sb {
                 if let mine = kept[stamp] {
-                    // Both hold it: its contents from whichever did not erase it.
+                    // Both hold it: its contents from whichever did not erase it. A stamp names
+                    // one write, so two contents under it come from a faulty or forged copy:
+                    // keeping either would depend on which side merges.
+                    guard mine.value.sameContents(as: value) else {
+                        throw .malformed("\(register): two different values under one stamp")
+                    }
                     if case .erased = mine.value { kept[stamp]?.value = value }
                     kept[stamp]?.confirmation = mine.confirmation.merged(with: b.confirmation(register, stamp))
                 } else if sa[stamp] != nil || !a.clock.versions.covers(stamp) {

@@ -108,4 +108,49 @@ struct VaultHostileReplicaTests {
             #expect(read?.kind == .malformed)
         }
     }
+
+    /// Found by `make fuzz` (Fuzz/Regressions/merge/merge-does-not-commute). Before: of two
+    /// concurrent versions holding a register under the same stamp with different contents,
+    /// the merge kept the merging side's, so merging the copy into the vault and the vault
+    /// into the copy gave different notes (the merge did not commute).
+    @Test("A copy holding other notes under the vault's notes stamp: malformed whichever side merges, both files unchanged (was: each side kept its own)")
+    func twoContentsUnderOneStamp() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("a.coffer").path, other = dir.appendingPathComponent("b.coffer").path
+            let vault = try Vault.create(at: path, password: secure("pw"), options: testOptions)
+            let item = try vault.add(.genericPassword(service: "mail", account: "me"),
+                                     secrets: ItemSecrets(password: secure("m0"), notes: secure("n0")))
+            try FileManager.default.copyItem(atPath: path, toPath: other)
+            // Two concurrent edits: the account here, the password there.
+            try vault.update(item.id) { a, _ in a.account = "me@home" }
+            let copy = try Vault.open(at: other, password: secure("pw"), options: testOptions)
+            try copy.update(item.id) { _, s in s.password = try secure("m1") }
+            let donor = try copy.add(.secureNote(title: "donor"), secrets: ItemSecrets(notes: secure("forged")))
+            // There, the notes changed under the stamp they had (a faulty or forged writer).
+            let codec = try VaultFileV2.parse(Array(try Data(contentsOf: URL(fileURLWithPath: other))))
+            let keys = try VaultFileV2.unlock(codec.header, with: .password(try secure("pw"))).keys
+            let sealer = ItemSealer(vaultID: codec.header.vaultID, keys: keys, entropy: .system)
+            func state(_ id: ItemID) throws -> ItemState {
+                let record = try #require(codec.records.first { $0.id == id })
+                return try sealer.open(try ItemVersion(record: record, overview: try record.openOverviewList(vaultID: codec.header.vaultID, keys: keys)))
+            }
+            var forged = try state(item.id)
+            forged.parts.secrets[Register.notes] = try state(donor.id).parts.secrets[Register.notes]
+            let records = try codec.records.map { record in
+                record.id == item.id ? try sealer.seal(forged, id: item.id, revision: record.revision + 1).record : record
+            }
+            try Data(try VaultFileV2.encode(header: codec.header, generation: codec.generation, records: records, keys: keys).bytes)
+                .write(to: URL(fileURLWithPath: other))
+            let ours = try Data(contentsOf: URL(fileURLWithPath: path)), theirs = try Data(contentsOf: URL(fileURLWithPath: other))
+
+            let error = #expect(throws: CofferError.self) { try vault.merge(contentsOf: other) }
+            #expect(error?.kind == .malformed)
+            let reverse = #expect(throws: CofferError.self) {
+                try Vault.open(at: other, password: secure("pw"), options: testOptions).merge(contentsOf: path)
+            }
+            #expect(reverse?.kind == .malformed)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == ours)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: other)) == theirs)
+        }
+    }
 }
