@@ -2,6 +2,7 @@
 # Runs Coffer's libFuzzer targets (built by Fuzz/build.sh) for SECONDS each, in parallel.
 #
 #   Fuzz/run.sh SECONDS [TARGET...]      # targets: vault inputs merge (default: all three)
+#   RUNS=10000000 Fuzz/run.sh SECONDS vault   # stops at RUNS executions or SECONDS, whichever first
 #
 # Each target starts from the seeds derived from Tests/Vectors (written by the binary itself,
 # see LLVMFuzzerInitialize in Fuzz/Targets/FuzzMain.swift), the fixed crashers in
@@ -38,7 +39,7 @@ for target in "${targets[@]}"; do
   COFFER_FUZZ_WRITE_SEEDS="$seeds" COFFER_FUZZ_VECTORS=Tests/Vectors COFFER_FUZZ_RESOURCES=Sources/CofferGenerator/Resources \
     "$binary" >/dev/null || { echo "fuzz: $target could not write its seeds" >&2; exit 2; }
   echo "fuzz: $target for ${seconds}s from $(ls "$seeds" | wc -l) seeds, $(ls "Fuzz/Regressions/$target" | wc -l) regressions, $(ls "$OUT/corpus/$target" | wc -l) corpus units"
-  "$binary" -max_total_time="$seconds" -print_final_stats=1 -timeout=20 -rss_limit_mb=2048 -max_len="$(max_len "$target")" \
+  "$binary" -max_total_time="$seconds" -print_final_stats=1 -timeout=20 -rss_limit_mb=2048 -max_len="$(max_len "$target")" ${RUNS:+-runs="$RUNS"} \
     -artifact_prefix="$OUT/artifacts/$target/" "$OUT/corpus/$target" "$seeds" "Fuzz/Regressions/$target" \
     > "$OUT/log-$target.txt" 2>&1 &
   pids+=($!)

@@ -353,9 +353,25 @@ public final class VaultTransaction {
         while changes.entries[id] != nil || base.holdsRecord(id) {
             id = try ItemID(validated: vault.entropy.bytes(FormatV1.entryIDLength))
         }
-        let sealed = try sealer.add(id: id, attributes: attributes, secrets: secrets, stamp: stamp())
+        let stamp = stamp()
+        let attributes = Self.takingTime(of: stamp, attributes, now: vault.now())
+        let sealed = try sealer.add(id: id, attributes: attributes, secrets: secrets, stamp: stamp)
         try change(id, .put(sealed, attributes))
         return Item(id: id, revision: 1, attributes: attributes)
+    }
+
+    /// An item made for this transaction (both dates equal, from a minute before its first
+    /// write until now) dated at the transaction's time, its stamp's: a transaction is one
+    /// edit, and format 2 then leaves both dates out of the record (SPEC.md §7.6), 20 bytes
+    /// an item. Dates of the item's own (an import's, or set by the caller) are kept.
+    static func takingTime(of stamp: Stamp, _ attributes: ItemAttributes, now: Date) -> ItemAttributes {
+        let made = attributes.created.millisecondsSince1970
+        guard made == attributes.modified.millisecondsSince1970, made >= stamp.milliseconds - 60_000,
+              made <= max(stamp.milliseconds, now.millisecondsSince1970) else { return attributes }
+        var dated = attributes
+        dated.created = Date(millisecondsSince1970: stamp.milliseconds)
+        dated.modified = dated.created
+        return dated
     }
 
     /// Adds the item, or replaces the attributes and secrets of the item with the same unique key
