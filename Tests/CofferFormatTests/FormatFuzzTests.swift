@@ -98,11 +98,17 @@ struct FormatFuzzTests {
                 bytes = Array(bytes.prefix(maxSize))
             }
             let report = FuzzEntryPoints.merge(mutated, fixture: fixture)
-            #expect(report.violations.isEmpty, "mutation \(run): \(report.violations)")
-            expectInMemoryAgrees(mutated, fixture, report, "mutation \(run)")
-            if !report.violations.isEmpty, let dump = ProcessInfo.processInfo.environment["COFFER_MERGE_DUMP"] {
-                try Data(mutated).write(to: URL(fileURLWithPath: dump).appendingPathComponent("violation-\(run)"))
+            // A broken invariant keeps its input (the mutations depend on the nonces merges
+            // draw, so a run cannot be repeated): in COFFER_MERGE_DUMP, else the temporary folder.
+            var kept = ""
+            if !report.violations.isEmpty {
+                let folder = ProcessInfo.processInfo.environment["COFFER_MERGE_DUMP"] ?? NSTemporaryDirectory()
+                let file = URL(fileURLWithPath: folder).appendingPathComponent("coffer-merge-violation-\(getpid())-\(run)")
+                try Data(mutated).write(to: file)
+                kept = " (input kept in \(file.path); replay it from Fuzz/Regressions/merge)"
             }
+            #expect(report.violations.isEmpty, "mutation \(run): \(report.violations)\(kept)")
+            expectInMemoryAgrees(mutated, fixture, report, "mutation \(run)")
             if report.deepest == .opened {
                 merged += 1
                 corpus.append(mutated)
