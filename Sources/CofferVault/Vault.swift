@@ -445,6 +445,7 @@ public final class Vault: @unchecked Sendable {
             } catch {
                 throw lift(error)
             }
+            adoptReplacingSlot(tx.slotReplacements)
             return result
         }
     }
@@ -518,9 +519,23 @@ public final class Vault: @unchecked Sendable {
                     try engine.commit(changes, keys: old, lastStamp: lastStampTime) { clock, replica in issueStamp(after: clock, replica: replica) }
                 }
             }
+            adoptReplacingSlot(tx.slotReplacements)
             // A password change replaces slots in place: those are `changed`, not added and removed.
             let slots = changed.isEmpty ? KeySlotChange(from: before, to: after) : .none
             return KeySlotChange(changed: changed, added: slots.added, removed: slots.removed, rotation: rotation)
+        }
+    }
+
+    /// After a saved password change (under the vault's lock): the slot that replaced the
+    /// one that opened the vault becomes the opening slot, whose key opens a copy rekeyed
+    /// later (SPEC.md §17.8 cases 2 and 4) and a cached unlock; as if the vault had been
+    /// opened again with the new password.
+    func adoptReplacingSlot(_ replacements: [[UInt8]: SlotKey]) {
+        for current in [slotKey, engine.convertedSlotKey].compactMap({ $0 }) {
+            if let next = replacements[current.slotIdentity] {
+                slotKey = next
+                return
+            }
         }
     }
 

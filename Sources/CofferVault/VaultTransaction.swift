@@ -77,6 +77,12 @@ public final class VaultTransaction {
         }
     }
 
+    /// The key slots a password change in this transaction replaced, by identity, with the
+    /// key of the slot that replaced each: the vault takes the one that replaces the slot it
+    /// was opened with (``Vault/adoptReplacingSlot(_:)``), so a copy rekeyed after still
+    /// opens through it (SPEC.md §17.8) without reopening the vault.
+    private(set) var slotReplacements: [[UInt8]: SlotKey] = [:]
+
     /// The stamp of this transaction's edits, drawn from the vault at the first write.
     private func stamp() -> Stamp {
         if let stamp = changes.stamp { return stamp }
@@ -547,8 +553,12 @@ public final class VaultTransaction {
         let credential: VaultCredential = keyFile.map { .passwordAndKeyFile(newPassword, $0) } ?? .password(newPassword)
         let kdf = header.slots[first].kdf ?? vault.options.kdf
         try vault.options.kdfLimit.check(kdf)
-        let slot = try formatCall { () throws(FormatError) in
-            try KeySlotV2.make(for: credential, kdf: kdf, vaultID: header.vaultID, epoch: keys, entropy: vault.entropy).slot
+        let made = try formatCall { () throws(FormatError) in
+            try KeySlotV2.make(for: credential, kdf: kdf, vaultID: header.vaultID, epoch: keys, entropy: vault.entropy)
+        }
+        let slot = made.slot
+        for replaced in header.slots where replaced.kind == kind {
+            slotReplacements[replaced.identity] = SlotKey(slotIdentity: slot.identity, seeds: made.seeds)
         }
         header.slots[first] = slot
         header.slots = header.slots.enumerated().filter { $0.offset == first || $0.element.kind != kind }.map(\.element)
@@ -569,10 +579,13 @@ public final class VaultTransaction {
         try vault.options.kdfLimit.check(candidates.compactMap(\.kdf))
         var changed: [KeySlotKind] = []
         for (index, slot) in header.slots.enumerated() where candidates.contains(slot) {
-            let replacement: KeySlotV2? = try formatCall { () throws(FormatError) -> KeySlotV2? in
-                let make = { (credential: VaultCredential) throws(FormatError) -> KeySlotV2 in
-                    try KeySlotV2.make(for: credential, kdf: slot.kdf ?? self.vault.options.kdf, vaultID: header.vaultID,
-                                       epoch: self.keys, entropy: self.vault.entropy).slot
+            // The new slot, and its seeds when they open it alone (a replaced password factor
+            // keeps a key-file factor whose seed is not at hand).
+            let replacement: (slot: KeySlotV2, seeds: KeySlotV2.Seeds?)? = try formatCall { () throws(FormatError) -> (slot: KeySlotV2, seeds: KeySlotV2.Seeds?)? in
+                let make = { (credential: VaultCredential) throws(FormatError) -> (slot: KeySlotV2, seeds: KeySlotV2.Seeds?) in
+                    let made = try KeySlotV2.make(for: credential, kdf: slot.kdf ?? self.vault.options.kdf, vaultID: header.vaultID,
+                                                  epoch: self.keys, entropy: self.vault.entropy)
+                    return (made.slot, made.seeds)
                 }
                 switch slot.kind {
                 case .password:
@@ -580,7 +593,8 @@ public final class VaultTransaction {
                     return try make(.password(new))
                 case .passwordAndKeyFile where slot.isNewStyle:
                     guard try slot.passwordFactorMatches(old) else { return nil }
-                    return try slot.replacingPasswordFactor(new, vaultID: header.vaultID, epoch: keys, entropy: vault.entropy)?.slot
+                    return try slot.replacingPasswordFactor(new, vaultID: header.vaultID, epoch: keys, entropy: vault.entropy)
+                        .map { ($0.slot, nil) }
                 case .passwordAndKeyFile:
                     guard let keyFile, try slot.open(with: .passwordAndKeyFile(old, keyFile), vaultID: header.vaultID,
                                                      epochID: header.epochID) != nil else { return nil }
@@ -590,7 +604,10 @@ public final class VaultTransaction {
                 }
             }
             guard let replacement else { continue }
-            header.slots[index] = replacement
+            if let seeds = replacement.seeds {
+                slotReplacements[slot.identity] = SlotKey(slotIdentity: replacement.slot.identity, seeds: seeds)
+            }
+            header.slots[index] = replacement.slot
             changed.append(slot.kind)
         }
         guard !changed.isEmpty else { throw .wrongPassword }

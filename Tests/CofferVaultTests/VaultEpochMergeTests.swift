@@ -151,6 +151,27 @@ struct VaultEpochMergeTests {
         }
     }
 
+    /// Before: a handle kept the key of the slot it was opened with, which its own password
+    /// change had replaced, so it could not open a copy rekeyed after (case 2) until the
+    /// vault was opened again with the new password.
+    @Test("A handle that changed the password merges a copy rekeyed after, without reopening (was: otherKeyEpoch until reopened)")
+    func successorAfterOwnPasswordChange() throws {
+        try withTemporaryDirectory { dir in
+            let (owner, path, _, laptopPath, _) = try setUp(dir)
+            try owner.changePassword(from: secure("old"), to: secure("new"))
+            // Another device takes the new file, rekeys it and adds an item.
+            try copy(path, laptopPath)
+            let laptop = try Vault.open(at: laptopPath, password: secure("new"), options: testOptions)
+            try laptop.rotateKey()
+            try add(laptop, "laptop-after-rekey")
+            let report = try owner.merge(contentsOf: laptopPath)
+            #expect(report.earlierKey.epoch == .successor)
+            #expect(try names(owner) == ["shared", "laptop-after-rekey"])
+            #expect(try header(path).epochID == header(laptopPath).epochID)
+            #expect(opens(path, "new") && !opens(path, "old"))
+        }
+    }
+
     @Test("Concurrent rotations on two devices converge: merged both ways they end in one epoch with the same items")
     func concurrentRotationsConverge() throws {
         try withTemporaryDirectory { dir in
