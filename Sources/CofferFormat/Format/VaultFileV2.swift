@@ -63,22 +63,33 @@ package struct VaultFileV2: Sendable {
 
     /// The manifest's rows, from its bytes (generation, count, rows, nothing after them).
     private static func parseManifest(_ manifestBytes: UnsafeRawBufferPointer) throws(FormatError) -> (generation: UInt64, rows: [RecordV2.Row]) {
+        var rows: [RecordV2.Row] = []
+        let generation = try parseManifest(manifestBytes, reserve: { rows.reserveCapacity($0) }) { rows.append($0) }
+        return (generation, rows)
+    }
+
+    /// The manifest's generation; each row, checked, handed to `body` in order (a reader in
+    /// windows makes its records from them without an array of rows). `reserve` gets how
+    /// many rows there can be.
+    private static func parseManifest(_ manifestBytes: UnsafeRawBufferPointer, reserve: (Int) -> Void,
+                                      _ body: (RecordV2.Row) -> Void) throws(FormatError) -> UInt64 {
         var manifest = ByteReader(manifestBytes)
         let generation = try manifest.u64("manifest generation")
         let count = Int(try manifest.u32("manifest entry count"))
         guard count <= FormatV1.maxEntries else { throw .malformed("manifest: \(count) entries is too many") }
-        var rows: [RecordV2.Row] = []
         // The count is a claim: room for no more rows than the manifest's bytes can hold.
-        rows.reserveCapacity(min(count, manifest.remaining / FormatV2.minRowLength))
+        reserve(min(count, manifest.remaining / FormatV2.minRowLength))
+        var previous: ItemID?
         for index in 0..<count {
             let row = try RecordV2.Row.parse(&manifest, index: index)
-            if let previous = rows.last, !(previous.id < row.id) {
+            if let previous, !(previous < row.id) {
                 throw .malformed("manifest: entry ids not strictly ascending at \(index)")
             }
-            rows.append(row)
+            previous = row.id
+            body(row)
         }
         guard manifest.isAtEnd else { throw .malformed("manifest: \(manifest.remaining) bytes after the last row") }
-        return (generation, rows)
+        return generation
     }
 
     /// SPEC.md §10 steps 7–8 after the manifest length: the manifest (its rows) and its MAC.
@@ -94,7 +105,10 @@ package struct VaultFileV2: Sendable {
     /// SPEC.md §10 step 9: the bytes after the manifest MAC (`present`) are exactly the
     /// records the rows describe: fewer is "truncated", more "malformed".
     private static func checkRecordBytes(_ rows: [RecordV2.Row], present: Int) throws(FormatError) {
-        let needed = rows.reduce(0) { $0 + $1.overviewLength + $1.secretLength }
+        try checkRecordBytes(needed: rows.reduce(0) { $0 + $1.overviewLength + $1.secretLength }, present: present)
+    }
+
+    private static func checkRecordBytes(needed: Int, present: Int) throws(FormatError) {
         guard present >= needed else { throw .truncated("entry records: \(present) of \(needed) bytes present") }
         guard present == needed else { throw .malformed("\(present - needed) bytes after the last entry record") }
     }
@@ -203,16 +217,22 @@ package struct VaultFileV2: Sendable {
         try head.withBytes { (raw) throws(FormatError) -> VaultFileV2 in
             let parsed = try parseHead(raw)
             var reader = parsed.reader
-            let (generation, rows, manifestEnd, manifestMAC) = try readManifest(raw, &reader, length: parsed.manifestLength)
-            var offset = reader.offset
-            try checkRecordBytes(rows, present: fileSize - offset)
+            // Steps 7–9 as readManifest and parse(_:) take them, each row made a record not
+            // read yet as it is parsed (100,000 rows: no second array of rows).
+            let manifestRange = try reader.range(parsed.manifestLength, "manifest")
+            let recordsStart = manifestRange.upperBound + FormatV1.digestLength
             var records: [RecordV2] = []
-            records.reserveCapacity(rows.count)
-            for row in rows {
+            var offset = recordsStart
+            let generation = try parseManifest(UnsafeRawBufferPointer(rebasing: raw[manifestRange]), reserve: { records.reserveCapacity($0) }) { row in
                 records.append(RecordV2(row: row, at: offset))
                 offset += row.overviewLength + row.secretLength
             }
-            return VaultFileV2(header: parsed.header, generation: generation, records: records, bytes: Array(head[0..<reader.offset]),
+            let manifestMAC = try reader.bytes(FormatV1.digestLength, "manifest MAC")
+            try checkRecordBytes(needed: offset - recordsStart, present: fileSize - reader.offset)
+            // The start as read, when it ends at the manifest MAC (as a reader in windows reads it): no copy.
+            let start = reader.offset == head.count ? head : Array(head[0..<reader.offset])
+            let manifestEnd = manifestRange.upperBound
+            return VaultFileV2(header: parsed.header, generation: generation, records: records, bytes: start,
                                headerEnd: parsed.headerEnd, headerMAC: parsed.headerMAC, manifestEnd: manifestEnd,
                                manifestMAC: manifestMAC, sourceVersion: FormatV2.version)
         }
