@@ -61,6 +61,8 @@ for target in "${targets[@]}"; do
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
   cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
   crashes=$(ls "$OUT/artifacts/$target" 2>/dev/null | grep -c -E '^(crash|leak|timeout|oom)-' || true)
-  echo "fuzz $target: ${runs:-?} executions in ${seconds}s (${rate:-?}/s), coverage ${cov:-?} edges, $(ls "$OUT/corpus/$target" | wc -l) corpus units, ${crashes} crash artifacts"
+  # libFuzzer's own count of seconds: RUNS may stop a target before SECONDS.
+  ran=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -1)
+  echo "fuzz $target: ${runs:-?} executions in ${ran:-$seconds}s (${rate:-?}/s), coverage ${cov:-?} edges, $(ls "$OUT/corpus/$target" | wc -l) corpus units, ${crashes} crash artifacts"
 done
 exit $status
