@@ -567,19 +567,24 @@ struct SaveEngine {
             // one from our key history, or a later one through the slot that opened this vault.
             if let copyKeys = try startKeys(head.header, keys: keys) {
                 try formatCall { () throws(FormatError) in try head.authenticateHeader(start.bytes, keys: copyKeys) }
-                // A manifest beyond the start: its MAC checked a window at a time before it is read
-                // whole (its length is not authenticated by the header's MAC).
-                if head.manifestMACEnd > start.bytes.count {
-                    try formatCall { () throws(FormatError) in
-                        try head.authenticateManifest(fileSize: size, keys: copyKeys) { (body) throws(CofferError) in
+                // The manifest MAC, over the start already read or, for a manifest beyond it, a
+                // window at a time before the manifest is read whole (its length is not
+                // authenticated by the header's MAC).
+                let inStart = head.manifestMACEnd <= start.bytes.count
+                try formatCall { () throws(FormatError) in
+                    try head.authenticateManifest(fileSize: size, keys: copyKeys) { (body) throws(CofferError) in
+                        if inStart {
+                            start.bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[0..<head.manifestMACEnd])) }
+                        } else {
                             _ = try storeCall { () throws(StoreError) in try store.readWindows(head.manifestMACEnd, body) }
                         }
                     }
                 }
-                // The manifest, read with one byte more: a file shorter than it is seen to be.
-                let manifest = head.manifestMACEnd <= start.bytes.count ? start.bytes
+                // The manifest's rows against the file's size (no MAC again: the copy is
+                // authenticated whole when it is read).
+                let manifest = inStart ? start.bytes
                     : try storeCall { () throws(StoreError) in try store.readPrefix(min(head.manifestMACEnd, size)) }.bytes
-                try formatCall { () throws(FormatError) in try head.checkManifest(manifest, fileSize: size, keys: copyKeys) }
+                try formatCall { () throws(FormatError) in try head.checkManifest(manifest, fileSize: size) }
             } else if !mayOpen(head.header, keys: keys), let why = otherEpoch(head.header, keys: keys) {
                 // Under another key that neither our key history nor the slot that opened
                 // this vault gives (SPEC.md §17.8): refused from its start.

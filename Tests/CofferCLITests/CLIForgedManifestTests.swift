@@ -5,29 +5,29 @@ import Testing
 extension CLIRefusedCopyTests {
     @Test("A sparse 1,000 MB copy whose authentic header is followed by a forged 610 MB manifest length: refused as tampered in bounded memory, the vault unchanged")
     func forgedManifestLength() throws {
-        try withTemporaryDirectory { root in
-            let device = Device("laptop", root: root)
-            let folder = root.appendingPathComponent("Sync")
-            try CLIReplicaTests.makeVault(in: folder, services: ["mail"], device: device)
-            let vault = folder.appendingPathComponent("vault.coffer")
-            try expectForgedCopyRefused(Array(try bytes(vault)), vault: vault, password: "pw", device: device, root: root,
-                                        figure: "merge refuses a forged 610 MB manifest length")
-        }
+        try expectForgedCopyRefused(rekeyed: false, figure: "merge refuses a forged 610 MB manifest length")
     }
 
     /// Before: the windowed manifest check ran for a copy under the vault's own key only; one
     /// under the key before a rekey was read whole first (610 MB), then refused.
     @Test("The same forged manifest length in a copy sealed before the vault's key was rotated: refused in bounded memory too")
     func forgedManifestLengthEarlierKey() throws {
+        try expectForgedCopyRefused(rekeyed: true, figure: "merge refuses a forged 610 MB manifest length under an earlier key")
+    }
+
+    /// A vault (password "pw"), rekeyed after the copy's source was taken when `rekeyed`, and
+    /// beside it a sparse 1,000 MB conflict copy: the vault's start as it was, its manifest
+    /// length forged to the largest the format allows. `coffer merge` refuses the copy (exit
+    /// 65) at a peak RSS under 100 MB and leaves the vault as it was.
+    func expectForgedCopyRefused(rekeyed: Bool, figure: String) throws {
         try withTemporaryDirectory { root in
             let device = Device("laptop", root: root)
             let folder = root.appendingPathComponent("Sync")
             try CLIReplicaTests.makeVault(in: folder, services: ["mail"], device: device)
             let vault = folder.appendingPathComponent("vault.coffer")
-            let earlier = Array(try bytes(vault))
-            try device.ok(["rekey", "Sync/vault.coffer"], input: "pw\n", in: root)
-            try expectForgedCopyRefused(earlier, vault: vault, password: "pw", device: device, root: root,
-                                        figure: "merge refuses a forged 610 MB manifest length under an earlier key")
+            let source = Array(try bytes(vault))
+            if rekeyed { try device.ok(["rekey", "Sync/vault.coffer"], input: "pw\n", in: root) }
+            try expectForgedCopyRefused(source, vault: vault, password: "pw", device: device, root: root, figure: figure)
         }
     }
 

@@ -61,16 +61,9 @@ package struct VaultFileV2: Sendable {
         }
     }
 
-    /// The manifest's rows, from its bytes (generation, count, rows, nothing after them).
-    private static func parseManifest(_ manifestBytes: UnsafeRawBufferPointer) throws(FormatError) -> (generation: UInt64, rows: [RecordV2.Row]) {
-        var rows: [RecordV2.Row] = []
-        let generation = try parseManifest(manifestBytes, reserve: { rows.reserveCapacity($0) }) { rows.append($0) }
-        return (generation, rows)
-    }
-
-    /// The manifest's generation; each row, checked, handed to `body` in order (a reader in
-    /// windows makes its records from them without an array of rows). `reserve` gets how
-    /// many rows there can be.
+    /// The manifest from its bytes (generation, count, rows, nothing after them): returns the
+    /// generation and hands each row, checked, to `body` in order (a reader in windows makes
+    /// its records from them without an array of rows). `reserve` gets how many rows there can be.
     private static func parseManifest(_ manifestBytes: UnsafeRawBufferPointer, reserve: (Int) -> Void,
                                       _ body: (RecordV2.Row) -> Void) throws(FormatError) -> UInt64 {
         var manifest = ByteReader(manifestBytes)
@@ -94,20 +87,18 @@ package struct VaultFileV2: Sendable {
 
     /// SPEC.md §10 steps 7–8 after the manifest length: the manifest (its rows) and its MAC.
     /// The reader is left after the MAC.
-    private static func readManifest(_ raw: UnsafeRawBufferPointer, _ reader: inout ByteReader, length: Int)
-        throws(FormatError) -> (generation: UInt64, rows: [RecordV2.Row], end: Int, mac: [UInt8]) {
+    /// Each row, checked, goes to `each` (``parseManifest(_:reserve:_:)``).
+    private static func readManifest(_ raw: UnsafeRawBufferPointer, _ reader: inout ByteReader, length: Int,
+                                     reserve: (Int) -> Void, _ each: (RecordV2.Row) -> Void)
+        throws(FormatError) -> (generation: UInt64, end: Int, mac: [UInt8]) {
         let manifestRange = try reader.range(length, "manifest")
-        let (generation, rows) = try parseManifest(UnsafeRawBufferPointer(rebasing: raw[manifestRange]))
+        let generation = try parseManifest(UnsafeRawBufferPointer(rebasing: raw[manifestRange]), reserve: reserve, each)
         let mac = try reader.bytes(FormatV1.digestLength, "manifest MAC")
-        return (generation, rows, manifestRange.upperBound, mac)
+        return (generation, manifestRange.upperBound, mac)
     }
 
     /// SPEC.md §10 step 9: the bytes after the manifest MAC (`present`) are exactly the
     /// records the rows describe: fewer is "truncated", more "malformed".
-    private static func checkRecordBytes(_ rows: [RecordV2.Row], present: Int) throws(FormatError) {
-        try checkRecordBytes(needed: rows.reduce(0) { $0 + $1.overviewLength + $1.secretLength }, present: present)
-    }
-
     private static func checkRecordBytes(needed: Int, present: Int) throws(FormatError) {
         guard present >= needed else { throw .truncated("entry records: \(present) of \(needed) bytes present") }
         guard present == needed else { throw .malformed("\(present - needed) bytes after the last entry record") }
@@ -169,22 +160,21 @@ package struct VaultFileV2: Sendable {
             guard ConstantTime.equals(computed, tag) else { throw .tampered(.manifest) }
         }
 
-        /// The manifest (in `bytes`, the file's first ``manifestMACEnd`` bytes) authenticated
-        /// with `keys`, and the file's size against the records its rows declare: too small is
-        /// `truncated`, too large `malformed`, as ``parse(_:)`` would say once it had read it all.
-        package func checkManifest(_ bytes: [UInt8], fileSize: Int, keys: EpochKeys) throws(FormatError) {
+        /// The manifest's rows (in `bytes`, the file's first ``manifestMACEnd`` bytes, after
+        /// ``authenticateManifest(fileSize:keys:reading:)``) against the file's size: too small
+        /// is `truncated`, too large `malformed`, as ``parse(_:)`` would say once it had read it
+        /// all. The MAC is not checked again: the whole copy is authenticated when it is read.
+        package func checkManifest(_ bytes: [UInt8], fileSize: Int) throws(FormatError) {
             guard bytes.count >= manifestMACEnd else { throw .truncated("manifest: \(bytes.count) of \(manifestMACEnd) bytes present") }
-            let manifestEnd = manifestMACEnd - FormatV1.digestLength
-            let manifestOK = try bytes.withBytes { (raw) throws(FormatError) in
-                ConstantTime.equals(try crypto { () throws(CofferError) in try BLAKE2b.mac(raw[0..<manifestEnd], key: keys.manifestKey) },
-                                    Array(raw[manifestEnd..<manifestMACEnd]))
-            }
-            guard manifestOK else { throw .tampered(.manifest) }
             let manifestStart = headerEnd + 2 * FormatV1.digestLength + 4
-            let rows = try bytes.withBytes { (raw) throws(FormatError) in
-                try VaultFileV2.parseManifest(UnsafeRawBufferPointer(rebasing: raw[manifestStart..<manifestEnd])).rows
+            let manifestEnd = manifestMACEnd - FormatV1.digestLength
+            var needed = 0
+            _ = try bytes.withBytes { (raw) throws(FormatError) in
+                try VaultFileV2.parseManifest(UnsafeRawBufferPointer(rebasing: raw[manifestStart..<manifestEnd]), reserve: { _ in }) { row in
+                    needed += row.overviewLength + row.secretLength
+                }
             }
-            try VaultFileV2.checkRecordBytes(rows, present: fileSize - manifestMACEnd)
+            try VaultFileV2.checkRecordBytes(needed: needed, present: fileSize - manifestMACEnd)
         }
     }
 
@@ -192,9 +182,11 @@ package struct VaultFileV2: Sendable {
         try bytes.withBytes { (raw) throws(FormatError) -> VaultFileV2 in
             let head = try parseHead(raw)
             var reader = head.reader
-            let (generation, rows, manifestEnd, manifestMAC) = try readManifest(raw, &reader, length: head.manifestLength)
+            var rows: [RecordV2.Row] = []
+            let (generation, manifestEnd, manifestMAC) = try readManifest(raw, &reader, length: head.manifestLength,
+                                                                          reserve: { rows.reserveCapacity($0) }) { rows.append($0) }
             // The records: exactly the rows' lengths, one after another, to the end of the file.
-            try checkRecordBytes(rows, present: reader.remaining)
+            try checkRecordBytes(needed: rows.reduce(0) { $0 + $1.overviewLength + $1.secretLength }, present: reader.remaining)
             var records: [RecordV2] = []
             records.reserveCapacity(rows.count)
             for row in rows {
@@ -217,21 +209,19 @@ package struct VaultFileV2: Sendable {
         try head.withBytes { (raw) throws(FormatError) -> VaultFileV2 in
             let parsed = try parseHead(raw)
             var reader = parsed.reader
-            // Steps 7–9 as readManifest and parse(_:) take them, each row made a record not
-            // read yet as it is parsed (100,000 rows: no second array of rows).
-            let manifestRange = try reader.range(parsed.manifestLength, "manifest")
-            let recordsStart = manifestRange.upperBound + FormatV1.digestLength
+            // Each row made a record not read yet as it is parsed (100,000 rows: no array of
+            // rows beside the records), placed after the manifest MAC.
+            let recordsStart = reader.offset + parsed.manifestLength + FormatV1.digestLength
             var records: [RecordV2] = []
             var offset = recordsStart
-            let generation = try parseManifest(UnsafeRawBufferPointer(rebasing: raw[manifestRange]), reserve: { records.reserveCapacity($0) }) { row in
+            let (generation, manifestEnd, manifestMAC) = try readManifest(raw, &reader, length: parsed.manifestLength,
+                                                                          reserve: { records.reserveCapacity($0) }) { row in
                 records.append(RecordV2(row: row, at: offset))
                 offset += row.overviewLength + row.secretLength
             }
-            let manifestMAC = try reader.bytes(FormatV1.digestLength, "manifest MAC")
             try checkRecordBytes(needed: offset - recordsStart, present: fileSize - reader.offset)
             // The start as read, when it ends at the manifest MAC (as a reader in windows reads it): no copy.
             let start = reader.offset == head.count ? head : Array(head[0..<reader.offset])
-            let manifestEnd = manifestRange.upperBound
             return VaultFileV2(header: parsed.header, generation: generation, records: records, bytes: start,
                                headerEnd: parsed.headerEnd, headerMAC: parsed.headerMAC, manifestEnd: manifestEnd,
                                manifestMAC: manifestMAC, sourceVersion: FormatV2.version)
