@@ -36,7 +36,9 @@ public struct ListedItem: Sendable {
     public let revision: UInt64
     private let source: Source
 
-    private enum Source: Sendable {
+    // Indirect: rows are copied as they are put in order and printed, and a copy then
+    // retains one box instead of the list and the tags array, and copies no field ranges.
+    private indirect enum Source: Sendable {
         /// A checked overview list and where its fields are.
         case overview([UInt8], OverviewFields)
         /// An item decoded already (a listing with pending changes, or a list of unusual shape).

@@ -94,10 +94,10 @@ struct FormatV2Tests {
             let overview = EntryCodec.encodeOverview(attributes).publicBytes
             let compact = try CompactFieldList.compact(from: .bytes(overview), schema: .overview).publicBytes
             #expect(compact.count < overview.count)
-            #expect(try CompactFieldList.working(from: .bytes(compact), schema: .overview).publicBytes == overview)
+            #expect(try CompactFieldList.working(from: compact, schema: .overview) == overview)
             let secretList = try EntryCodec.encodeSecrets(secrets).secureBytes()
             let compactSecrets = try CompactFieldList.compact(from: .secret(secretList), schema: .secret).secureBytes()
-            let back = try CompactFieldList.working(from: .secret(compactSecrets), schema: .secret).secureBytes()
+            let back = try CompactFieldList.working(from: compactSecrets, schema: .secret)
             #expect(back == secretList)
         }
     }
@@ -114,7 +114,16 @@ struct FormatV2Tests {
                 default: Issue.record("unexpected \(String(describing: error))")
                 }
             }
-            _ = try? CompactFieldList.working(from: .secret(try SecureBytes(copying: bytes)), schema: .secret)
+            // The list converted in ordinary memory and in guarded memory: the same bytes or the same error.
+            let inGuarded = Result { () throws(FormatError) in
+                try CompactFieldList.working(from: try crypto { () throws(CofferError) in try SecureBytes(copying: bytes) }, schema: .secret)
+            }
+            let inPlain = Result { () throws(FormatError) in try CompactFieldList.working(from: bytes, schema: .secret) }
+            switch (inGuarded, inPlain) {
+            case (.success(let guarded), .success(let plain)): guarded.withUnsafeBytes { #expect(Array($0) == plain) }
+            case (.failure(let a), .failure(let b)): #expect(a == b)
+            default: Issue.record("the two conversions disagree on \(bytes)")
+            }
         }
     }
 
@@ -127,7 +136,7 @@ struct FormatV2Tests {
         let clock = try FormatVaultBuilderV2.clock(stamp, a, s)
         let list = EntryCodec.encodeOverview(a).publicBytes + (try ItemClockCodec.encode(clock, present: [], style: .version2))
         let compact = try CompactOverview.compact(from: list, tombstone: false, present: [])
-        let scan = CompactOverview.Scan(try CompactFieldList.working(from: .bytes(compact), schema: .overview).publicBytes)
+        let scan = CompactOverview.Scan(try CompactFieldList.working(from: compact, schema: .overview))
         #expect(!scan.has(13) && !scan.has(14) && !scan.has(ItemClockCodec.Tag.stamps))
         #expect(try CompactOverview.working(from: compact, tombstone: false) == list)
         #expect(try ItemClockCodec.decode(overview: list) == clock)
@@ -136,7 +145,7 @@ struct FormatV2Tests {
         older.created = vectorDate(a.modified.millisecondsSince1970 - 1)
         let list2 = EntryCodec.encodeOverview(older).publicBytes + (try ItemClockCodec.encode(clock, present: [], style: .version2))
         let compact2 = try CompactOverview.compact(from: list2, tombstone: false, present: [])
-        let scan2 = CompactOverview.Scan(try CompactFieldList.working(from: .bytes(compact2), schema: .overview).publicBytes)
+        let scan2 = CompactOverview.Scan(try CompactFieldList.working(from: compact2, schema: .overview))
         #expect(scan2.has(13) && !scan2.has(14))
         #expect(try CompactOverview.working(from: compact2, tombstone: false) == list2)
     }

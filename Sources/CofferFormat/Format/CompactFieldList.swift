@@ -64,12 +64,44 @@ enum CompactFieldList {
         }
     }
 
-    /// The in-memory list of a format-2 list. The framing alone is checked here (SPEC.md
-    /// §7.1, first pass): varints in their shortest form and within bounds ("malformed"),
-    /// every length within its enclosing list ("truncated").
-    static func working(from source: Source, schema: Schema) throws(FormatError) -> FieldList {
-        try source.withBytes { (raw) throws(FormatError) in
-            try working(raw, 0..<raw.count, schema: schema, source: source, structure: structureName(schema))
+    /// The in-memory list of a format-2 list, in ordinary memory (an overview). The framing
+    /// alone is checked here (SPEC.md §7.1, first pass): varints in their shortest form and
+    /// within bounds ("malformed"), every length within its enclosing list ("truncated").
+    static func working(from compact: [UInt8], schema: Schema) throws(FormatError) -> [UInt8] {
+        try compact.withBytes { (raw) throws(FormatError) -> [UInt8] in
+            let structure = structureName(schema)
+            let size = try convert(raw, 0..<raw.count, schema: schema, structure: structure, into: nil, at: 0)
+            var failure: FormatError?
+            let list = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+                do throws(FormatError) {
+                    _ = try convert(raw, 0..<raw.count, schema: schema, structure: structure, into: UnsafeMutableRawBufferPointer(buffer), at: 0)
+                    count = size
+                } catch {
+                    failure = error
+                    count = 0
+                }
+            }
+            if let failure { throw failure }
+            return list
+        }
+    }
+
+    /// The in-memory list of a format-2 list held in guarded memory (a secret part), written
+    /// straight into a guarded buffer: no value passes through ordinary memory.
+    static func working(from compact: SecureBytes, schema: Schema) throws(FormatError) -> SecureBytes {
+        try compact.withUnsafeBytes { (raw) throws(FormatError) -> SecureBytes in
+            let structure = structureName(schema)
+            let size = try convert(raw, 0..<raw.count, schema: schema, structure: structure, into: nil, at: 0)
+            var failure: FormatError?
+            let list = try crypto { () throws(CofferError) in try SecureBytes(count: size) { (out: UnsafeMutableRawBufferPointer) in
+                do throws(FormatError) {
+                    _ = try convert(raw, 0..<raw.count, schema: schema, structure: structure, into: out, at: 0)
+                } catch {
+                    failure = error
+                }
+            } }
+            if let failure { throw failure }
+            return list
         }
     }
 
@@ -83,10 +115,14 @@ enum CompactFieldList {
         return "overview"
     }
 
-    private static func working(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>, schema: Schema, source: Source,
-                                structure: String) throws(FormatError) -> FieldList {
+    /// One walk over a format-2 list's framing (`range` of `raw`), checking it; returns the
+    /// length of its in-memory list and, given `out`, writes that list at `offset`. Run once
+    /// to size the output and once to fill it: one allocation per list, not two per field
+    /// (a listing converts every overview of the vault).
+    private static func convert(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>, schema: Schema, structure: String,
+                                into out: UnsafeMutableRawBufferPointer?, at offset: Int) throws(FormatError) -> Int {
         var reader = ByteReader(UnsafeRawBufferPointer(rebasing: raw[range]))
-        var out = FieldList()
+        var written = 0
         var conflictCode: UInt8?
         while !reader.isAtEnd {
             let tag = UInt16(try reader.varint(limit: UInt64(UInt16.max), "\(structure) field tag"))
@@ -94,15 +130,24 @@ enum CompactFieldList {
             let value = try reader.range(length, "\(structure) field \(tag)")
             let absolute = (range.lowerBound + value.lowerBound)..<(range.lowerBound + value.upperBound)
             if case .conflict = schema, tag == ItemClockCodec.ConflictTag.register, length == 1 { conflictCode = raw[absolute.lowerBound] }
+            let headerAt = offset + written
+            let valueLength: Int
             if let inner = schema.nested(tag, conflictCode: conflictCode) {
-                let nested = try working(raw, absolute, schema: inner, source: source, structure: structure)
-                out.field(tag, nested: nested)
+                valueLength = try convert(raw, absolute, schema: inner, structure: structure, into: out, at: headerAt + 6)
             } else {
-                out.header(tag, length)
-                source.append(absolute, to: &out, from: raw)
+                valueLength = absolute.count
+                if let out, !absolute.isEmpty {
+                    UnsafeMutableRawBufferPointer(rebasing: out[(headerAt + 6)..<(headerAt + 6 + valueLength)])
+                        .copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[absolute]))
+                }
             }
+            if let out {
+                out.storeBytes(of: tag.littleEndian, toByteOffset: headerAt, as: UInt16.self)
+                out.storeBytes(of: UInt32(clamping: valueLength).littleEndian, toByteOffset: headerAt + 2, as: UInt32.self)
+            }
+            written += 6 + valueLength
         }
-        return out
+        return written
     }
 
     private static func compact(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>, schema: Schema, source: Source) throws(FormatError) -> FieldList {

@@ -21,7 +21,7 @@ enum CompactOverview {
     /// The in-memory list of a format-2 overview, checked as SPEC.md §10 step 15 says.
     static func working(from compact: [UInt8], tombstone: Bool) throws(FormatError) -> [UInt8] {
         // Pass 1: the framing.
-        var list = try CompactFieldList.working(from: .bytes(compact), schema: .overview).publicBytes
+        var list = try CompactFieldList.working(from: compact, schema: .overview)
         // What the list leaves out, put in where it can be computed: a list whose version
         // vector cannot give it is refused by the checks below, in their order.
         let scan = Scan(list)
@@ -40,9 +40,9 @@ enum CompactOverview {
         guard let implied else { throw .malformed("overview: no version vector (format 2 requires one)") }
         if tombstone, scan.has(ItemClockCodec.Tag.deleted) { throw .malformed("overview: a tombstone's deletion vector is implied") }
         for tag in [EntryCodec.OverviewTag.created, EntryCodec.OverviewTag.modified] where scan.has(tag) {
-            guard scan.value(tag) != implied.date else { throw .malformed("overview: date \(tag) equals the implied date and must be left out") }
+            guard !scan.value(tag, equals: implied.date) else { throw .malformed("overview: date \(tag) equals the implied date and must be left out") }
         }
-        if scan.has(ItemClockCodec.Tag.stamps), scan.value(ItemClockCodec.Tag.stamps) == implied.stamps {
+        if scan.value(ItemClockCodec.Tag.stamps, equals: implied.stamps) {
             throw .malformed("overview: the stamps field is the implied one and must be left out")
         }
         // A live item's clock of one version vector and nothing else (every item never
@@ -72,8 +72,8 @@ enum CompactOverview {
         let scan = Scan(list)
         list = strip(list) { tag in
             switch tag {
-            case EntryCodec.OverviewTag.created, EntryCodec.OverviewTag.modified: return scan.value(tag) == implied.date
-            case ItemClockCodec.Tag.stamps: return scan.value(tag) == implied.stamps
+            case EntryCodec.OverviewTag.created, EntryCodec.OverviewTag.modified: return scan.value(tag, equals: implied.date)
+            case ItemClockCodec.Tag.stamps: return scan.value(tag, equals: implied.stamps)
             case ItemClockCodec.Tag.deleted:
                 guard tombstone else { return false }
                 return true
@@ -115,11 +115,18 @@ enum CompactOverview {
         let date: [UInt8]?
         /// The stamps field: the largest stamp, then every unkeyed register's bit.
         let stamps: [UInt8]
+        /// The number of entries of the version vector.
+        private let replicas: Int
+
         /// A tombstone's deletion vector: every entry of the version vector.
-        let deleted: [UInt8]
+        var deleted: [UInt8] {
+            var d = ByteWriter(capacity: 2 * replicas)
+            for i in 0..<replicas { d.varint(UInt64(i)); d.varint(0) }
+            return d.bytes
+        }
 
         /// From a version vector's field value (nil when it is not one).
-        init?(versions value: [UInt8]) {
+        init?(versions value: ArraySlice<UInt8>) {
             guard value.count % 16 == 0, !value.isEmpty, value.count / 16 <= ItemClockCodec.maxReplicas else { return nil }
             let n = value.count / 16
             var best = (time: UInt64(0), replica: UInt64(0), index: 0)
@@ -143,9 +150,7 @@ enum CompactOverview {
             s.varint(0)
             s.varint(ItemClockCodec.unkeyedMask)
             stamps = s.bytes
-            var d = ByteWriter(capacity: 2 * n)
-            for i in 0..<n { d.varint(UInt64(i)); d.varint(0) }
-            deleted = d.bytes
+            replicas = n
         }
 
         /// From the clock fields ``ItemClockCodec/encode(_:present:style:)`` wrote.
@@ -156,26 +161,69 @@ enum CompactOverview {
         }
     }
 
-    /// The top-level fields of a well-framed in-memory list, by tag (the first of each).
+    /// Where the dates and the clock fields of a well-framed in-memory list are (the first of
+    /// each): ranges into the list, no copies (a listing scans every overview of the vault).
     struct Scan {
-        private var values: [UInt16: [UInt8]] = [:]
+        private let list: [UInt8]
+        private var created: Range<Int>?, modified: Range<Int>?
+        /// The clock fields 0x8010 to 0x8015, by `tag - 0x8010`.
+        private var clock: (Range<Int>?, Range<Int>?, Range<Int>?, Range<Int>?, Range<Int>?, Range<Int>?)
 
         init(_ list: [UInt8]) {
+            self.list = list
+            clock = (nil, nil, nil, nil, nil, nil)
             list.withUnsafeBytes { raw in
                 var offset = 0
                 while raw.count - offset >= 6 {
                     let tag = UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt16.self))
                     let length = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 2, as: UInt32.self)))
                     guard length <= raw.count - offset - 6 else { return }
-                    if values[tag] == nil { values[tag] = Array(raw[(offset + 6)..<(offset + 6 + length)]) }
+                    let value = (offset + 6)..<(offset + 6 + length)
+                    if range(tag) == nil { set(tag, value) }
                     offset += 6 + length
                 }
             }
         }
 
-        func has(_ tag: UInt16) -> Bool { values[tag] != nil }
-        func value(_ tag: UInt16) -> [UInt8]? { values[tag] }
-        var versions: [UInt8]? { values[ItemClockCodec.Tag.versions] }
+        /// The range of `tag`'s first value; nil when absent or not one of the tags kept.
+        private func range(_ tag: UInt16) -> Range<Int>? {
+            switch tag {
+            case EntryCodec.OverviewTag.created: return created
+            case EntryCodec.OverviewTag.modified: return modified
+            case ItemClockCodec.Tag.versions: return clock.0
+            case ItemClockCodec.Tag.stamps: return clock.1
+            case ItemClockCodec.Tag.siblings: return clock.2
+            case ItemClockCodec.Tag.deleted: return clock.3
+            case ItemClockCodec.Tag.confirmations: return clock.4
+            case ItemClockCodec.Tag.erased: return clock.5
+            default: return nil
+            }
+        }
+
+        private mutating func set(_ tag: UInt16, _ value: Range<Int>) {
+            switch tag {
+            case EntryCodec.OverviewTag.created: created = value
+            case EntryCodec.OverviewTag.modified: modified = value
+            case ItemClockCodec.Tag.versions: clock.0 = value
+            case ItemClockCodec.Tag.stamps: clock.1 = value
+            case ItemClockCodec.Tag.siblings: clock.2 = value
+            case ItemClockCodec.Tag.deleted: clock.3 = value
+            case ItemClockCodec.Tag.confirmations: clock.4 = value
+            case ItemClockCodec.Tag.erased: clock.5 = value
+            default: break
+            }
+        }
+
+        /// Whether the list has `tag`, one of the dates or the clock fields.
+        func has(_ tag: UInt16) -> Bool { range(tag) != nil }
+        /// The value of `tag` (a date or a clock field), nil when absent.
+        func value(_ tag: UInt16) -> ArraySlice<UInt8>? { range(tag).map { list[$0] } }
+        /// Whether `tag` is present with exactly `bytes` as its value.
+        func value(_ tag: UInt16, equals bytes: [UInt8]?) -> Bool {
+            guard let value = value(tag), let bytes else { return false }
+            return value.elementsEqual(bytes)
+        }
+        var versions: ArraySlice<UInt8>? { value(ItemClockCodec.Tag.versions) }
     }
 
     /// `list` with fields added at their place in tag order (after equal tags).
@@ -190,7 +238,7 @@ enum CompactOverview {
                 let tag = UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt16.self))
                 let length = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 2, as: UInt32.self)))
                 while let next = pending.first, next.0 < tag {
-                    out += FieldList.header(next.0, next.1.count) + next.1
+                    appendField(next.0, next.1, to: &out)
                     pending = pending.dropFirst()
                 }
                 let end = min(raw.count, offset + 6 + length)
@@ -198,8 +246,15 @@ enum CompactOverview {
                 offset = end
             }
         }
-        for next in pending { out += FieldList.header(next.0, next.1.count) + next.1 }
+        for next in pending { appendField(next.0, next.1, to: &out) }
         return out
+    }
+
+    /// An in-memory field (a `u16` tag, a `u32` length, the value) appended to `out`.
+    private static func appendField(_ tag: UInt16, _ value: [UInt8], to out: inout [UInt8]) {
+        withUnsafeBytes(of: tag.littleEndian) { out.append(contentsOf: $0) }
+        withUnsafeBytes(of: UInt32(clamping: value.count).littleEndian) { out.append(contentsOf: $0) }
+        out.append(contentsOf: value)
     }
 
     /// `list` without the top-level fields whose tag `drop` names.

@@ -276,7 +276,7 @@ package struct RecordV2: Sendable {
         } catch {
             throw FormatError(reading: error)
         }
-        let list = try CompactFieldList.working(from: .secret(compact), schema: .secret).secureBytes()
+        let list = try CompactFieldList.working(from: compact, schema: .secret)
         _ = try list.withUnsafeBytes { (raw) throws(FormatError) in try EntryCodec.decodeSecrets(raw) }
         if let overview, let clock = try ItemClockCodec.decode(overview: overview) {
             try ItemParts(overview: overview, secrets: list).checkConsistency(with: clock)
