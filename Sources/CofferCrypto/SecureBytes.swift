@@ -4,7 +4,9 @@ internal import CSodium
 ///
 /// The bytes live in a region from `sodium_malloc`: locked in RAM (not swapped
 /// out; see ``SecureMemory`` for when the system refuses that), kept out of core dumps,
-/// surrounded by guard pages, and zeroed and freed on release. They are
+/// surrounded by guard pages, and zeroed and freed on release. Secrets of up to 2 KiB
+/// share such regions (64 KiB slabs, each secret wiped when released), so that a vault of
+/// many items does not cost a kernel mapping per item. They are
 /// reachable only inside a scoped closure, and never shown by `description`,
 /// `debugDescription`, `dump` or string interpolation. `==` runs in constant time.
 ///
@@ -20,6 +22,8 @@ public final class SecureBytes: @unchecked Sendable {
     // @unchecked: the region is written only during initialisation; afterwards
     // it is read-only, so sharing across threads is safe.
     private let region: UnsafeMutablePointer<UInt8>
+    /// The shared slab the region is a chunk of; nil for a region of its own.
+    private let slab: SecurePool.Slab?
     /// The number of secret bytes.
     public let count: Int
 
@@ -43,18 +47,34 @@ public final class SecureBytes: @unchecked Sendable {
         guard count >= 0 else { throw .invalidArgument("negative length") }
         try Sodium.ensureInitialized()
         // One byte at least, so the pointer is always real.
-        guard let raw = sodium_malloc(max(count, 1)) else { throw .secureMemoryUnavailable }
-        guard SecureMemory.lock(raw, count: max(count, 1)) else {
-            sodium_free(raw)
-            throw .secureMemoryUnavailable
-        }
-        sodium_memzero(raw, max(count, 1))
-        let pointer = raw.bindMemory(to: UInt8.self, capacity: max(count, 1))
-        do {
-            try fill(pointer, count)
-        } catch {
-            sodium_free(raw)
-            throw error
+        let size = max(count, 1)
+        let pointer: UnsafeMutablePointer<UInt8>
+        if size <= SecurePool.largest {
+            let (chunk, slab) = try SecurePool.shared.allocate(size)
+            sodium_memzero(chunk, size)
+            do {
+                try fill(chunk, count)
+            } catch {
+                SecurePool.shared.release(chunk, slab: slab)
+                throw error
+            }
+            pointer = chunk
+            self.slab = slab
+        } else {
+            guard let raw = sodium_malloc(size) else { throw .secureMemoryUnavailable }
+            guard SecureMemory.lock(raw, count: size) else {
+                sodium_free(raw)
+                throw .secureMemoryUnavailable
+            }
+            sodium_memzero(raw, size)
+            pointer = raw.bindMemory(to: UInt8.self, capacity: size)
+            do {
+                try fill(pointer, count)
+            } catch {
+                sodium_free(raw)
+                throw error
+            }
+            slab = nil
         }
         region = pointer
         self.count = count
@@ -91,8 +111,11 @@ public final class SecureBytes: @unchecked Sendable {
     }
 
     deinit {
-        // sodium_free zeroes the region before unmapping it.
-        sodium_free(region)
+        if let slab {
+            SecurePool.shared.release(region, slab: slab)   // wiped, then given back
+        } else {
+            sodium_free(region)   // zeroes the region before unmapping it
+        }
     }
 
     /// Non-null typed pointer and length, for C calls inside the module.

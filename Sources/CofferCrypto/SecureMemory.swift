@@ -40,7 +40,12 @@ public enum SecureMemory {
     /// Returns false when it could not be locked and the policy refuses that.
     package static func lock(_ region: UnsafeMutableRawPointer, count: Int) -> Bool {
         guard sodium_mlock(region, count) != 0 else { return true }
-        return state.withLock { value in
+        return countUnlocked()
+    }
+
+    /// Counts a region that could not be locked; returns whether the policy lets it be used.
+    static func countUnlocked() -> Bool {
+        state.withLock { value in
             value.unlocked += 1
             return value.policy == .bestEffort
         }

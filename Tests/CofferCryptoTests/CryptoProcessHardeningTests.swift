@@ -116,21 +116,22 @@ struct CryptoProcessHardeningTests {
     static let withoutLockableMemory = ["/usr/bin/setpriv", "--inh-caps=-ipc_lock", "--bounding-set=-ipc_lock",
                                         "/usr/bin/prlimit", "--memlock=0:0"]
 
-    @Test("Memory that cannot be locked: counted by default, refused with .required")
-    func unlockedMemory() throws {
+    @Test("Memory that cannot be locked: counted by default, refused with .required (a region of its own, or a pooled slab)",
+          arguments: ["65536", "32"])
+    func unlockedMemory(bytes: String) throws {
         #if os(Linux)
-        let bestEffort = try runProductCapturingCommand(Self.withoutLockableMemory + [Self.writer, "secure-memory", "best-effort", "65536"])
+        let bestEffort = try runProductCapturingCommand(Self.withoutLockableMemory + [Self.writer, "secure-memory", "best-effort", bytes])
         #expect(bestEffort.status == 0)
         let counted = bestEffort.stdout.split(separator: "=").last.flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-        #expect(bestEffort.stdout.hasPrefix("allocated 65536"))
+        #expect(bestEffort.stdout.hasPrefix("allocated \(bytes) "))
         #expect((counted ?? 0) >= 1)
 
-        let required = try runProductCapturingCommand(Self.withoutLockableMemory + [Self.writer, "secure-memory", "required", "65536"])
+        let required = try runProductCapturingCommand(Self.withoutLockableMemory + [Self.writer, "secure-memory", "required", bytes])
         #expect(required.stdout.hasPrefix("refused"), "\(required.stdout) \(required.stderr)")
 
         // Control: with lockable memory, nothing is counted or refused.
-        let normal = try runProductCapturingCommand([Self.writer, "secure-memory", "required", "65536"])
-        #expect(normal.stdout == "allocated 65536 unlocked=0\n")
+        let normal = try runProductCapturingCommand([Self.writer, "secure-memory", "required", bytes])
+        #expect(normal.stdout == "allocated \(bytes) unlocked=0\n")
         #endif
     }
 
