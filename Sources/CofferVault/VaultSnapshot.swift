@@ -96,7 +96,7 @@ package struct VaultSnapshot: Sendable {
     /// Builds the dictionaries of a lazily read snapshot (every path that reads every item, and
     /// every change, comes through here first).
     private mutating func materialize() {
-        guard let looked else { return }
+        guard looked != nil else { return }
         fill(from: rows)
         self.looked = nil
     }

@@ -67,14 +67,21 @@ enum CompactFieldList {
     /// The in-memory list of a format-2 list, in ordinary memory (an overview). The framing
     /// alone is checked here (SPEC.md §7.1, first pass): varints in their shortest form and
     /// within bounds ("malformed"), every length within its enclosing list ("truncated").
-    static func working(from compact: [UInt8], schema: Schema) throws(FormatError) -> [UInt8] {
+    /// `inserting` decides, once the framing is known good, fields to put in at the top level
+    /// (in tag order, after fields of the same tag): what format 2 leaves out
+    /// (``CompactOverview``), written in the same pass as the rest.
+    static func working(from compact: [UInt8], schema: Schema,
+                        inserting: () -> [(tag: UInt16, value: [UInt8])] = { [] }) throws(FormatError) -> [UInt8] {
         try compact.withBytes { (raw) throws(FormatError) -> [UInt8] in
             let structure = structureName(schema)
-            let size = try convert(raw, 0..<raw.count, schema: schema, structure: structure, into: nil, at: 0)
+            let converted = try convert(raw, 0..<raw.count, schema: schema, structure: structure, into: nil, at: 0)
+            let extra = inserting().sorted { $0.tag < $1.tag }
+            let size = converted + extra.reduce(0) { $0 + 6 + $1.value.count }
             var failure: FormatError?
             let list = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
                 do throws(FormatError) {
-                    _ = try convert(raw, 0..<raw.count, schema: schema, structure: structure, into: UnsafeMutableRawBufferPointer(buffer), at: 0)
+                    _ = try convert(raw, 0..<raw.count, schema: schema, structure: structure, into: UnsafeMutableRawBufferPointer(buffer), at: 0,
+                                    inserting: extra[...])
                     count = size
                 } catch {
                     failure = error
@@ -120,14 +127,30 @@ enum CompactFieldList {
     /// to size the output and once to fill it: one allocation per list, not two per field
     /// (a listing converts every overview of the vault).
     private static func convert(_ raw: UnsafeRawBufferPointer, _ range: Range<Int>, schema: Schema, structure: String,
-                                into out: UnsafeMutableRawBufferPointer?, at offset: Int) throws(FormatError) -> Int {
+                                into out: UnsafeMutableRawBufferPointer?, at offset: Int,
+                                inserting extra: ArraySlice<(tag: UInt16, value: [UInt8])> = []) throws(FormatError) -> Int {
         var reader = ByteReader(UnsafeRawBufferPointer(rebasing: raw[range]))
         var written = 0
+        var pending = extra
+        /// Writes an inserted field at the end of what is written.
+        func put(_ field: (tag: UInt16, value: [UInt8])) {
+            if let out {
+                let at = offset + written
+                out.storeBytes(of: field.tag.littleEndian, toByteOffset: at, as: UInt16.self)
+                out.storeBytes(of: UInt32(clamping: field.value.count).littleEndian, toByteOffset: at + 2, as: UInt32.self)
+                field.value.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: out[(at + 6)..<(at + 6 + $0.count)]).copyMemory(from: $0) }
+            }
+            written += 6 + field.value.count
+        }
         var conflictCode: UInt8?
         while !reader.isAtEnd {
             let tag = UInt16(try reader.varint(limit: UInt64(UInt16.max), "\(structure) field tag"))
             let length = Int(try reader.varint(limit: UInt64(UInt32.max), "\(structure) field length"))
             let value = try reader.range(length, "\(structure) field \(tag)")
+            while let next = pending.first, next.tag < tag {
+                put(next)
+                pending = pending.dropFirst()
+            }
             let absolute = (range.lowerBound + value.lowerBound)..<(range.lowerBound + value.upperBound)
             if case .conflict = schema, tag == ItemClockCodec.ConflictTag.register, length == 1 { conflictCode = raw[absolute.lowerBound] }
             let headerAt = offset + written
@@ -147,6 +170,7 @@ enum CompactFieldList {
             }
             written += 6 + valueLength
         }
+        for next in pending { put(next) }
         return written
     }
 

@@ -20,20 +20,21 @@ enum CompactOverview {
 
     /// The in-memory list of a format-2 overview, checked as SPEC.md §10 step 15 says.
     static func working(from compact: [UInt8], tombstone: Bool) throws(FormatError) -> [UInt8] {
-        // Pass 1: the framing.
-        var list = try CompactFieldList.working(from: compact, schema: .overview)
         // What the list leaves out, put in where it can be computed: a list whose version
-        // vector cannot give it is refused by the checks below, in their order.
-        let scan = Scan(list)
-        var inserted: [(UInt16, [UInt8])] = []
+        // vector cannot give it is refused by the checks below, in their order. The scan of
+        // the format-2 bytes finds the same fields and values as one of the converted list.
+        let scan = Scan(compact: compact)
         let implied = scan.versions.flatMap { Implied(versions: $0) }
-        if let implied {
+        // Pass 1: the framing; then the in-memory list, what was left out put in as it is written.
+        let list = try CompactFieldList.working(from: compact, schema: .overview) {
+            guard let implied else { return [] }
+            var inserted: [(tag: UInt16, value: [UInt8])] = []
             if !scan.has(EntryCodec.OverviewTag.created), let date = implied.date { inserted.append((EntryCodec.OverviewTag.created, date)) }
             if !scan.has(EntryCodec.OverviewTag.modified), let date = implied.date { inserted.append((EntryCodec.OverviewTag.modified, date)) }
             if !scan.has(ItemClockCodec.Tag.stamps) { inserted.append((ItemClockCodec.Tag.stamps, implied.stamps)) }
             if tombstone, !scan.has(ItemClockCodec.Tag.deleted) { inserted.append((ItemClockCodec.Tag.deleted, implied.deleted)) }
+            return inserted
         }
-        list = insert(inserted, into: list)
         // Passes 2 to 4: field by field, the merge fields, the required fields.
         if tombstone { try validateTombstone(list) } else { try EntryCodec.validateOverview(list) }
         // Format 2's own rules of the whole list.
@@ -185,6 +186,22 @@ enum CompactOverview {
             }
         }
 
+        /// The same fields of a format-2 list (varint framing), whose framing was or will be
+        /// checked: the scan stops where the framing is bad.
+        init(compact list: [UInt8]) {
+            self.list = list
+            clock = (nil, nil, nil, nil, nil, nil)
+            list.withUnsafeBytes { raw in
+                var reader = ByteReader(raw)
+                while !reader.isAtEnd {
+                    guard let tag = try? reader.varint(limit: UInt64(UInt16.max), ""),
+                          let length = try? reader.varint(limit: UInt64(UInt32.max), ""),
+                          let value = try? reader.range(Int(length), "") else { return }
+                    if range(UInt16(tag)) == nil { set(UInt16(tag), value) }
+                }
+            }
+        }
+
         /// The range of `tag`'s first value; nil when absent or not one of the tags kept.
         private func range(_ tag: UInt16) -> Range<Int>? {
             switch tag {
@@ -224,37 +241,6 @@ enum CompactOverview {
             return value.elementsEqual(bytes)
         }
         var versions: ArraySlice<UInt8>? { value(ItemClockCodec.Tag.versions) }
-    }
-
-    /// `list` with fields added at their place in tag order (after equal tags).
-    private static func insert(_ fields: [(UInt16, [UInt8])], into list: [UInt8]) -> [UInt8] {
-        guard !fields.isEmpty else { return list }
-        var pending = fields.sorted { $0.0 < $1.0 }[...]
-        var out: [UInt8] = []
-        out.reserveCapacity(list.count + fields.reduce(0) { $0 + 6 + $1.1.count })
-        list.withUnsafeBytes { raw in
-            var offset = 0
-            while raw.count - offset >= 6 {
-                let tag = UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt16.self))
-                let length = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 2, as: UInt32.self)))
-                while let next = pending.first, next.0 < tag {
-                    appendField(next.0, next.1, to: &out)
-                    pending = pending.dropFirst()
-                }
-                let end = min(raw.count, offset + 6 + length)
-                out += raw[offset..<end]
-                offset = end
-            }
-        }
-        for next in pending { appendField(next.0, next.1, to: &out) }
-        return out
-    }
-
-    /// An in-memory field (a `u16` tag, a `u32` length, the value) appended to `out`.
-    private static func appendField(_ tag: UInt16, _ value: [UInt8], to out: inout [UInt8]) {
-        withUnsafeBytes(of: tag.littleEndian) { out.append(contentsOf: $0) }
-        withUnsafeBytes(of: UInt32(clamping: value.count).littleEndian) { out.append(contentsOf: $0) }
-        out.append(contentsOf: value)
     }
 
     /// `list` without the top-level fields whose tag `drop` names.
