@@ -3,6 +3,8 @@
 #
 #   Fuzz/run.sh SECONDS [TARGET...]      # targets: vault inputs merge (default: all three)
 #   RUNS=10000000 Fuzz/run.sh SECONDS vault   # stops at RUNS executions or SECONDS, whichever first
+#   FUZZ_SANITIZERS=none Fuzz/run.sh SECONDS merge   # the targets built without AddressSanitizer
+#                                                    # (FUZZ_SANITIZERS=none Fuzz/build.sh), same corpus
 #
 # Each target starts from the seeds derived from Tests/Vectors (written by the binary itself,
 # see LLVMFuzzerInitialize in Fuzz/Targets/FuzzMain.swift), the fixed crashers in
@@ -18,6 +20,12 @@ shift || true
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(vault inputs merge)
 OUT=.build-fuzz
+# The binaries (and their logs and artifacts) of the build asked for; the corpus is shared.
+case "${FUZZ_SANITIZERS:-address}" in
+  address) BIN=$OUT ;;
+  none) BIN=.build-fuzz-fast ;;
+  *) echo "fuzz: FUZZ_SANITIZERS is address or none" >&2; exit 2 ;;
+esac
 # Leaks: Swift keeps its caches and metadata for the whole run; LeakSanitizer is off, AddressSanitizer on.
 # malloc_context_size=2: ASan records two frames per allocation, not 30 (a merge allocates
 # thousands of small arrays per input; the full stacks were a sixth of the run).
@@ -29,19 +37,20 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1:symbolize=1:
 max_len() { case "$1" in merge) echo 16384 ;; *) echo 0 ;; esac; }
 
 pids=()
+started=$(date +%s)
 for target in "${targets[@]}"; do
-  binary="$OUT/fuzz-$target"
+  binary="$BIN/fuzz-$target"
   [ -x "$binary" ] || { echo "fuzz: $binary is missing; run Fuzz/build.sh" >&2; exit 2; }
-  seeds="$OUT/seeds/$target"
+  seeds="$BIN/seeds/$target"
   rm -rf "$seeds"
-  rm -rf "$OUT/artifacts/$target"
-  mkdir -p "$OUT/corpus/$target" "$OUT/artifacts/$target" "Fuzz/Regressions/$target"
+  rm -rf "$BIN/artifacts/$target"
+  mkdir -p "$OUT/corpus/$target" "$BIN/artifacts/$target" "Fuzz/Regressions/$target"
   COFFER_FUZZ_WRITE_SEEDS="$seeds" COFFER_FUZZ_VECTORS=Tests/Vectors COFFER_FUZZ_RESOURCES=Sources/CofferGenerator/Resources \
     "$binary" >/dev/null || { echo "fuzz: $target could not write its seeds" >&2; exit 2; }
   echo "fuzz: $target for ${seconds}s from $(ls "$seeds" | wc -l) seeds, $(ls "Fuzz/Regressions/$target" | wc -l) regressions, $(ls "$OUT/corpus/$target" | wc -l) corpus units"
   "$binary" -max_total_time="$seconds" -print_final_stats=1 -timeout=20 -rss_limit_mb=2048 -max_len="$(max_len "$target")" ${RUNS:+-runs="$RUNS"} \
-    -artifact_prefix="$OUT/artifacts/$target/" "$OUT/corpus/$target" "$seeds" "Fuzz/Regressions/$target" \
-    > "$OUT/log-$target.txt" 2>&1 &
+    -artifact_prefix="$BIN/artifacts/$target/" "$OUT/corpus/$target" "$seeds" "Fuzz/Regressions/$target" \
+    > "$BIN/log-$target.txt" 2>&1 &
   pids+=($!)
 done
 
@@ -50,19 +59,20 @@ for i in "${!targets[@]}"; do
   target=${targets[$i]}
   if ! wait "${pids[$i]}"; then
     status=1
-    echo "fuzz: $target FAILED; the end of $OUT/log-$target.txt:" >&2
-    grep -v '^#' "$OUT/log-$target.txt" | tail -40 >&2
+    echo "fuzz: $target FAILED; the end of $BIN/log-$target.txt:" >&2
+    grep -v '^#' "$BIN/log-$target.txt" | tail -40 >&2
   fi
 done
 
 for target in "${targets[@]}"; do
-  log="$OUT/log-$target.txt"
+  log="$BIN/log-$target.txt"
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
   cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | cut -d' ' -f2)
-  crashes=$(ls "$OUT/artifacts/$target" 2>/dev/null | grep -c -E '^(crash|leak|timeout|oom)-' || true)
-  # libFuzzer's own count of seconds: RUNS may stop a target before SECONDS.
+  crashes=$(ls "$BIN/artifacts/$target" 2>/dev/null | grep -c -E '^(crash|leak|timeout|oom)-' || true)
+  # libFuzzer's own count of seconds (RUNS may stop a target before SECONDS); an interrupted
+  # run prints none, so the wall-clock time since the start stands in.
   ran=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -1)
-  echo "fuzz $target: ${runs:-?} executions in ${ran:-$seconds}s (${rate:-?}/s), coverage ${cov:-?} edges, $(ls "$OUT/corpus/$target" | wc -l) corpus units, ${crashes} crash artifacts"
+  echo "fuzz $target${FUZZ_SANITIZERS:+ ($FUZZ_SANITIZERS)}: ${runs:-?} executions in ${ran:-$(( $(date +%s) - started ))}s (${rate:-?}/s), coverage ${cov:-?} edges, $(ls "$OUT/corpus/$target" | wc -l) corpus units, ${crashes} crash artifacts"
 done
 exit $status
