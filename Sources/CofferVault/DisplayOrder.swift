@@ -260,13 +260,6 @@ extension DisplayOrder {
             bounds.append((start, middle, bytes.count))
         }
 
-        /// Appends the keys of `other`, whose items follow these.
-        mutating func append(contentsOf other: ReadingKeys) {
-            let shift = bytes.count
-            bytes += other.bytes
-            bounds += other.bounds.map { ($0.start + shift, $0.middle + shift, $0.end + shift) }
-        }
-
         /// The item indices in reading order: by name key, then account key, then `tie`.
         func order(tie: (Int, Int) -> Bool) -> [Int] {
             bytes.withUnsafeBufferPointer { buffer in

@@ -141,15 +141,8 @@ extension DisplayOrder {
     /// puts items): ties keep the stable order. Returned as they are when already in order.
     static func readingOrder(_ rows: [ListedItem], locale: Locale) -> [ListedItem] {
         guard rows.count > 1 else { return rows }
-        // The keys (text folding, most of the work) on all cores, a buffer per range, joined in order.
-        let parts = Guarded([Int: ReadingKeys]())
-        ParallelWork.forEachRange(count: rows.count) { (range) -> Void in
-            var part = ReadingKeys(capacity: range.count)
-            for index in range { part.append(name: rows[index].sortName ?? "", account: rows[index].account ?? "", locale: locale) }
-            parts.withLock { $0[range.lowerBound] = part }
-        }
         var keys = ReadingKeys(capacity: rows.count)
-        for (_, part) in parts.withLock({ $0 }).sorted(by: { $0.key < $1.key }) { keys.append(contentsOf: part) }
+        for row in rows { keys.append(name: row.sortName ?? "", account: row.account ?? "", locale: locale) }
         let tie = { (a: Int, b: Int) in a < b }
         if keys.isInOrder(tie: tie) { return rows }
         return keys.order(tie: tie).map { rows[$0] }

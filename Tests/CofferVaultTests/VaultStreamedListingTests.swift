@@ -20,7 +20,7 @@ struct VaultStreamedListingTests {
     }
 
     /// The third vault has more items than one thread takes (`ParallelWork.minimumPerThread`):
-    /// its reading keys are made on several threads and joined.
+    /// its overviews are opened on several threads.
     @Test("Random vaults, every query of `coffer list`, fresh and mid-transaction",
           arguments: [("listing-1", 80), ("listing-2", 80), ("listing-3", 5_000)])
     func equalsDecoded(_ seed: String, count: Int) throws {
