@@ -56,6 +56,14 @@ package final class SecurePool: Sendable {
     /// A pool of its own (tests); secrets use ``shared``.
     package init() {}
 
+    deinit {
+        // A pool of its own gives back the slabs left wholly free (the shared one lives as long
+        // as the process; a slab with a chunk still held is never freed under it).
+        state.withLock { value in
+            for slabs in value.partial { for slab in slabs where slab.free.count == slab.capacity { sodium_free(slab.base) } }
+        }
+    }
+
     /// How many slabs the pool holds now.
     package var slabCount: Int { state.withLock { $0.slabs } }
 
