@@ -132,12 +132,16 @@ enum CompactFieldList {
         var reader = ByteReader(UnsafeRawBufferPointer(rebasing: raw[range]))
         var written = 0
         var pending = extra
+        /// An in-memory field header (`u16` tag, `u32` length) at `at` of `out`.
+        func header(_ out: UnsafeMutableRawBufferPointer, at: Int, tag: UInt16, length: Int) {
+            out.storeBytes(of: tag.littleEndian, toByteOffset: at, as: UInt16.self)
+            out.storeBytes(of: UInt32(clamping: length).littleEndian, toByteOffset: at + 2, as: UInt32.self)
+        }
         /// Writes an inserted field at the end of what is written.
         func put(_ field: (tag: UInt16, value: [UInt8])) {
             if let out {
                 let at = offset + written
-                out.storeBytes(of: field.tag.littleEndian, toByteOffset: at, as: UInt16.self)
-                out.storeBytes(of: UInt32(clamping: field.value.count).littleEndian, toByteOffset: at + 2, as: UInt32.self)
+                header(out, at: at, tag: field.tag, length: field.value.count)
                 field.value.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: out[(at + 6)..<(at + 6 + $0.count)]).copyMemory(from: $0) }
             }
             written += 6 + field.value.count
@@ -164,10 +168,7 @@ enum CompactFieldList {
                         .copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[absolute]))
                 }
             }
-            if let out {
-                out.storeBytes(of: tag.littleEndian, toByteOffset: headerAt, as: UInt16.self)
-                out.storeBytes(of: UInt32(clamping: valueLength).littleEndian, toByteOffset: headerAt + 2, as: UInt32.self)
-            }
+            if let out { header(out, at: headerAt, tag: tag, length: valueLength) }
             written += 6 + valueLength
         }
         for next in pending { put(next) }
