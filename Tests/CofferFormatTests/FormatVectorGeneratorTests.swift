@@ -38,6 +38,23 @@ struct FormatVectorGeneratorTests {
         print("wrote \(vectors.count) vectors to \(directory.path)")
     }
 
+    /// A writer's change that moves bytes of a vector (a clock read more often, a field left
+    /// out) shows here, not at the next regeneration, when nobody knows which change it was.
+    @Test("Tests/Vectors holds, byte for byte, what the generator writes (not while it writes them)",
+          .enabled(if: ProcessInfo.processInfo.environment["COFFER_WRITE_VECTORS"] != "1"))
+    func committedVectorsAreCurrent() throws {
+        let vectors = try VectorCatalog.build()
+        let directory = VectorPaths.directory
+        for vector in vectors {
+            let file = try Data(contentsOf: directory.appendingPathComponent(vector.name))
+            #expect(Array(file) == (try vector.serialized()), "\(vector.name) differs: COFFER_WRITE_VECTORS=1 swift test --filter FormatVectorGeneratorTests")
+        }
+        let index = try Data(contentsOf: directory.appendingPathComponent(VectorIndex.fileName))
+        #expect(Array(index) == (try VectorIndex.encode(vectors)), "\(VectorIndex.fileName) differs")
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".vec") }
+        #expect(Set(files) == Set(vectors.map(\.name)), "a .vec file the generator does not write, or one it writes missing")
+    }
+
     @Test("Writes the worked example of SPEC.md §16 to the file COFFER_WORKED_EXAMPLE names",
           .enabled(if: ProcessInfo.processInfo.environment["COFFER_WORKED_EXAMPLE"] != nil))
     func writeWorkedExample() throws {
