@@ -55,7 +55,11 @@ enum ReplicaMerge {
                 changed.append((id, SealedItem(record: entry.record, overview: entry.overview)))
                 continue
             }
-            if mine.record.identity != entry.record.identity { both.append((id, mine, entry)) }
+            if mine.record.identity != entry.record.identity {
+                both.append((id, mine, entry))
+            } else if !Self.isSameRecord(mine, entry) {
+                throw .malformed("entry \(id.hex): two different records under one nonce")
+            }
         }
         // In id order: a merge that seals draws nonces, and the same inputs give the same file.
         for (id, mine, entry) in both.sorted(by: { $0.0 < $1.0 }) {
@@ -89,7 +93,11 @@ enum ReplicaMerge {
         guard (try? mergedHeader(ours.header, theirs.header, report: &report)) == ours.header else { return true }
         for (id, entry) in theirs.entries.lazy.map({ ($0.key, $0.value) }) + theirs.tombstones.map({ ($0.key, $0.value) }) {
             guard let mine = ours.entries[id] ?? ours.tombstones[id] else { return true }
-            guard mine.record.identity != entry.record.identity else { continue }
+            // Two different records under one nonce: the merge refuses them.
+            guard mine.record.identity != entry.record.identity else {
+                if Self.isSameRecord(mine, entry) { continue }
+                return true
+            }
             let a = try ItemVersion(record: mine.record, overview: mine.overview)
             let b = try ItemVersion(record: entry.record, overview: entry.overview)
             switch ItemMerge.dominance(a.clock, b.clock) {
@@ -99,6 +107,15 @@ enum ReplicaMerge {
             }
         }
         return false
+    }
+
+    /// Whether two records of one nonce are one record (SPEC.md §17.5, step 1): the same
+    /// row and overview, and the same bytes when both are in memory. A writer draws a new
+    /// nonce for every seal, so two different records under one come from a faulty or forged
+    /// copy; taking either for the other made each side keep its own, and the merge did not
+    /// commute (found by the merge fuzz target's kept inputs).
+    static func isSameRecord(_ mine: SnapshotEntry, _ theirs: SnapshotEntry) -> Bool {
+        mine.record.isSameRecord(as: theirs.record) && mine.overview == theirs.overview
     }
 
     /// Key slots: every slot either side has, except those either side removed; the

@@ -12,7 +12,8 @@ import CofferStore
 ///
 /// - a refused copy leaves the fixed vault's state as it was;
 /// - an accepted one gives a file that parses, unlocks with the fixed raw key, and whose
-///   every record opens (overview and secret part) and every live item decodes, none damaged;
+///   every record opens (overview and secret part) and every live item decodes (its secrets
+///   and its losing values as the API shows them), none damaged;
 /// - its key slots and items obey ``FuzzEntryPoints/checkSlots(_:fixed:copy:report:into:)``
 ///   and ``FuzzEntryPoints/checkItems(_:_:_:_:into:)`` (no slot the rules forbid, nothing lost);
 /// - merging the same copy into the result again changes nothing.
@@ -91,6 +92,7 @@ extension FuzzEntryPoints {
             }
             result = try VaultSnapshot(codec: outcome, keys: fixture.keys, identity: FileIdentity(device: 0, inode: 0, size: 0, modifiedNanoseconds: 0))
             if let damaged = result.damaged.keys.first { throw CofferError.tampered(.entry(damaged.hex)) }
+            let sealer = ItemSealer(vaultID: fixture.vaultID, keys: fixture.keys, entropy: .system)
             for record in result.allRecords {
                 let overview = try record.openOverviewList(vaultID: fixture.vaultID, keys: fixture.keys)
                 let secrets = try record.openSecretList(vaultID: fixture.vaultID, keys: fixture.keys, overview: overview)
@@ -98,6 +100,10 @@ extension FuzzEntryPoints {
                 if !record.isTombstone {
                     _ = try formatCall { () throws(FormatError) in try EntryCodec.decodeOverview(overview) }
                     _ = try formatCall { () throws(FormatError) in try secrets.withUnsafeBytes { (raw) throws(FormatError) in try EntryCodec.decodeSecrets(raw) } }
+                    // Its secrets and losing values as `secrets(for:)` and `conflicts(for:)` show them.
+                    let version = try ItemVersion(record: record, overview: overview)
+                    _ = try sealer.secrets(of: version)
+                    for found in try sealer.conflicts(of: version) { _ = try ItemConflict(found.conflict, name: found.name) }
                 }
             }
         } catch {

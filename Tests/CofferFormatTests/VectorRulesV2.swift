@@ -637,6 +637,21 @@ extension VectorCatalogV2 {
                    "a conflict field naming replica 0", overview: withSibling)
         try secret("malformed-secret-conflict-wrong-register", .malformed, conflict(2, value: field(3, text("a service"))),
                    "a label conflict field holding a service field", overview: withSibling)
+        // A conflict field's value is read as its register's own fields (§7.2–7.4, §17.3).
+        try secret("malformed-secret-conflict-value-not-utf8", .malformed, conflict(2, value: field(2, [0xFF])),
+                   "a label conflict field whose label is not UTF-8", overview: withSibling)
+        // The kind lost to a concurrent edit: every state of a live item has a kind, so its
+        // losing value is one kind field, never a removal.
+        let kindSibling = kind + service + two + field(V.stamps, stamp(0) + varint(unkeyedMask & ~bit(.kind)) + [1] + stamp(1))
+            + field(V.siblings, [1] + stamp(0))
+        try secret("success-conflict-kind-control", .success, conflict(1, value: field(1, [3])),
+                   "the control: a kind sibling (a secure note) and its conflict field", overview: kindSibling)
+        out[out.count - 1].generation = 1
+        out[out.count - 1].entries = try FormatReader.open(out[out.count - 1].bytes, key: try passwordKey()).entries
+        try secret("malformed-secret-conflict-kind-removed", .malformed, conflict(1, value: []),
+                   "a kind conflict field whose value is empty (a removal: a kind is never removed)", overview: kindSibling)
+        try secret("malformed-secret-conflict-kind-unknown", .malformed, conflict(1, value: field(1, [9])),
+                   "a kind conflict field holding kind 9, which does not exist", overview: kindSibling)
         return out
     }
 }

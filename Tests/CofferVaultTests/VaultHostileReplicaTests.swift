@@ -27,6 +27,20 @@ struct VaultHostileReplicaTests {
         return (vault, path, copy)
     }
 
+    /// Merging `other` into `vault` (at `path`) and `path` into `other` (password "pw") are
+    /// both refused as malformed, and both files stay byte for byte as they were.
+    func expectMalformedBothWays(_ vault: Vault, _ path: String, _ other: String) throws {
+        let ours = try Data(contentsOf: URL(fileURLWithPath: path)), theirs = try Data(contentsOf: URL(fileURLWithPath: other))
+        let error = #expect(throws: CofferError.self) { try vault.merge(contentsOf: other) }
+        #expect(error?.kind == .malformed)
+        let reverse = #expect(throws: CofferError.self) {
+            try Vault.open(at: other, password: secure("pw"), options: testOptions).merge(contentsOf: path)
+        }
+        #expect(reverse?.kind == .malformed)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == ours)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: other)) == theirs)
+    }
+
     /// Before: the process died of an arithmetic overflow (the next generation after 2^64 - 1).
     @Test("A copy at the largest generation: formatLimit, the vault unchanged and still saving (was: the process crashed)")
     func largestGeneration() throws {
@@ -141,16 +155,98 @@ struct VaultHostileReplicaTests {
             }
             try Data(try VaultFileV2.encode(header: codec.header, generation: codec.generation, records: records, keys: keys).bytes)
                 .write(to: URL(fileURLWithPath: other))
-            let ours = try Data(contentsOf: URL(fileURLWithPath: path)), theirs = try Data(contentsOf: URL(fileURLWithPath: other))
+            try expectMalformedBothWays(vault, path, other)
+        }
+    }
 
+    /// Found by `make fuzz` (Fuzz/Regressions/merge/kind-conflict-removed). Before: a copy
+    /// whose item held a losing kind that was a removal (an empty conflict value; no edit
+    /// removes a kind) merged, and the merged vault then failed to list that item's
+    /// conflicts ("malformed: overview: missing kind"); a label conflict whose label was
+    /// not UTF-8 did the same. The reader checked a conflict value's tags, not its fields.
+    @Test("A copy whose losing kind is a removal, or whose losing label is not UTF-8: malformed, the vault unchanged (was: merged, then its conflicts did not read)",
+          arguments: ["kind removed", "label not UTF-8"])
+    func unreadableLosingValue(_ forgery: String) throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("a.coffer").path, other = dir.appendingPathComponent("b.coffer").path
+            let vault = try Vault.create(at: path, password: secure("pw"), options: testOptions)
+            let item = try vault.add(.genericPassword(service: "mail", account: "me"), secrets: ItemSecrets(password: secure("m0")))
+            try FileManager.default.copyItem(atPath: path, toPath: other)
+            // Concurrent edits of the kind and the label: the copy then holds both losing values.
+            try vault.update(item.id) { a, _ in a.kind = .secureNote; a.label = "here" }
+            let copy = try Vault.open(at: other, password: secure("pw"), options: testOptions)
+            try copy.update(item.id) { a, _ in a.kind = .internetPassword; a.server = "mail.example.com"; a.label = "there" }
+            try copy.merge(contentsOf: path)
+            #expect(Set(try copy.conflicts(for: item.id).map(\.field)).isSuperset(of: ["kind", "label"]))
+
+            // The copy's losing value rewritten, sealed and MACed with the vault's keys.
+            let codec = try VaultFileV2.parse(Array(try Data(contentsOf: URL(fileURLWithPath: other))))
+            let keys = try VaultFileV2.unlock(codec.header, with: .password(try secure("pw"))).keys
+            let sealer = ItemSealer(vaultID: codec.header.vaultID, keys: keys, entropy: .system)
+            let record = try #require(codec.records.first { $0.id == item.id })
+            var state = try sealer.open(try ItemVersion(record: record, overview: try record.openOverviewList(vaultID: codec.header.vaultID, keys: keys)))
+            let register: Register = forgery == "kind removed" ? .kind : .label
+            let forgedValue: [UInt8] = forgery == "kind removed" ? [] : [2, 0, 1, 0, 0, 0, 0xFF]   // label (tag 2), length 1: 0xFF
+            let index = try #require(state.parts.conflicts.firstIndex { $0.register == register })
+            state.parts.conflicts[index] = ItemParts.Conflict(register: register, stamp: state.parts.conflicts[index].stamp,
+                                                              value: try SecretFragment(copying: forgedValue))
+            let forged = try RecordV2.sealReturningOverview(id: item.id, revision: record.revision + 1,
+                                                            overview: try state.parts.overviewList(clock: state.clock),
+                                                            secrets: try state.parts.secretList(),
+                                                            vaultID: codec.header.vaultID, keys: keys, entropy: .system).record
+            let records = codec.records.map { $0.id == item.id ? forged : $0 }
+            try Data(try VaultFileV2.encode(header: codec.header, generation: codec.generation + 1, records: records, keys: keys).bytes)
+                .write(to: URL(fileURLWithPath: other))
+
+            let before = try Data(contentsOf: URL(fileURLWithPath: path))
             let error = #expect(throws: CofferError.self) { try vault.merge(contentsOf: other) }
             #expect(error?.kind == .malformed)
-            let reverse = #expect(throws: CofferError.self) {
-                try Vault.open(at: other, password: secure("pw"), options: testOptions).merge(contentsOf: path)
-            }
-            #expect(reverse?.kind == .malformed)
-            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == ours)
-            #expect(try Data(contentsOf: URL(fileURLWithPath: other)) == theirs)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+            #expect(try vault.conflicts(for: item.id).isEmpty)
+            // A reader of the copy alone refuses the item the same way.
+            let reader = try Vault.open(at: other, password: secure("pw"), options: testOptions)
+            let read = #expect(throws: CofferError.self) { try reader.conflicts(for: item.id) }
+            #expect(read?.kind == .malformed)
         }
+    }
+
+    /// Found by `make test`'s replay of Fuzz/Regressions/merge/dominated-record-does-not-open
+    /// once the merge vectors it was cut from were written again (their records kept their
+    /// nonces, their clocks moved). Before: a copy holding another record under the nonce of
+    /// one of ours was taken for ours, so each side kept its own version and the merge did
+    /// not commute; `adds` decided the same.
+    @Test("A copy holding another record under the nonce of one of the vault's: malformed whichever side merges, both files unchanged (was: each side kept its own)")
+    func twoRecordsUnderOneNonce() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("a.coffer").path, other = dir.appendingPathComponent("b.coffer").path
+            let vault = try Vault.create(at: path, password: secure("pw"), options: testOptions)
+            let item = try vault.add(.genericPassword(service: "mail", account: "me"), secrets: ItemSecrets(password: secure("m0")))
+            try FileManager.default.copyItem(atPath: path, toPath: other)
+            // The copy's record of the item sealed again under its own nonce, one date moved.
+            let codec = try VaultFileV2.parse(Array(try Data(contentsOf: URL(fileURLWithPath: other))))
+            let keys = try VaultFileV2.unlock(codec.header, with: .password(try secure("pw"))).keys
+            let sealer = ItemSealer(vaultID: codec.header.vaultID, keys: keys, entropy: .system)
+            let record = try #require(codec.records.first { $0.id == item.id })
+            var state = try sealer.open(try ItemVersion(record: record, overview: try record.openOverviewList(vaultID: codec.header.vaultID, keys: keys)))
+            state.parts.modified += 1000
+            let forged = try RecordV2.sealReturningOverview(id: item.id, revision: record.revision,
+                                                            overview: try state.parts.overviewList(clock: state.clock),
+                                                            secrets: try state.parts.secretList(), vaultID: codec.header.vaultID, keys: keys,
+                                                            entropy: EntropySource(seeded: RepeatedBytes(record.identity.bytes))).record
+            #expect(forged.identity == record.identity)
+            let records = codec.records.map { $0.id == item.id ? forged : $0 }
+            try Data(try VaultFileV2.encode(header: codec.header, generation: codec.generation + 1, records: records, keys: keys).bytes)
+                .write(to: URL(fileURLWithPath: other))
+            try expectMalformedBothWays(vault, path, other)
+        }
+    }
+}
+
+/// Draws that give `bytes` (a record's nonce, to seal another record under it), repeated.
+private struct RepeatedBytes: SeededEntropy {
+    let bytes: [UInt8]
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    func fill(_ buffer: UnsafeMutableRawBufferPointer) {
+        for index in 0..<buffer.count { buffer[index] = bytes[index % bytes.count] }
     }
 }

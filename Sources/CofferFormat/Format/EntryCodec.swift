@@ -92,6 +92,12 @@ package enum EntryCodec {
         _ = try list.withBytes { (raw) throws(FormatError) in try readOverview(raw, build: false, wholeList: false) }
     }
 
+    /// The checks of each field of a register's value that a conflict field holds (SPEC.md
+    /// §17.3): the checks its fields get in an overview or a secret part.
+    static func checkRegisterValue(_ value: UnsafeRawBufferPointer, secret: Bool) throws(FormatError) {
+        if secret { _ = try decodeSecrets(value) } else { _ = try readOverview(value, build: false, wholeList: false) }
+    }
+
     package static func decodeOverview(_ list: [UInt8]) throws(FormatError) -> ItemAttributes {
         try list.withBytes { (raw) throws(FormatError) in try decodeOverview(raw) }
     }

@@ -506,6 +506,13 @@ package enum ItemClockCodec {
                 throw .malformed("secret conflict: field \(tag) does not belong to register \(code)")
             }
         }
+        // Each field is then read as the entry's own list reads it (a label is UTF-8, a kind
+        // one that exists…): a merge keeps the value and the API shows it (SPEC.md §17.3).
+        // A kind is never removed (every state of a live item has one), so its losing value
+        // is never empty.
+        let value = UnsafeRawBufferPointer(rebasing: reader.buffer[v])
+        guard code != Register.kind.code || !value.isEmpty else { throw .malformed("secret conflict: a kind value that is a removal") }
+        try EntryCodec.checkRegisterValue(value, secret: isSecret)
         return (Register(code: code, key: key), Stamp(replica: replica, time: time), v)
     }
 
