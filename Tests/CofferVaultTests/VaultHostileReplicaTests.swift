@@ -159,7 +159,9 @@ struct VaultHostileReplicaTests {
         }
     }
 
-    /// Found by `make fuzz` (Fuzz/Regressions/merge/kind-conflict-removed). Before: a copy
+    /// Found by a long `merge` fuzz run, whose input the Swift backtracer lost; the kept
+    /// input, Fuzz/Regressions/merge/kind-conflict-removed, was made the same way as this
+    /// test from the fuzz target's fixed vault and breaks the same invariant. Before: a copy
     /// whose item held a losing kind that was a removal (an empty conflict value; no edit
     /// removes a kind) merged, and the merged vault then failed to list that item's
     /// conflicts ("malformed: overview: missing kind"); a label conflict whose label was
