@@ -66,29 +66,40 @@ struct ItemSealer {
     }
 
     /// The join of two versions of one item (SPEC.md §17.5): one of them, record for
-    /// record, when it has seen all the other has; else a new record at the higher revision + 1.
+    /// record, when it is the join (``joinChoice(_:_:)``); else a new record at the higher
+    /// revision + 1.
     func merge(_ a: ItemVersion, _ b: ItemVersion) throws(CofferError) -> SealedItem {
         if a.record.identity == b.record.identity { return a.sealed }
-        // A version that has seen all the other has is the join only when its dates also
-        // hold the other's (created no later, modified no earlier): `modified` is then a
-        // function of the merged contents alone, whatever the order (SPEC.md §17.5).
-        var dominance = ItemMerge.dominance(a.clock, b.clock)
-        let (da, db) = (a.dates, b.dates)
-        switch dominance {
-        case .first where !(da.created <= db.created && da.modified >= db.modified): dominance = .neither
-        case .second where !(db.created <= da.created && db.modified >= da.modified): dominance = .neither
-        case .both where da != db: dominance = .neither
-        default: break
-        }
-        switch dominance {
+        switch Self.joinChoice(a, b) {
         case .first: return a.sealed
         case .second: return b.sealed
-        case .both: return Self.keepsFirst(of: a, b) ? a.sealed : b.sealed
-        case .neither:
+        case .new:
             return try formatCall { () throws(FormatError) in
                 try seal(try ItemMerge.joinConcurrent(try open(a), try open(b)), id: a.record.id,
                          revision: max(a.record.revision, b.record.revision) + 1)
             }
+        }
+    }
+
+    enum JoinChoice { case first, second, new }
+
+    /// Which record the join of two versions is (SPEC.md §17.5, steps 2 and 3), decided from
+    /// their clocks and dates alone. A version is the join when it has seen all the other
+    /// has and its dates hold the other's (created no later, modified no earlier): `modified`
+    /// is then a function of the merged contents alone, whatever the order. Of two that are
+    /// both the join (the same edits, the same dates), the one ``keepsFirst(of:_:)`` names.
+    /// Two versions of the same edits with other dates (a faulty copy's) are each the join
+    /// when its dates hold the other's, so merging the same copy again keeps the result.
+    static func joinChoice(_ a: ItemVersion, _ b: ItemVersion) -> JoinChoice {
+        let dominance = ItemMerge.dominance(a.clock, b.clock)
+        let (da, db) = (a.dates, b.dates)
+        let aIsJoin = (dominance == .first || dominance == .both) && da.created <= db.created && da.modified >= db.modified
+        let bIsJoin = (dominance == .second || dominance == .both) && db.created <= da.created && db.modified >= da.modified
+        switch (aIsJoin, bIsJoin) {
+        case (true, true): return keepsFirst(of: a, b) ? .first : .second
+        case (true, false): return .first
+        case (false, true): return .second
+        case (false, false): return .new
         }
     }
 

@@ -100,11 +100,8 @@ enum ReplicaMerge {
             }
             let a = try ItemVersion(record: mine.record, overview: mine.overview)
             let b = try ItemVersion(record: entry.record, overview: entry.overview)
-            switch ItemMerge.dominance(a.clock, b.clock) {
-            case .first: continue
-            case .both where ItemSealer.keepsFirst(of: a, b): continue
-            default: return true
-            }
+            // The merge keeps ours only when ours is the join (dates included).
+            guard ItemSealer.joinChoice(a, b) == .first else { return true }
         }
         return false
     }

@@ -242,6 +242,42 @@ struct VaultHostileReplicaTests {
             try expectMalformedBothWays(vault, path, other)
         }
     }
+
+    /// Found by the `merge` fuzz target once the kept corpus met the fixed vault written
+    /// again (crash-1a3bf380…, kept as Fuzz/Regressions/merge/same-edits-other-dates).
+    /// Before: of two versions of the same edits (equal clocks) with other dates, neither was
+    /// taken as the join, so every merge sealed a new record with the wider dates, and
+    /// merging the same copy again changed the vault again.
+    @Test("A copy holding the vault's item with the same edits and an earlier modification date: merging it twice changes nothing the second time, either way (was: a new record every time)")
+    func sameEditsOtherDates() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("a.coffer").path, other = dir.appendingPathComponent("b.coffer").path
+            let vault = try Vault.create(at: path, password: secure("pw"), options: testOptions)
+            let item = try vault.add(.genericPassword(service: "mail", account: "me"), secrets: ItemSecrets(password: secure("m0")))
+            try FileManager.default.copyItem(atPath: path, toPath: other)
+            let codec = try VaultFileV2.parse(Array(try Data(contentsOf: URL(fileURLWithPath: other))))
+            let keys = try VaultFileV2.unlock(codec.header, with: .password(try secure("pw"))).keys
+            let sealer = ItemSealer(vaultID: codec.header.vaultID, keys: keys, entropy: .system)
+            let record = try #require(codec.records.first { $0.id == item.id })
+            var state = try sealer.open(try ItemVersion(record: record, overview: try record.openOverviewList(vaultID: codec.header.vaultID, keys: keys)))
+            state.parts.modified -= 1000
+            let forged = try sealer.seal(state, id: item.id, revision: record.revision).record
+            let records = codec.records.map { $0.id == item.id ? forged : $0 }
+            try Data(try VaultFileV2.encode(header: codec.header, generation: codec.generation + 1, records: records, keys: keys).bytes)
+                .write(to: URL(fileURLWithPath: other))
+
+            // Ours holds the copy's dates: it is the join, and stays as it is.
+            let before = try Data(contentsOf: URL(fileURLWithPath: path))
+            #expect(try vault.merge(contentsOf: other) == MergeReport())
+            #expect(try vault.merge(contentsOf: other) == MergeReport())
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+            // The other way round, the copy takes ours once.
+            let copy = try Vault.open(at: other, password: secure("pw"), options: testOptions)
+            #expect(try copy.merge(contentsOf: path).updated == 1)
+            #expect(try copy.merge(contentsOf: path) == MergeReport())
+            #expect(try copy.item(item.id).attributes == (try vault.item(item.id)).attributes)
+        }
+    }
 }
 
 /// Draws that give `bytes` (a record's nonce, to seal another record under it), repeated.
