@@ -132,7 +132,7 @@ extension Vault {
     /// for row in try vault.listing(matching: ItemQuery(tag: "work")) { print(row.listedName) }
     /// ```
     public func listing(matching query: ItemQuery = .all, locale: Locale = .current) throws(CofferError) -> ItemListing {
-        try read { (tx) throws(CofferError) in try tx.listing(matching: query, locale: locale) }
+        try read(openingEveryOverview: true) { (tx) throws(CofferError) in try tx.listing(matching: query, locale: locale) }
     }
 }
 

@@ -107,8 +107,9 @@ struct SaveEngine {
         let header = upgraded(Self.stamped(changes.header ?? snapshot.header, removing: Self.removedSlots(snapshot.header, changes.header),
                                            stamp: stamp), stamp: stamp)
         // Nothing unchecked is carried into the new file: the records it keeps are checked
-        // first (once per snapshot), those the transaction sealed are new.
-        try snapshot.checkDigests(keys: keys)
+        // first (once per snapshot), those the transaction sealed are new. Their overviews
+        // are checked, not kept: a save reads none of them.
+        try snapshot.checkDigests(keys: keys, keepingOverviews: false)
         try write(header: header, generation: generation, records: snapshot.records(applying: changes), keys: keys) { engine, identity in
             changes.applyChecked(to: &engine.snapshot)
             engine.snapshot.header = header

@@ -99,6 +99,7 @@ package struct VaultSnapshot: Sendable {
         guard looked != nil else { return }
         fill(from: rows)
         self.looked = nil
+        rows = []   // the dictionaries hold every record now: a listing of 100,000 held both (12.8 MB)
     }
 
     /// The entry of the row with id `id` (live or deleted), before the dictionaries are built:
@@ -186,7 +187,13 @@ package struct VaultSnapshot: Sendable {
     /// overviews are open: the snapshot stays lazy, and reads them again when they are used,
     /// so a listing never holds the whole file. Otherwise every record is kept in memory and
     /// the file is closed.
-    mutating func openAll(reusing previous: VaultSnapshot? = nil, keepingRecords: Bool = true) throws(CofferError) {
+    ///
+    /// Without `keepingOverviews` (a save, which checks every record it carries but reads
+    /// none of them) the overviews not open yet are opened, checked and let go: the damaged
+    /// are set apart as always, and the others open again when they are read (the snapshot
+    /// stays lazy). At 100,000 entries that is 23 MB a save no longer holds.
+    mutating func openAll(reusing previous: VaultSnapshot? = nil, keepingRecords: Bool = true,
+                          keepingOverviews: Bool = true) throws(CofferError) {
         guard let opener else { return }
         materialize()
         let all = Array(entries.values) + Array(tombstones.values)
@@ -201,21 +208,24 @@ package struct VaultSnapshot: Sendable {
             }
             let window = Array(pending[start..<end])
             try loadRecords(of: window)
-            try openOverviews(of: window.filter { !$0.isOpened }, opener: opener, reusing: previous)
-            if !keepingRecords {
+            try openOverviews(of: window.filter { !$0.isOpened }, opener: opener, reusing: previous, keeping: keepingOverviews)
+            // Let go only while the file is held to read them again (not after a save, which
+            // checked every record in memory and closed it).
+            if !keepingRecords && source != nil {
                 for entry in window { entry.unloadRecord() }
             }
             start = end
         }
         guard keepingRecords else { return }
-        self.opener = nil
         rows = []
         source = nil   // every record is in memory: the file is closed
+        if keepingOverviews { self.opener = nil }
     }
 
     /// Opens the overviews of `pending` (records in memory) on all cores, setting the
     /// damaged ones apart.
-    private mutating func openOverviews(of pending: [SnapshotEntry], opener: OverviewOpener, reusing previous: VaultSnapshot?) throws(CofferError) {
+    private mutating func openOverviews(of pending: [SnapshotEntry], opener: OverviewOpener, reusing previous: VaultSnapshot?,
+                                        keeping: Bool = true) throws(CofferError) {
         // Records are reached through a buffer pointer: indexing the array from the
         // threads copied each record, retaining the file buffer they all share from
         // every thread at once.
@@ -231,7 +241,7 @@ package struct VaultSnapshot: Sendable {
         }
         for (entry, overview) in zip(pending, opened) {
             if let overview {
-                entry.setOverview(overview)
+                if keeping { entry.setOverview(overview) }
             } else {
                 let id = entry.record.id
                 entries[id] = nil
@@ -266,9 +276,16 @@ package struct VaultSnapshot: Sendable {
     func liveEntries(taggedWith tags: Set<UInt64>) throws(CofferError) -> [SnapshotEntry]? {
         guard opener != nil, !changedSinceRead else { return nil }
         var found: [SnapshotEntry] = []
+        let single = tags.count == 1 ? tags.first : nil
+        guard looked != nil else {
+            // Built already (a listing read every overview): the entries, in id order as the rows were.
+            for entry in entries.values where single.map({ $0 == entry.record.lookupTag }) ?? tags.contains(entry.record.lookupTag) {
+                if try opened(entry) { found.append(entry) }
+            }
+            return found.sorted { $0.record.id < $1.record.id }
+        }
         // Tags are compared in the rows' array (a tombstone's tag is 0, never a name's); the
         // few that match are looked up. An entry changed since the read keeps its id.
-        let single = tags.count == 1 ? tags.first : nil
         for row in rows where !row.isTombstone && single.map({ $0 == row.lookupTag }) ?? tags.contains(row.lookupTag) {
             if let entry = liveEntry(row.id), tags.contains(entry.record.lookupTag), try opened(entry) { found.append(entry) }
         }
@@ -280,6 +297,12 @@ package struct VaultSnapshot: Sendable {
     func liveEntries(idPrefix matches: (ItemID) -> Bool) throws(CofferError) -> [SnapshotEntry]? {
         guard opener != nil, !changedSinceRead else { return nil }
         var found: [SnapshotEntry] = []
+        guard looked != nil else {
+            for entry in entries.values where matches(entry.record.id) {
+                if try opened(entry) { found.append(entry) }
+            }
+            return found.sorted { $0.record.id < $1.record.id }
+        }
         for row in rows where !row.isTombstone && matches(row.id) {
             if let entry = liveEntry(row.id), try opened(entry) { found.append(entry) }
         }
@@ -373,8 +396,15 @@ package struct VaultSnapshot: Sendable {
     /// unless ``digestsChecked``; then sets it. Format 2 has no record digest: a record
     /// carried into a new file is checked by opening it. A damaged record (``damaged``)
     /// fails it: a save never drops one silently.
-    mutating func checkDigests(keys: EpochKeys) throws(CofferError) {
-        try openAll()
+    ///
+    /// `keepingOverviews` false (a save that reads no item): the overviews are checked and
+    /// not kept (``openAll(reusing:keepingRecords:keepingOverviews:)``); once checked, the
+    /// records in memory are not checked again.
+    mutating func checkDigests(keys: EpochKeys, keepingOverviews: Bool = true) throws(CofferError) {
+        if let id = damaged.keys.min() { throw .tampered(.entry(id.hex)) }
+        if digestsChecked && !keepingOverviews && source == nil { return }   // checked, and every record in memory
+        // A built unique index is kept up to date from the overviews of the items changed.
+        try openAll(keepingOverviews: keepingOverviews || index.isBuilt)
         if let id = damaged.keys.min() { throw .tampered(.entry(id.hex)) }
         guard !digestsChecked else { return }
         let records = allRecords

@@ -133,6 +133,40 @@ struct VaultTagLookupTests {
         }
     }
 
+    /// A save checks every record it carries and keeps none of their overviews (23 MB at
+    /// 100,000 entries): the vault is then read lazily again, and must read, list, find,
+    /// refuse and save as a fully read vault does, in either order of listing and saving.
+    @Test("A vault that saved without keeping overviews lists, finds, refuses and saves again as a fully read vault does",
+          arguments: [false, true])
+    func savedWithoutOverviews(_ listFirst: Bool) throws {
+        try withTemporaryDirectory { dir in
+            let path = try randomVault(dir, seed: "tags-save", count: 60)
+            let vault = try Vault.open(at: path, password: secure("pw"), options: testOptions)
+            if listFirst { _ = try vault.listing() }
+            let added = try vault.add(.genericPassword(service: "saved-first", account: "me"), secrets: ItemSecrets(password: secure("s1")))
+            if !listFirst {
+                #expect(vault.snapshotAsHeld.openedIDs.count < 10, "the save kept no overview but those its unique-key check read")
+            }
+            let full = try Vault.open(at: path, password: secure("pw"), options: testOptions)
+            _ = full.currentSnapshot
+            func rows(_ vault: Vault) throws -> [String] { try vault.listing().map { "\($0.id.hex) \($0.listedName) \($0.account ?? "")" } }
+            #expect(try rows(vault) == rows(full))
+            for name in lookups(try full.items().map(\.id)).prefix(40) {
+                #expect(describe(try vault.match(name)) == describe(try full.match(name)), "\(name)")
+            }
+            let existing = try #require(try full.items().first { $0.kind == .genericPassword })
+            let duplicate = #expect(throws: CofferError.self) { try vault.add(existing.attributes) }
+            #expect(duplicate?.kind == .duplicateItem)
+            // A second save (its records checked already, in memory), then the file as a reader sees it.
+            try vault.update(added.id) { a, _ in a.comment = "saved again" }
+            let reopened = try Vault.open(at: path, password: secure("pw"), options: testOptions)
+            try reopened.verifyAll()
+            #expect(try reopened.items().count == (try full.items().count))
+            #expect(try reopened.item(added.id).attributes.comment == "saved again")
+            #expect(try reopened.secrets(for: added.id).password?.unsafeStringCopy() == "s1")
+        }
+    }
+
     @Test("A file cut short while a vault holds it open gives a typed error, never a crash (through the FileIO seam)")
     func truncatedWhileHeld() throws {
         try withTemporaryDirectory { dir in

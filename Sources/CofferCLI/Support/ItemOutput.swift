@@ -17,7 +17,7 @@ func printItems(_ items: [Item], json: Bool) throws {
         try JSONValue.array(items.map(itemJSON)).print()
         return
     }
-    try printTable(items.map { item in
+    try printTable(items.lazy.map { item in
         let a = item.attributes
         return tableRow(name: a.listedName, account: a.account, kind: a.kind, tags: a.tags, isFavorite: a.isFavorite)
     })
@@ -44,7 +44,7 @@ func printListing(_ rows: some Collection<ListedItem>, json: Bool) throws {
         try Output.bytes(out.bytes)
         return
     }
-    try printTable(rows.map { row in
+    try printTable(rows.lazy.map { row in
         tableRow(name: row.listedName, account: row.account, kind: row.kind, tags: row.tags, isFavorite: row.isFavorite)
     })
 }
@@ -60,34 +60,40 @@ private func tableRow(name: String, account: String?, kind: ItemKind, tags: [Str
 }
 
 /// Prints rows of cells as aligned columns under NAME, ACCOUNT, KIND, TAGS (nothing for no rows).
-private func printTable(_ rows: [[String]]) throws {
+///
+/// Each row's cells are made once, as the rows are read, and kept as bytes in one buffer
+/// until the widths are known: 100,000 rows kept as arrays of strings took 25 MB.
+private func printTable(_ rows: some Sequence<[String]>) throws {
     let header = ["NAME", "ACCOUNT", "KIND", "TAGS"]
-    guard !rows.isEmpty else { return }
     // Widths in characters, as a terminal shows them; ASCII cells (the usual case) are
     // measured by their byte count, which is the same and far cheaper.
     func width(_ cell: String) -> Int { cell.utf8.allSatisfy { $0 < 0x80 } ? cell.utf8.count : cell.count }
     var widths = header.map(\.count)
-    var cellWidths = [Int]()
-    cellWidths.reserveCapacity(rows.count * header.count)
+    var text: [UInt8] = []
+    var cellEnds: [Int] = [], cellWidths: [UInt32] = []
     for row in rows {
         for (index, cell) in row.enumerated() {
+            text.append(contentsOf: cell.utf8)
             let cellWidth = width(cell)
-            cellWidths.append(cellWidth)
+            cellEnds.append(text.count)
+            cellWidths.append(UInt32(truncatingIfNeeded: cellWidth))
             widths[index] = max(widths[index], cellWidth)
         }
     }
+    guard !cellEnds.isEmpty else { return }
     // Rows are built as bytes and written 64 KiB at a time: listing 100,000 items spent
     // most of its time here when each cell went through Foundation's padding and
     // trimming (bridged through NSString) and each row was its own write.
     var out: [UInt8] = []
     out.reserveCapacity(1 << 16)
-    func append(_ row: [String], widthsOf: (Int) -> Int) throws {
+    func append(cells: Int, _ cell: (Int) -> (bytes: ArraySlice<UInt8>, width: Int)) throws {
         let lineStart = out.count
-        for (index, cell) in row.enumerated() {
+        for index in 0..<cells {
             if index > 0 { out.append(0x20); out.append(0x20) }
-            out.append(contentsOf: cell.utf8)
-            if index < row.count - 1 {
-                out.append(contentsOf: repeatElement(UInt8(0x20), count: max(0, widths[index] - widthsOf(index))))
+            let (bytes, cellWidth) = cell(index)
+            out.append(contentsOf: bytes)
+            if index < cells - 1 {
+                out.append(contentsOf: repeatElement(UInt8(0x20), count: max(0, widths[index] - cellWidth)))
             }
         }
         // Trailing blanks (padding before an empty last cell) go; leading blanks, or
@@ -105,9 +111,13 @@ private func printTable(_ rows: [[String]]) throws {
         try out.withUnsafeBytes { try Output.bytes($0) }
         out.removeAll(keepingCapacity: true)
     }
-    try append(header) { header[$0].count }
-    for (rowIndex, row) in rows.enumerated() {
-        try append(row) { cellWidths[rowIndex * header.count + $0] }
+    try append(cells: header.count) { (ArraySlice(header[$0].utf8), header[$0].count) }
+    for row in 0..<(cellEnds.count / header.count) {
+        try append(cells: header.count) { index in
+            let cell = row * header.count + index
+            let start = cell == 0 ? 0 : cellEnds[cell - 1]
+            return (text[start..<cellEnds[cell]], Int(cellWidths[cell]))
+        }
     }
     try flush()
 }

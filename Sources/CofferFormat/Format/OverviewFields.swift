@@ -6,23 +6,40 @@ import CofferCrypto
 package struct OverviewFields: Sendable {
     /// The kind's code; a checked list without one is a live item whose kind a deletion
     /// erased, read as a generic password (SPEC.md §17.5).
-    package var kind: UInt8 = ItemKind.genericPassword.code
-    package var label: Range<Int>?
-    package var service: Range<Int>?
-    package var account: Range<Int>?
-    package var server: Range<Int>?
-    package var `protocol`: Range<Int>?
-    package var port: UInt16?
-    package var path: Range<Int>?
-    package var isFavorite = false
-    /// The dates, milliseconds since 1970 (every checked overview in memory has both).
-    package var created: Int64?
-    package var modified: Int64?
+    package private(set) var kind: UInt8 = ItemKind.genericPassword.code
+    package private(set) var isFavorite = false
+    package private(set) var port: UInt16?
+    private var hasCreated = false, hasModified = false
+    // Offsets into the list, 32 bits each (a list that long is refused): a listing keeps one
+    // of these per row, 80 bytes rather than the 200 that optional ranges and dates took.
+    private var labelAt = Span.absent, serviceAt = Span.absent, accountAt = Span.absent
+    private var serverAt = Span.absent, protocolAt = Span.absent, pathAt = Span.absent
+    private var createdValue: Int64 = 0, modifiedValue: Int64 = 0
     /// Every tag's text.
-    package var tags: [Range<Int>] = []
+    package private(set) var tags: [Range<Int>] = []
+
+    package var label: Range<Int>? { labelAt.range }
+    package var service: Range<Int>? { serviceAt.range }
+    package var account: Range<Int>? { accountAt.range }
+    package var server: Range<Int>? { serverAt.range }
+    package var `protocol`: Range<Int>? { protocolAt.range }
+    package var path: Range<Int>? { pathAt.range }
+    /// The dates, milliseconds since 1970 (every checked overview in memory has both).
+    package var created: Int64? { hasCreated ? createdValue : nil }
+    package var modified: Int64? { hasModified ? modifiedValue : nil }
+
+    /// Where a text field's value is, or absent.
+    private struct Span: Sendable {
+        static let absent = Span(start: .max, end: .max)
+        let start: UInt32, end: UInt32
+        init(start: UInt32, end: UInt32) { self.start = start; self.end = end }
+        init(_ range: Range<Int>) { self.init(start: UInt32(range.lowerBound), end: UInt32(range.upperBound)) }
+        var range: Range<Int>? { start == .max ? nil : Int(start)..<Int(end) }
+    }
 
     package init?(_ list: UnsafeRawBufferPointer) {
         let T = EntryCodec.OverviewTag.self
+        guard list.count < Int(UInt32.max) else { return nil }
         var offset = 0
         while offset < list.count {
             guard list.count - offset >= 6 else { return nil }
@@ -32,19 +49,19 @@ package struct OverviewFields: Sendable {
             guard value.upperBound <= list.count else { return nil }
             switch tag {
             case T.kind: guard length == 1 else { return nil }; kind = list[value.lowerBound]
-            case T.label: label = value
-            case T.service: service = value
-            case T.account: account = value
-            case T.server: server = value
-            case T.proto: `protocol` = value
+            case T.label: labelAt = Span(value)
+            case T.service: serviceAt = Span(value)
+            case T.account: accountAt = Span(value)
+            case T.server: serverAt = Span(value)
+            case T.proto: protocolAt = Span(value)
             case T.port: guard length == 2 else { return nil }; port = UInt16(list[value.lowerBound]) | UInt16(list[value.lowerBound + 1]) << 8
-            case T.path: path = value
+            case T.path: pathAt = Span(value)
             case T.tag: tags.append(value)
             case T.favorite: isFavorite = true
             case T.created, T.modified:
                 guard length == 8 else { return nil }
                 let ms = Int64(littleEndian: list.loadUnaligned(fromByteOffset: value.lowerBound, as: Int64.self))
-                if tag == T.created { created = ms } else { modified = ms }
+                if tag == T.created { (createdValue, hasCreated) = (ms, true) } else { (modifiedValue, hasModified) = (ms, true) }
             default: break
             }
             offset = value.upperBound

@@ -320,9 +320,10 @@ package struct VaultFileV2: Sendable {
 
     /// Writes a file: preamble, header, checksum, header MAC, manifest, manifest MAC, records.
     package static func encode(header: VaultHeaderV2, generation: UInt64, records: [RecordV2], keys: EpochKeys) throws(FormatError) -> EncodedVaultFile {
-        let ordered = records.sorted { $0.id < $1.id }
-        for (a, b) in zip(ordered, ordered.dropFirst()) where a.id == b.id {
-            throw .invalidArgument("two records share entry id \(a.id.hex)")
+        // Sorted by index, not by copying each record (128 bytes): 13 MB less for 100,000 entries.
+        let ordered = records.indices.sorted { records[$0].id < records[$1].id }
+        for (a, b) in zip(ordered, ordered.dropFirst()) where records[a].id == records[b].id {
+            throw .invalidArgument("two records share entry id \(records[a].id.hex)")
         }
         guard ordered.count <= FormatV1.maxEntries else { throw .invalidArgument("more than \(FormatV1.maxEntries) entries") }
         guard header.slots.count >= 1, header.slots.count <= FormatV1.maxSlots else {
@@ -334,9 +335,9 @@ package struct VaultFileV2: Sendable {
         var manifest = ByteWriter(capacity: manifestFixedLength + ordered.count * 56)
         manifest.u64(generation)
         manifest.u32(UInt32(ordered.count))
-        for record in ordered {
-            try record.requireLoaded()
-            record.row.encode(into: &manifest)
+        for index in ordered {
+            try records[index].requireLoaded()
+            records[index].row.encode(into: &manifest)
         }
 
         var writer = ByteWriter(capacity: FormatV1.preambleLength + body.count + 64 + 4 + manifest.bytes.count + 32)
@@ -351,6 +352,6 @@ package struct VaultFileV2: Sendable {
         writer.u32(UInt32(manifest.bytes.count))
         writer.bytes(manifest.bytes)
         writer.bytes(try crypto { () throws(CofferError) in try BLAKE2b.mac(writer.bytes, key: keys.manifestKey) })
-        return EncodedVaultFile(head: writer.bytes, bodies: ordered.map(\.body))
+        return EncodedVaultFile(head: writer.bytes, bodies: ordered.map { records[$0].body })
     }
 }
