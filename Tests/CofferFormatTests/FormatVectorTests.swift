@@ -35,7 +35,7 @@ struct FormatVectorTests {
 
     @Test("Merge vectors: the replicas merged in every order give the merged result")
     func merges() throws {
-        let vectors = try VectorFile.loadAll().filter { $0.mergeWith != nil }
+        let vectors = try VectorFile.loadAll().filter { $0.mergeWith != nil && $0.mergeRefused == nil }
         #expect(!vectors.isEmpty, "no merge vector")
         for vector in vectors {
             let expected = try #require(vector.merged, "\(vector.name): merge-with without merged")
@@ -66,6 +66,29 @@ struct FormatVectorTests {
                             + " conflicts \(merged.conflicts) / \(wanted.conflicts), deleted \(merged.deleted) / \(wanted.deleted), "
                             + "slots \(merged.slots) / \(wanted.slots)"
                         Issue.record(Comment(rawValue: what))
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("Refused merge vectors: merged with each merge-with file, either way, refused with the class named, both files unchanged")
+    func refusedMerges() throws {
+        let vectors = try VectorFile.loadAll().filter { $0.mergeRefused != nil }
+        #expect(!vectors.isEmpty, "no refused merge vector")
+        for vector in vectors {
+            #expect(vector.merged == nil, "\(vector.name): a refused merge has no result")
+            for other in try (vector.mergeWith ?? []).map(Self.load) {
+                for (into, from) in [(vector, other), (other, vector)] {
+                    try withTemporaryDirectory { dir in
+                        let intoPath = dir.appendingPathComponent("into.coffer").path, fromPath = dir.appendingPathComponent("from.coffer").path
+                        try Data(into.bytes).write(to: URL(fileURLWithPath: intoPath))
+                        try Data(from.bytes).write(to: URL(fileURLWithPath: fromPath))
+                        let vault = try Vault.open(at: intoPath, credential: try into.credential(), options: testOptions)
+                        let error = #expect(throws: CofferError.self, "\(from.name) into \(into.name)") { try vault.merge(contentsOf: fromPath) }
+                        #expect(error.flatMap(VectorExpectation.init(error:)) == vector.mergeRefused, "\(from.name) into \(into.name): \(error.map { "\($0)" } ?? "merged")")
+                        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: intoPath))) == into.bytes)
+                        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: fromPath))) == from.bytes)
                     }
                 }
             }

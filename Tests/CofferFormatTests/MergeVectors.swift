@@ -1,5 +1,6 @@
 import Foundation
-import CofferFormat
+import CofferCrypto
+@testable import CofferFormat
 @testable import CofferVault
 import CofferTestSupport
 
@@ -75,7 +76,7 @@ enum MergeVectors {
                 "replica B: the bank's password (later than A's) and notes, a custom field of the mail, a raw-key slot added",
                 "replica C: the deleted shop edited, another custom field of the mail, the bank's label (latest)",
             ]
-            return try ["a", "b", "c"].enumerated().map { index, name in
+            let replicas = try ["a", "b", "c"].enumerated().map { index, name in
                 let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path(name))))
                 let opened = try FormatReader.open(bytes, key: .rawKey(try SecureBytes(copying: rawKey)))
                 return VectorFile(name: names[index], expect: .success, rawKey: rawKey, generation: opened.generation,
@@ -83,6 +84,48 @@ enum MergeVectors {
                                   mergeWith: index == 0 ? Array(names.dropFirst()) : nil, merged: index == 0 ? merged : nil,
                                   bytes: bytes)
             }
+            return replicas + (try refused(a: replicas[0], b: replicas[1], bank: bank, mail: mail))
+        }
+    }
+
+    /// Copies a merge refuses (`merge-refused`, SPEC.md §15.1), each a replica with one record
+    /// sealed again by a writer that holds the key: each file opens alone, and merging it with
+    /// the replica it lists, either way, is refused as malformed.
+    static func refused(a: VectorFile, b: VectorFile, bank: ItemID, mail: ItemID) throws -> [VectorFile] {
+        /// `replica` with item `id`'s record replaced by `edit` of its state, sealed with `entropy`.
+        func forged(_ replica: VectorFile, _ id: ItemID, entropy: (RecordV2) -> EntropySource,
+                    _ edit: (inout ItemState) throws -> Void) throws -> [UInt8] {
+            let codec = try VaultFileV2.parse(replica.bytes)
+            let keys = try VaultFileV2.unlock(codec.header, with: .rawKey(try SecureBytes(copying: rawKey))).keys
+            let record = try requireValue(codec.records.first { $0.id == id }, "no record \(id.hex)")
+            let sealer = ItemSealer(vaultID: codec.header.vaultID, keys: keys, entropy: entropy(record))
+            var state = try sealer.open(try ItemVersion(record: record, overview: try record.openOverviewList(vaultID: codec.header.vaultID, keys: keys)))
+            try edit(&state)
+            let sealed = try sealer.seal(state, id: id, revision: record.revision).record
+            return try VaultFileV2.encode(header: codec.header, generation: codec.generation,
+                                          records: codec.records.map { $0.id == id ? sealed : $0 }, keys: keys).bytes
+        }
+        // B's bank with another account under the stamp A's bank holds it under (both kept the
+        // base vault's): B and A edited the bank apart, so the merge meets two values of one stamp.
+        let account = Array("forged".utf8)
+        let twoContents = try forged(b, bank, entropy: { _ in SeededRandom("coffer vector: merge refused stamp").entropy }) { state in
+            state.parts.overview[.account] = [4, 0] + withUnsafeBytes(of: UInt32(account.count).littleEndian, Array.init) + account
+        }
+        // A's mail sealed again under its own nonce, one date moved: another record under one nonce.
+        let nonceReused = try forged(a, mail, entropy: { RepeatedBytes($0.identity.bytes).entropy }) { state in
+            state.parts.modified += 1000
+        }
+        return try [
+            ("v2-merge-refused-two-contents-one-stamp.vec", twoContents,
+             "replica B with the bank's account forged under the stamp replica A holds it under; merged with A either way: malformed"),
+            ("v2-merge-refused-nonce-reused.vec", nonceReused,
+             "replica A with the mail sealed again under its own nonce, its modification date moved; merged with A either way: malformed"),
+        ].map { name, bytes, comment in
+            let opened = try FormatReader.open(bytes, key: .rawKey(try SecureBytes(copying: rawKey)))
+            var vector = VectorFile(name: name, expect: .success, rawKey: rawKey, generation: opened.generation, comment: comment,
+                                    entries: opened.entries, mergeWith: [a.name], bytes: bytes)
+            vector.mergeRefused = .malformed
+            return vector
         }
     }
 }

@@ -21,11 +21,13 @@ enum VectorIndex {
         var comment: String?
         var entries: [VectorEntry]?
         var mergeWith: [String]?
+        var mergeRefused: String?
         var merged: MergedVault?
 
         enum CodingKeys: String, CodingKey {
             case file, expect, password, identity, generation, comment, entries, merged
             case vaultOffset = "vault-offset", keyFile = "key-file", rawKey = "raw-key", mergeWith = "merge-with"
+            case mergeRefused = "merge-refused"
             case sshSeed = "ssh-ed25519-seed"
         }
 
@@ -42,6 +44,7 @@ enum VectorIndex {
             comment = vector.comment
             entries = vector.entries
             mergeWith = vector.mergeWith
+            mergeRefused = vector.mergeRefused?.rawValue
             merged = vector.merged
         }
     }

@@ -24,6 +24,9 @@ package struct VectorFile: Sendable {
     /// Merge vectors (SPEC.md §15.1): the other replicas to merge with this one, and the result.
     package var mergeWith: [String]? = nil
     package var merged: MergedVault? = nil
+    /// A refused merge vector (SPEC.md §15.1): merging this file with each `merge-with` file,
+    /// either way, fails with this class, both files left as they were.
+    package var mergeRefused: VectorExpectation? = nil
     package var bytes: [UInt8]
 
     package init(name: String, expect: VectorExpectation, password: String? = nil, keyFile: [UInt8]? = nil,
@@ -53,6 +56,7 @@ package struct VectorFile: Sendable {
         if let comment { lines.append("comment: \(comment)") }
         if let entries { lines.append("entries: \(try VectorEntry.encodeLine(entries))") }
         if let mergeWith { lines.append("merge-with: \(mergeWith.joined(separator: " "))") }
+        if let mergeRefused { lines.append("merge-refused: \(mergeRefused.rawValue)") }
         if let merged { lines.append("merged: \(try merged.encodeLine())") }
         for line in lines where line.contains("\n") { throw VectorFileError(description: "\(name): newline in \(line)") }
         return Array((lines.joined(separator: "\n") + "\n\n").utf8) + bytes
@@ -77,7 +81,7 @@ package struct VectorFile: Sendable {
             guard fields.updateValue(value, forKey: key) == nil else { throw VectorFileError(description: "\(name): \(key) twice") }
         }
         let known: Set<String> = ["expect", "password", "key-file", "raw-key", "identity", "ssh-ed25519-seed", "generation", "comment",
-                                  "entries", "merge-with", "merged"]
+                                  "entries", "merge-with", "merge-refused", "merged"]
         if let unknown = fields.keys.first(where: { !known.contains($0) }) {
             throw VectorFileError(description: "\(name): unknown header \(unknown)")
         }
@@ -100,6 +104,10 @@ package struct VectorFile: Sendable {
             bytes: Array(contents[(split + 2)...]))
         vector.identity = fields["identity"]
         vector.sshSeed = fields["ssh-ed25519-seed"].map(Hex.decode)
+        if let refused = fields["merge-refused"] {
+            guard let outcome = VectorExpectation(rawValue: refused) else { throw VectorFileError(description: "\(name): unknown merge-refused") }
+            vector.mergeRefused = outcome
+        }
         return vector
     }
 

@@ -234,7 +234,7 @@ struct VaultHostileReplicaTests {
             let forged = try RecordV2.sealReturningOverview(id: item.id, revision: record.revision,
                                                             overview: try state.parts.overviewList(clock: state.clock),
                                                             secrets: try state.parts.secretList(), vaultID: codec.header.vaultID, keys: keys,
-                                                            entropy: EntropySource(seeded: RepeatedBytes(record.identity.bytes))).record
+                                                            entropy: RepeatedBytes(record.identity.bytes).entropy).record
             #expect(forged.identity == record.identity)
             let records = codec.records.map { $0.id == item.id ? forged : $0 }
             try Data(try VaultFileV2.encode(header: codec.header, generation: codec.generation + 1, records: records, keys: keys).bytes)
@@ -280,11 +280,3 @@ struct VaultHostileReplicaTests {
     }
 }
 
-/// Draws that give `bytes` (a record's nonce, to seal another record under it), repeated.
-private struct RepeatedBytes: SeededEntropy {
-    let bytes: [UInt8]
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
-    func fill(_ buffer: UnsafeMutableRawBufferPointer) {
-        for index in 0..<buffer.count { buffer[index] = bytes[index % bytes.count] }
-    }
-}

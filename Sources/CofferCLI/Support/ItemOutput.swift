@@ -70,17 +70,25 @@ private func printTable(_ rows: some Sequence<[String]>) throws {
     func width(_ cell: String) -> Int { cell.utf8.allSatisfy { $0 < 0x80 } ? cell.utf8.count : cell.count }
     var widths = header.map(\.count)
     var text: [UInt8] = []
-    var cellEnds: [Int] = [], cellWidths: [UInt32] = []
-    for row in rows {
+    // Per cell: its length in bytes and its width (one item's field: far below 4 GiB).
+    var cellLengths: [UInt32] = [], cellWidths: [UInt32] = []
+    let expected = rows.underestimatedCount
+    cellLengths.reserveCapacity(expected * header.count)
+    cellWidths.reserveCapacity(expected * header.count)
+    for (rowIndex, row) in rows.enumerated() {
+        // Room for every row at the size of the first thousand (doubling as it grows left up to
+        // half of a large table's buffer unused).
+        if rowIndex == 1024, expected > rowIndex { text.reserveCapacity(text.count / rowIndex * expected * 9 / 8) }
         for (index, cell) in row.enumerated() {
+            let start = text.count
             text.append(contentsOf: cell.utf8)
             let cellWidth = width(cell)
-            cellEnds.append(text.count)
+            cellLengths.append(UInt32(text.count - start))
             cellWidths.append(UInt32(truncatingIfNeeded: cellWidth))
             widths[index] = max(widths[index], cellWidth)
         }
     }
-    guard !cellEnds.isEmpty else { return }
+    guard !cellLengths.isEmpty else { return }
     // Rows are built as bytes and written 64 KiB at a time: listing 100,000 items spent
     // most of its time here when each cell went through Foundation's padding and
     // trimming (bridged through NSString) and each row was its own write.
@@ -112,11 +120,13 @@ private func printTable(_ rows: some Sequence<[String]>) throws {
         out.removeAll(keepingCapacity: true)
     }
     try append(cells: header.count) { (ArraySlice(header[$0].utf8), header[$0].count) }
-    for row in 0..<(cellEnds.count / header.count) {
+    var start = 0
+    for row in 0..<(cellLengths.count / header.count) {
         try append(cells: header.count) { index in
             let cell = row * header.count + index
-            let start = cell == 0 ? 0 : cellEnds[cell - 1]
-            return (text[start..<cellEnds[cell]], Int(cellWidths[cell]))
+            let end = start + Int(cellLengths[cell])
+            defer { start = end }
+            return (text[start..<end], Int(cellWidths[cell]))
         }
     }
     try flush()
