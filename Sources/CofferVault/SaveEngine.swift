@@ -390,9 +390,14 @@ struct SaveEngine {
             let changed = try slotChanges.map { (changes) throws(CofferError) in try engine.slotChanges(changes, onto: base.header, stamp: stamp) }
             let header = engine.upgraded(changed ?? Self.stamped(base.header, removing: [], stamp: stamp), stamp: stamp)
             // In id order: the nonces are drawn in record order, and the same inputs give the same file.
-            let records = base.allRecords.sorted { $0.id < $1.id }
-            let rotated = try formatCall { () throws(FormatError) in
-                try EpochRotation.rotate(header: header, records: records, keys: keys, at: stamp, entropy: engine.entropy)
+            var records = base.allRecords
+            records.sort { $0.id < $1.id }
+            // Given up (`consume`): the rotation seals the records again in place.
+            let rotated: EpochRotation.Result
+            do throws(FormatError) {
+                rotated = try EpochRotation.rotate(header: header, records: consume records, keys: keys, at: stamp, entropy: engine.entropy)
+            } catch {
+                throw CofferError(error)
             }
             let generation = try Self.generation(after: max(base.generation, engine.highestGeneration))
             try engine.write(header: rotated.header, generation: generation, records: rotated.records, keys: rotated.keys,
