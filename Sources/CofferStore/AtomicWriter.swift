@@ -258,7 +258,10 @@ struct AtomicWriter: Sendable {
         }
         let renamed = io.retryingInterrupts { io.rename(current, backupPath) }
         if renamed.failed { throw .system(.renameBackup, path: backupPath, errno: renamed.errno) }
-        pending.temporaries.removeAll { $0 == current }
+        // `current` stays listed for removal: a save killed between its backup and its commit
+        // leaves `.bak` a link to the vault's own file, and a rename onto another link to the
+        // same file does nothing (POSIX), which left this name beside the vault. Otherwise the
+        // name is gone and its removal does nothing.
         pending.backupReplaced = true
     }
 
@@ -311,8 +314,9 @@ extension AtomicWriter {
         mutating func undo() {
             if backupReplaced {
                 if let previousBackup {
-                    let restored = io.retryingInterrupts { io.rename(previousBackup, backupPath) }
-                    if !restored.failed { temporaries.removeAll { $0 == previousBackup } }
+                    // Left listed: removing its name after the rename does nothing, or drops the
+                    // second link when `.bak` already was that file (as in installBackup).
+                    _ = io.retryingInterrupts { io.rename(previousBackup, backupPath) }
                 } else {
                     // There was no backup before this write.
                     io.unlinkQuietly(backupPath)

@@ -119,6 +119,25 @@ struct StoreFileTests {
         }
     }
 
+    /// A save killed after it made the vault's file `.bak` (a hard link) and before its commit
+    /// leaves the two names on one file. The next save's backup link then named that same file
+    /// too, so its rename onto `.bak` did nothing (POSIX) and the link stayed beside the vault
+    /// (found by `VaultKilledSaveTests` on a fresh clone under load).
+    @Test("replace after a save killed between its backup and its commit: .bak the previous version, no temporary file left")
+    func replaceAfterInterruptedBackup() throws {
+        try withTemporaryDirectory { url throws in
+            let fixture = StoreFixture(url)
+            let store = fixture.store()
+            let (v1, v2) = (storeBytes("one"), storeBytes("two", count: 300))
+            try store.create(v1)
+            #expect(link(fixture.path, fixture.backupPath) == 0)   // the interrupted save's backup
+            _ = try store.replace(with: v2, keepBackup: true)
+            #expect(fixture.contents(fixture.path) == v2)
+            #expect(fixture.contents(fixture.backupPath) == v1)
+            #expect(fixture.temporaryFiles().isEmpty)
+        }
+    }
+
     @Test("replace of a missing file -> fileNotFound(path)")
     func replaceMissing() throws {
         try withTemporaryDirectory { url throws in
