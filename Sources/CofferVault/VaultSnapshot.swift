@@ -275,15 +275,9 @@ package struct VaultSnapshot: Sendable {
     /// overview as it always did: that costs nothing more than the decoding).
     func liveEntries(taggedWith tags: Set<UInt64>) throws(CofferError) -> [SnapshotEntry]? {
         guard opener != nil, !changedSinceRead else { return nil }
+        guard looked != nil else { return try openedLiveEntries { tags.contains($0.record.lookupTag) } }
         var found: [SnapshotEntry] = []
         let single = tags.count == 1 ? tags.first : nil
-        guard looked != nil else {
-            // Built already (a listing read every overview): the entries, in id order as the rows were.
-            for entry in entries.values where single.map({ $0 == entry.record.lookupTag }) ?? tags.contains(entry.record.lookupTag) {
-                if try opened(entry) { found.append(entry) }
-            }
-            return found.sorted { $0.record.id < $1.record.id }
-        }
         // Tags are compared in the rows' array (a tombstone's tag is 0, never a name's); the
         // few that match are looked up. An entry changed since the read keeps its id.
         for row in rows where !row.isTombstone && single.map({ $0 == row.lookupTag }) ?? tags.contains(row.lookupTag) {
@@ -296,17 +290,22 @@ package struct VaultSnapshot: Sendable {
     /// nil when the snapshot is fully open.
     func liveEntries(idPrefix matches: (ItemID) -> Bool) throws(CofferError) -> [SnapshotEntry]? {
         guard opener != nil, !changedSinceRead else { return nil }
+        guard looked != nil else { return try openedLiveEntries { matches($0.record.id) } }
         var found: [SnapshotEntry] = []
-        guard looked != nil else {
-            for entry in entries.values where matches(entry.record.id) {
-                if try opened(entry) { found.append(entry) }
-            }
-            return found.sorted { $0.record.id < $1.record.id }
-        }
         for row in rows where !row.isTombstone && matches(row.id) {
             if let entry = liveEntry(row.id), try opened(entry) { found.append(entry) }
         }
         return found
+    }
+
+    /// The live entries `wanted` selects, overviews opened, in id order (as the rows were):
+    /// once the dictionaries are built (a listing), the rows are gone and they are looked up here.
+    private func openedLiveEntries(where wanted: (SnapshotEntry) -> Bool) throws(CofferError) -> [SnapshotEntry] {
+        var found: [SnapshotEntry] = []
+        for entry in entries.values where wanted(entry) {
+            if try opened(entry) { found.append(entry) }
+        }
+        return found.sorted { $0.record.id < $1.record.id }
     }
 
     /// The keys a lazily read snapshot opens overviews with (nil once fully open).

@@ -141,20 +141,11 @@ struct VaultHostileReplicaTests {
             try copy.update(item.id) { _, s in s.password = try secure("m1") }
             let donor = try copy.add(.secureNote(title: "donor"), secrets: ItemSecrets(notes: secure("forged")))
             // There, the notes changed under the stamp they had (a faulty or forged writer).
-            let codec = try VaultFileV2.parse(Array(try Data(contentsOf: URL(fileURLWithPath: other))))
-            let keys = try VaultFileV2.unlock(codec.header, with: .password(try secure("pw"))).keys
-            let sealer = ItemSealer(vaultID: codec.header.vaultID, keys: keys, entropy: .system)
-            func state(_ id: ItemID) throws -> ItemState {
-                let record = try #require(codec.records.first { $0.id == id })
-                return try sealer.open(try ItemVersion(record: record, overview: try record.openOverviewList(vaultID: codec.header.vaultID, keys: keys)))
-            }
-            var forged = try state(item.id)
-            forged.parts.secrets[Register.notes] = try state(donor.id).parts.secrets[Register.notes]
-            let records = try codec.records.map { record in
-                record.id == item.id ? try sealer.seal(forged, id: item.id, revision: record.revision + 1).record : record
-            }
-            try Data(try VaultFileV2.encode(header: codec.header, generation: codec.generation, records: records, keys: keys).bytes)
-                .write(to: URL(fileURLWithPath: other))
+            let forgery = try ForgedCopy(other)
+            var forged = try forgery.state(item.id)
+            forged.parts.secrets[Register.notes] = try forgery.state(donor.id).parts.secrets[Register.notes]
+            try forgery.write(try forgery.sealer.seal(forged, id: item.id, revision: try forgery.record(item.id).revision + 1).record,
+                              generationStep: 0)
             try expectMalformedBothWays(vault, path, other)
         }
     }
@@ -182,23 +173,14 @@ struct VaultHostileReplicaTests {
             #expect(Set(try copy.conflicts(for: item.id).map(\.field)).isSuperset(of: ["kind", "label"]))
 
             // The copy's losing value rewritten, sealed and MACed with the vault's keys.
-            let codec = try VaultFileV2.parse(Array(try Data(contentsOf: URL(fileURLWithPath: other))))
-            let keys = try VaultFileV2.unlock(codec.header, with: .password(try secure("pw"))).keys
-            let sealer = ItemSealer(vaultID: codec.header.vaultID, keys: keys, entropy: .system)
-            let record = try #require(codec.records.first { $0.id == item.id })
-            var state = try sealer.open(try ItemVersion(record: record, overview: try record.openOverviewList(vaultID: codec.header.vaultID, keys: keys)))
+            let copyFile = try ForgedCopy(other)
+            var state = try copyFile.state(item.id)
             let register: Register = forgery == "kind removed" ? .kind : .label
             let forgedValue: [UInt8] = forgery == "kind removed" ? [] : [2, 0, 1, 0, 0, 0, 0xFF]   // label (tag 2), length 1: 0xFF
             let index = try #require(state.parts.conflicts.firstIndex { $0.register == register })
             state.parts.conflicts[index] = ItemParts.Conflict(register: register, stamp: state.parts.conflicts[index].stamp,
                                                               value: try SecretFragment(copying: forgedValue))
-            let forged = try RecordV2.sealReturningOverview(id: item.id, revision: record.revision + 1,
-                                                            overview: try state.parts.overviewList(clock: state.clock),
-                                                            secrets: try state.parts.secretList(),
-                                                            vaultID: codec.header.vaultID, keys: keys, entropy: .system).record
-            let records = codec.records.map { $0.id == item.id ? forged : $0 }
-            try Data(try VaultFileV2.encode(header: codec.header, generation: codec.generation + 1, records: records, keys: keys).bytes)
-                .write(to: URL(fileURLWithPath: other))
+            try copyFile.write(try copyFile.sealUnchecked(state, id: item.id, revision: try copyFile.record(item.id).revision + 1))
 
             let before = try Data(contentsOf: URL(fileURLWithPath: path))
             let error = #expect(throws: CofferError.self) { try vault.merge(contentsOf: other) }
@@ -225,20 +207,14 @@ struct VaultHostileReplicaTests {
             let item = try vault.add(.genericPassword(service: "mail", account: "me"), secrets: ItemSecrets(password: secure("m0")))
             try FileManager.default.copyItem(atPath: path, toPath: other)
             // The copy's record of the item sealed again under its own nonce, one date moved.
-            let codec = try VaultFileV2.parse(Array(try Data(contentsOf: URL(fileURLWithPath: other))))
-            let keys = try VaultFileV2.unlock(codec.header, with: .password(try secure("pw"))).keys
-            let sealer = ItemSealer(vaultID: codec.header.vaultID, keys: keys, entropy: .system)
-            let record = try #require(codec.records.first { $0.id == item.id })
-            var state = try sealer.open(try ItemVersion(record: record, overview: try record.openOverviewList(vaultID: codec.header.vaultID, keys: keys)))
+            let copyFile = try ForgedCopy(other)
+            let record = try copyFile.record(item.id)
+            var state = try copyFile.state(item.id)
             state.parts.modified += 1000
-            let forged = try RecordV2.sealReturningOverview(id: item.id, revision: record.revision,
-                                                            overview: try state.parts.overviewList(clock: state.clock),
-                                                            secrets: try state.parts.secretList(), vaultID: codec.header.vaultID, keys: keys,
-                                                            entropy: RepeatedBytes(record.identity.bytes).entropy).record
+            let forged = try copyFile.sealUnchecked(state, id: item.id, revision: record.revision,
+                                                    entropy: RepeatedBytes(record.identity.bytes).entropy)
             #expect(forged.identity == record.identity)
-            let records = codec.records.map { $0.id == item.id ? forged : $0 }
-            try Data(try VaultFileV2.encode(header: codec.header, generation: codec.generation + 1, records: records, keys: keys).bytes)
-                .write(to: URL(fileURLWithPath: other))
+            try copyFile.write(forged)
             try expectMalformedBothWays(vault, path, other)
         }
     }
@@ -255,16 +231,10 @@ struct VaultHostileReplicaTests {
             let vault = try Vault.create(at: path, password: secure("pw"), options: testOptions)
             let item = try vault.add(.genericPassword(service: "mail", account: "me"), secrets: ItemSecrets(password: secure("m0")))
             try FileManager.default.copyItem(atPath: path, toPath: other)
-            let codec = try VaultFileV2.parse(Array(try Data(contentsOf: URL(fileURLWithPath: other))))
-            let keys = try VaultFileV2.unlock(codec.header, with: .password(try secure("pw"))).keys
-            let sealer = ItemSealer(vaultID: codec.header.vaultID, keys: keys, entropy: .system)
-            let record = try #require(codec.records.first { $0.id == item.id })
-            var state = try sealer.open(try ItemVersion(record: record, overview: try record.openOverviewList(vaultID: codec.header.vaultID, keys: keys)))
+            let copyFile = try ForgedCopy(other)
+            var state = try copyFile.state(item.id)
             state.parts.modified -= 1000
-            let forged = try sealer.seal(state, id: item.id, revision: record.revision).record
-            let records = codec.records.map { $0.id == item.id ? forged : $0 }
-            try Data(try VaultFileV2.encode(header: codec.header, generation: codec.generation + 1, records: records, keys: keys).bytes)
-                .write(to: URL(fileURLWithPath: other))
+            try copyFile.write(try copyFile.sealer.seal(state, id: item.id, revision: try copyFile.record(item.id).revision).record)
 
             // Ours holds the copy's dates: it is the join, and stays as it is.
             let before = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -280,3 +250,38 @@ struct VaultHostileReplicaTests {
     }
 }
 
+/// A copy of a vault (password "pw") as a writer that holds its key sees it: the states of
+/// its items, and the file written again with one record replaced, sealed and MACed.
+private struct ForgedCopy {
+    let path: String
+    let codec: VaultFileV2
+    let sealer: ItemSealer
+
+    init(_ path: String) throws {
+        self.path = path
+        codec = try VaultFileV2.parse(Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+        let keys = try VaultFileV2.unlock(codec.header, with: .password(try secure("pw"))).keys
+        sealer = ItemSealer(vaultID: codec.header.vaultID, keys: keys, entropy: .system)
+    }
+
+    func record(_ id: ItemID) throws -> RecordV2 { try #require(codec.records.first { $0.id == id }) }
+
+    func state(_ id: ItemID) throws -> ItemState {
+        let record = try record(id)
+        return try sealer.open(try ItemVersion(record: record, overview: try record.openOverviewList(vaultID: sealer.vaultID, keys: sealer.keys)))
+    }
+
+    /// `state` sealed as a record of item `id` without the checks a writer makes before it seals.
+    func sealUnchecked(_ state: ItemState, id: ItemID, revision: UInt64, entropy: EntropySource = .system) throws -> RecordV2 {
+        try RecordV2.sealReturningOverview(id: id, revision: revision, overview: try state.parts.overviewList(clock: state.clock),
+                                           secrets: try state.parts.secretList(), vaultID: sealer.vaultID, keys: sealer.keys,
+                                           entropy: entropy).record
+    }
+
+    /// The file written again with `record` in place of its item's, at the generation `step` above.
+    func write(_ record: RecordV2, generationStep step: UInt64 = 1) throws {
+        let records = codec.records.map { $0.id == record.id ? record : $0 }
+        try Data(try VaultFileV2.encode(header: codec.header, generation: codec.generation + step, records: records, keys: sealer.keys).bytes)
+            .write(to: URL(fileURLWithPath: path))
+    }
+}
