@@ -44,7 +44,7 @@ struct Changeset: Sendable {
     /// replacement header wrapped for `new` from their public parts.
     func resealed(vaultID: [UInt8], from old: EpochKeys, to new: EpochKeys, entropy: EntropySource) throws(CofferError) -> Changeset {
         func move(_ record: RecordV2) throws(CofferError) -> RecordV2 {
-            let nonce = try entropy.bytes(SaveEngine.nonceLength)
+            let nonce = try entropy.bytes(FormatV1.nonceLength)
             return try formatCall { () throws(FormatError) in try record.resealed(vaultID: vaultID, from: old, to: new, nonce: nonce) }
         }
         var out = self

@@ -293,24 +293,11 @@ extension SaveEngine {
         throw .slotUnavailable("the merge would remove the key slot that opened this vault")
     }
 
-    /// An XChaCha20-Poly1305 nonce's length (SPEC.md §7).
-    static let nonceLength = 24
-
     /// `snapshot` with every record sealed again under `new` (fresh nonces); the overviews
     /// stay. A record that does not open under `old` throws `tampered`.
     func resealed(_ snapshot: VaultSnapshot, from old: EpochKeys, to new: EpochKeys) throws(CofferError) -> VaultSnapshot {
         var out = snapshot
-        // In id order: the nonces are drawn in record order, and the same inputs give the same file.
-        let records = snapshot.allRecords.sorted { $0.id < $1.id }
-        let nonces = try entropy.bytes(records.count * Self.nonceLength)
-        var sealed: [RecordV2] = []
-        sealed.reserveCapacity(records.count)
-        for (index, record) in records.enumerated() {
-            sealed.append(try formatCall { () throws(FormatError) in
-                try record.resealed(vaultID: snapshot.vaultID, from: old, to: new, nonce: Array(nonces[(index * Self.nonceLength)..<((index + 1) * Self.nonceLength)]))
-            })
-        }
-        out.replaceRecords(sealed)
+        out.replaceRecords(try out.resealedRecords(from: old, to: new, entropy: entropy), keys: new)
         out.digestsChecked = false
         return out
     }

@@ -87,7 +87,6 @@ struct SaveEngine {
                 try engine.save(changes, stamp: changes.stamp ?? issueStamp(engine.snapshot.header.clock, engine.memory.replica), keys: keys)
                 return
             }
-            if fileChanged { try engine.snapshot.openAll() }   // the join reads every overview
             var (next, nextKeys) = fileChanged ? try engine.joinedWithFile(keys: keys) : (engine.snapshot, keys)
             if fileChanged {
                 try engine.memory.checkReplica(before: next.header.clock, lastStamp: lastStamp, entropy: engine.entropy)
@@ -309,7 +308,8 @@ struct SaveEngine {
 
     /// This version joined with the file another writer saved since we read it, and the
     /// keys the join is sealed under (the file's, when it was rekeyed meanwhile, SPEC.md §17.8).
-    private func joinedWithFile(keys: EpochKeys) throws(CofferError) -> (VaultSnapshot, EpochKeys) {
+    private mutating func joinedWithFile(keys: EpochKeys) throws(CofferError) -> (VaultSnapshot, EpochKeys) {
+        try snapshot.openAll()   // the join reads every overview
         let file = try storeCall { () throws(StoreError) in try store.read() }
         let fresh = try replicaCopy(file.bytes, name: "the file at \(path) now", keys: keys, identity: file.identity)
         let joined = try join(snapshot, keys: keys, fresh, held: .refuse)
@@ -384,34 +384,32 @@ struct SaveEngine {
             if fileChanged {
                 try engine.memory.checkReplica(before: base.header.clock, lastStamp: lastStamp, entropy: engine.entropy)
             }
-            try base.checkDigests(keys: keys)
             let seen = base.header.clock.merged(with: VersionVector(slotChanges?.stamp.map { [$0.replica: $0.time] } ?? [:]))
             let stamp = issueStamp(seen, engine.memory.replica)
             let changed = try slotChanges.map { (changes) throws(CofferError) in try engine.slotChanges(changes, onto: base.header, stamp: stamp) }
             let header = engine.upgraded(changed ?? Self.stamped(base.header, removing: [], stamp: stamp), stamp: stamp)
-            // In id order: the nonces are drawn in record order, and the same inputs give the same file.
-            var records = base.allRecords
-            records.sort { $0.id < $1.id }
-            // Given up (`consume`): the rotation seals the records again in place.
-            let rotated: EpochRotation.Result
-            do throws(FormatError) {
-                rotated = try EpochRotation.rotate(header: header, records: consume records, keys: keys, at: stamp, entropy: engine.entropy)
-            } catch {
-                throw CofferError(error)
+            let rekeyed = try formatCall { () throws(FormatError) in
+                try EpochRotation.rekeyed(header: header, keys: keys, at: stamp, entropy: engine.entropy)
             }
+            // Every record sealed again, in id order, a window of the file at a time: the
+            // sealing checks each record as a save's check would (a damaged one fails it).
+            let records = try base.resealedRecords(from: keys, to: rekeyed.keys, entropy: engine.entropy)
             let generation = try Self.generation(after: max(base.generation, engine.highestGeneration))
-            try engine.write(header: rotated.header, generation: generation, records: rotated.records, keys: rotated.keys,
+            try engine.write(header: rekeyed.header, generation: generation, records: records, keys: rekeyed.keys,
                              changesKey: true) { engine, identity in
+                // The vault's old snapshot goes first, so that its entries are replaced in
+                // place (one at a time) rather than copied beside the old ones.
+                engine.snapshot.forgetAttributes()
                 // The overviews are those of the records before: only their sealing changed.
-                base.replaceRecords(rotated.records)
-                base.header = rotated.header
+                base.replaceRecords(records, keys: rekeyed.keys)
+                base.header = rekeyed.header
                 base.generation = generation
                 base.identity = identity
                 base.digestsChecked = true
                 engine.snapshot = base
                 engine.highestGeneration = generation
             }
-            return (rotated.keys, rotated.removed)
+            return (rekeyed.keys, rekeyed.removed)
         }
     }
 

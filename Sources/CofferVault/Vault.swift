@@ -491,7 +491,7 @@ public final class Vault: @unchecked Sendable {
     func rotatingKey() throws(CofferError) -> KeyRotation {
         try withLock { () throws(CofferError) -> KeyRotation in
             let old = try requireKeys()
-            try engine.snapshot.openAll()
+            // The rotation reads the records itself, a window of the file at a time.
             let (new, removed) = try withEpochs { () throws(CofferError) in
                 try engine.rotate(keys: old, lastStamp: lastStampTime) { clock, replica in issueStamp(after: clock, replica: replica) }
             }
@@ -510,7 +510,8 @@ public final class Vault: @unchecked Sendable {
             // The body changes key slots only (a new slot's KDF runs here): the records are
             // read after it, so the KDF's memory and the file's are not held at once.
             let changed = try body(tx)
-            try engine.snapshot.openAll()
+            // A rotation reads the records itself, a window of the file at a time.
+            if !rotatingKey { try engine.snapshot.openAll() }
             let before = engine.snapshot.header.slots, after = tx.header.slots
             let changes = tx.finish()
             var rotation: KeyRotation?

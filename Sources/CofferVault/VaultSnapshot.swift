@@ -145,26 +145,7 @@ package struct VaultSnapshot: Sendable {
     private func loadRecords(of entries: [SnapshotEntry]) throws(CofferError) {
         let pending = Self.inFileOrder(entries.filter { !$0.record.isLoaded })
         guard !pending.isEmpty else { return }
-        guard let source else { throw .invalidArgument("entry records were not read and their file is no longer open") }
-        var start = 0
-        while start < pending.count {
-            guard let first = pending[start].record.location else { start += 1; continue }
-            var end = start + 1, length = first.length
-            while end < pending.count, let next = pending[end].record.location, next.offset == first.offset + length,
-                  length + next.length <= Self.windowSize {
-                length += next.length
-                end += 1
-            }
-            let window = try storeCall { () throws(StoreError) in try source.read(at: first.offset, count: length) }
-            try formatCall { () throws(FormatError) in
-                for entry in pending[start..<end] {
-                    guard let location = entry.record.location else { continue }
-                    let from = location.offset - first.offset
-                    entry.setRecord(try entry.record.loaded(from: window[from..<(from + location.length)]))
-                }
-            }
-            start = end
-        }
+        for (entry, record) in zip(pending, try loaded(pending.map(\.record))) { entry.setRecord(record) }
     }
 
     /// `entries` sorted by where their records are in the file, those in memory first. The
@@ -401,7 +382,8 @@ package struct VaultSnapshot: Sendable {
     /// records in memory are not checked again.
     mutating func checkDigests(keys: EpochKeys, keepingOverviews: Bool = true) throws(CofferError) {
         if let id = damaged.keys.min() { throw .tampered(.entry(id.hex)) }
-        if digestsChecked && !keepingOverviews && source == nil { return }   // checked, and every record in memory
+        // Checked, every record in memory, and the dictionaries built (a save encodes what they list).
+        if digestsChecked && !keepingOverviews && source == nil && looked == nil { return }
         // A built unique index is kept up to date from the overviews of the items changed.
         try openAll(keepingOverviews: keepingOverviews || index.isBuilt)
         if let id = damaged.keys.min() { throw .tampered(.entry(id.hex)) }
@@ -411,16 +393,111 @@ package struct VaultSnapshot: Sendable {
         digestsChecked = true
     }
 
-    /// Puts `records` (the same items, sealed again: a rotation) in place of the held ones;
-    /// the overviews stay, as their plaintexts did not change.
-    mutating func replaceRecords(_ records: [RecordV2]) {
-        for record in records {
-            if let entry = entries[record.id] {
-                entries[record.id] = SnapshotEntry(record: record, overview: entry.overview)
-            } else if let entry = tombstones[record.id] {
-                tombstones[record.id] = SnapshotEntry(record: record, overview: entry.overview)
+    /// Every record sealed again under `new` (a rotation, SPEC.md §11.2), in id order, each
+    /// under a fresh nonce: all drawn from `entropy` first, in id order, so that the same
+    /// inputs give the same file.
+    ///
+    /// What a save checks first (``checkDigests(keys:keepingOverviews:)``) the sealing checks
+    /// as it goes: every secret part is opened (its AEAD), and every overview not opened yet is
+    /// checked as opening it would (``RecordV2/resealed(vaultID:from:to:nonce:scratch:checkingOverview:)``),
+    /// in the one decryption the sealing makes. A damaged record fails it, as it fails a save.
+    ///
+    /// Records not read yet are read a window at a time (``windowSize``), in file order, and
+    /// each window is let go once it is sealed: a rotation holds the old records one window at
+    /// a time, not the whole file beside its successor. A snapshot read lazily stays so (its
+    /// rows are sealed; no entry is made for every record). The snapshot itself is unchanged
+    /// until ``replaceRecords(_:keys:)``.
+    func resealedRecords(from old: EpochKeys, to new: EpochKeys, entropy: EntropySource) throws(CofferError) -> [RecordV2] {
+        if let id = damaged.keys.min() { throw .tampered(.entry(id.hex)) }
+        // In id order: the rows of a lazily read snapshot are; the entries are sorted.
+        let held: [SnapshotEntry] = looked != nil ? [] : (Array(entries.values) + Array(tombstones.values)).sorted { $0.record.id < $1.record.id }
+        var records = looked != nil ? rows.map { looked?.entries[$0.id]?.record ?? $0 } : held.map(\.record)
+        let opened = looked != nil ? rows.map { looked?.entries[$0.id]?.isOpened ?? false } : held.map(\.isOpened)
+        let length = FormatV1.nonceLength
+        let nonces = try entropy.bytes(records.count * length)
+        let offsets = records.map { $0.location?.offset ?? -1 }
+        let order = offsets.indices.sorted { offsets[$0] < offsets[$1] }
+        let vaultID = vaultID
+        var start = 0
+        while start < order.count {
+            var end = start + 1, bytes = records[order[start]].location?.length ?? 0
+            while end < order.count, bytes + (records[order[end]].location?.length ?? 0) <= Self.windowSize {
+                bytes += records[order[end]].location?.length ?? 0
+                end += 1
+            }
+            let window = Array(order[start..<end])
+            var batch = try loaded(window.map { records[$0] })
+            let batchNonces = window.flatMap { nonces[($0 * length)..<(($0 + 1) * length)] }
+            try formatCall { () throws(FormatError) in
+                try EpochRotation.reseal(&batch, vaultID: vaultID, from: old, to: new, nonces: batchNonces,
+                                         checkingOverviews: window.map { !opened[$0] })
+            }
+            for (index, record) in zip(window, batch) { records[index] = record }
+            start = end
+        }
+        return records
+    }
+
+    /// `records` (in file order) with their bytes: those not read yet are read from ``source``,
+    /// one call per run of records that follow each other in the file, of at most
+    /// ``windowSize`` bytes (a larger record alone). The snapshot keeps none of them.
+    private func loaded(_ records: [RecordV2]) throws(CofferError) -> [RecordV2] {
+        var out = records
+        var index = 0
+        while index < out.count {
+            guard let first = out[index].location else { index += 1; continue }
+            guard let source else { throw .invalidArgument("entry records were not read and their file is no longer open") }
+            var end = index + 1, length = first.length
+            while end < out.count, let next = out[end].location, next.offset == first.offset + length,
+                  length + next.length <= Self.windowSize {
+                length += next.length
+                end += 1
+            }
+            let window = try storeCall { () throws(StoreError) in try source.read(at: first.offset, count: length) }
+            try formatCall { () throws(FormatError) in
+                for position in index..<end {
+                    guard let location = out[position].location else { continue }
+                    let from = location.offset - first.offset
+                    out[position] = try out[position].loaded(from: window[from..<(from + location.length)])
+                }
+            }
+            index = end
+        }
+        return out
+    }
+
+    /// Puts `records` (the same items, sealed again under `keys`: a rotation, in id order) in
+    /// place of the held ones; the overviews opened stay, as their plaintexts did not change,
+    /// and those not opened yet open with `keys` when they are read. Call it on a snapshot
+    /// whose copies are let go (the vault's own, after the save): its old records then go
+    /// as the new ones come, rather than both being held whole.
+    ///
+    /// The dictionaries are built (as a save that kept no overview leaves them): a snapshot
+    /// whose records are all in memory and checked is one every later save may carry as it
+    /// is (``checkDigests(keys:keepingOverviews:)``), so it must list every record.
+    mutating func replaceRecords(_ records: [RecordV2], keys: EpochKeys) {
+        if let looked {
+            let next = LookedUpEntries()
+            for record in records {
+                if let entry = looked.entries[record.id] {
+                    next.entries[record.id] = SnapshotEntry(record: record, opened: entry.openedOverview)
+                }
+            }
+            self.looked = next
+            rows = records
+            materialize()
+        } else {
+            for record in records {
+                if let entry = entries[record.id] {
+                    entries[record.id] = SnapshotEntry(record: record, opened: entry.openedOverview)
+                } else if let entry = tombstones[record.id] {
+                    tombstones[record.id] = SnapshotEntry(record: record, opened: entry.openedOverview)
+                }
             }
         }
+        // Every record is in memory now, sealed under `keys`: the old file is not read again.
+        source = nil
+        if opener != nil { opener = OverviewOpener(vaultID: vaultID, keys: keys) }
     }
 
     /// The records after `changes`, for encoding a save without changing this snapshot.
@@ -521,6 +598,13 @@ package final class SnapshotEntry: @unchecked Sendable {
         location = nil
     }
 
+    /// A record in memory with its overview if it was opened (nil: it opens when read).
+    init(record: RecordV2, opened overview: [UInt8]?) {
+        self.record = record
+        opened = overview
+        location = nil
+    }
+
     /// Where the record lies in its file, for a record of a file read in windows (its bytes
     /// can be let go and read again: ``unloadRecord()``).
     private let location: RecordV2.Location?
@@ -542,6 +626,9 @@ package final class SnapshotEntry: @unchecked Sendable {
     }
 
     func setOverview(_ list: [UInt8]) { opened = list }
+
+    /// The overview if it was opened (nil otherwise).
+    var openedOverview: [UInt8]? { opened }
 
     /// Puts in the record's bytes, read from its file (``RecordV2/loaded(from:)``).
     func setRecord(_ loaded: RecordV2) { record = loaded }

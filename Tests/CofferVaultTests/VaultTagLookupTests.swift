@@ -65,6 +65,21 @@ struct VaultTagLookupTests {
         match.items.map { "\($0.id.hex) r\($0.revision)" } + [match.isApproximate ? "approximate" : "exact"]
     }
 
+    /// `vault` (read lazily, saved or rotated without keeping overviews) finds the first 40
+    /// lookups, lists, and refuses a duplicate exactly as `full` (the same file, every overview
+    /// read) does. The lookups come first: a listing opens every overview.
+    func expectReadsAsFullyRead(_ vault: Vault, _ full: Vault, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        _ = full.currentSnapshot
+        for name in lookups(try full.items().map(\.id)).prefix(40) {
+            #expect(describe(try vault.match(name)) == describe(try full.match(name)), "\(name)", sourceLocation: sourceLocation)
+        }
+        func rows(_ vault: Vault) throws -> [String] { try vault.listing().map { "\($0.id.hex) \($0.listedName) \($0.account ?? "")" } }
+        #expect(try rows(vault) == rows(full), sourceLocation: sourceLocation)
+        let existing = try #require(try full.items().first { $0.kind == .genericPassword }, sourceLocation: sourceLocation)
+        let duplicate = #expect(throws: CofferError.self, sourceLocation: sourceLocation) { try vault.add(existing.attributes) }
+        #expect(duplicate?.kind == .duplicateItem, sourceLocation: sourceLocation)
+    }
+
     @Test("Vault.match on a vault just opened equals Vault.match with every overview read", arguments: ["tags-1", "tags-2", "tags-3"])
     func matchEqualsFullScan(_ seed: String) throws {
         try withTemporaryDirectory { dir in
@@ -148,15 +163,7 @@ struct VaultTagLookupTests {
                 #expect(vault.snapshotAsHeld.openedIDs.count < 10, "the save kept no overview but those its unique-key check read")
             }
             let full = try Vault.open(at: path, password: secure("pw"), options: testOptions)
-            _ = full.currentSnapshot
-            func rows(_ vault: Vault) throws -> [String] { try vault.listing().map { "\($0.id.hex) \($0.listedName) \($0.account ?? "")" } }
-            #expect(try rows(vault) == rows(full))
-            for name in lookups(try full.items().map(\.id)).prefix(40) {
-                #expect(describe(try vault.match(name)) == describe(try full.match(name)), "\(name)")
-            }
-            let existing = try #require(try full.items().first { $0.kind == .genericPassword })
-            let duplicate = #expect(throws: CofferError.self) { try vault.add(existing.attributes) }
-            #expect(duplicate?.kind == .duplicateItem)
+            try expectReadsAsFullyRead(vault, full)
             // A second save (its records checked already, in memory), then the file as a reader sees it.
             try vault.update(added.id) { a, _ in a.comment = "saved again" }
             let reopened = try Vault.open(at: path, password: secure("pw"), options: testOptions)
@@ -164,6 +171,101 @@ struct VaultTagLookupTests {
             #expect(try reopened.items().count == (try full.items().count))
             #expect(try reopened.item(added.id).attributes.comment == "saved again")
             #expect(try reopened.secrets(for: added.id).password?.unsafeStringCopy() == "s1")
+        }
+    }
+
+    /// A rotation reads the records of a vault read lazily a window of the file at a time,
+    /// checks each overview not opened yet in the decryption that seals it again, and leaves
+    /// the vault holding the new records with the overviews it had opened (the others open
+    /// under the new key). Whatever was read before, the vault must then read, list, find,
+    /// refuse and save as a vault opened from the rotated file with the new password does.
+    @Test("A password change of a vault read lazily, its records over several windows, reads, lists, finds and saves as the rotated file opened anew does",
+          arguments: [0, 1, 2])
+    func rotatedWhileLazy(_ readBefore: Int) throws {
+        try withTemporaryDirectory { dir in
+            let path = try randomVault(dir, seed: "tags-rotate", count: 60)
+            // Notes of 160 KB on 40 items: more than one window (VaultSnapshot.windowSize) of records.
+            let setUp = try Vault.open(at: path, password: secure("pw"), options: testOptions)
+            let big = try setUp.items().sorted { $0.id < $1.id }.prefix(40).map(\.id)
+            try setUp.transaction { tx in
+                for (index, id) in big.enumerated() {
+                    try tx.update(id) { _, secrets in secrets.notes = try secure(String(repeating: "\(index % 10)", count: 160_000)) }
+                }
+            }
+            #expect(40 * 160_000 > VaultSnapshot.windowSize)
+            let vault = try Vault.open(at: path, password: secure("pw"), options: testOptions)
+            switch readBefore {
+            case 1: _ = try vault.match(ItemName(.service("github.com")))   // a few overviews opened
+            case 2: _ = try vault.listing()                                  // every overview, no record kept
+            default: break                                                   // nothing read
+            }
+            let before = try setUp.items().count
+            try vault.changePassword(from: secure("pw"), to: secure("new"))
+            // A save right after the rotation, nothing read in between: it carries every record.
+            let added = try vault.add(.genericPassword(service: "after-rotation", account: "me"), secrets: ItemSecrets(password: secure("s2")))
+            #expect(throws: CofferError.self) { try Vault.open(at: path, password: secure("pw"), options: testOptions) }
+            let full = try Vault.open(at: path, password: secure("new"), options: testOptions)
+            try full.verifyAll()
+            #expect(try full.items().count == before + 1)
+            #expect(try full.secrets(for: added.id).password?.unsafeStringCopy() == "s2")
+            try expectReadsAsFullyRead(vault, full)
+            for (index, id) in big.enumerated() {
+                #expect(try vault.secrets(for: id).notes?.unsafeStringCopy() == String(repeating: "\(index % 10)", count: 160_000))
+            }
+            // Another save, then the file as a reader sees it.
+            try vault.update(added.id) { attributes, _ in attributes.comment = "saved again" }
+            let reopened = try Vault.open(at: path, password: secure("new"), options: testOptions)
+            try reopened.verifyAll()
+            #expect(try reopened.items().count == before + 1)
+            #expect(try reopened.item(added.id).attributes.comment == "saved again")
+        }
+    }
+
+    /// A rotation joins the file another writer put in place since the vault read it; the
+    /// join reads every overview of the vault, which a vault read lazily has not opened (read
+    /// as none, the vault's own items would be dropped).
+    @Test("A password change of a vault read lazily, after the file was replaced by an older copy, keeps what only the vault held",
+          arguments: [false, true])
+    func rotationJoinsReplacedFile(_ editedFirst: Bool) throws {
+        try withTemporaryDirectory { dir in
+            let path = try randomVault(dir, seed: "tags-rotate-join", count: 30)
+            let older = dir.appendingPathComponent("older.coffer").path
+            try FileManager.default.copyItem(atPath: path, toPath: older)
+            let writer = try Vault.open(at: path, password: secure("pw"), options: testOptions)
+            let kept = try writer.add(.genericPassword(service: "only-in-the-vault", account: "me"), secrets: ItemSecrets(password: secure("k1")))
+            let count = try writer.items().count
+            let vault = try Vault.open(at: path, password: secure("pw"), options: testOptions)
+            // Read lazily; or with one edit of its own (its entries built, but few overviews opened).
+            let edited = editedFirst ? try vault.add(.genericPassword(service: "edited-first", account: "me")) : nil
+            // A sync tool puts an older copy in place (another file: the vault sees it changed).
+            try FileManager.default.removeItem(atPath: path)
+            try FileManager.default.copyItem(atPath: older, toPath: path)
+            try vault.changePassword(from: secure("pw"), to: secure("new"))
+            let reopened = try Vault.open(at: path, password: secure("new"), options: testOptions)
+            try reopened.verifyAll()
+            #expect(try reopened.items().count == count + (edited == nil ? 0 : 1))
+            #expect(try reopened.secrets(for: kept.id).password?.unsafeStringCopy() == "k1")
+            if let edited { #expect(try reopened.item(edited.id).attributes.service == "edited-first") }
+        }
+    }
+
+    /// A record whose overview was damaged on disk, in a vault read lazily: the rotation's
+    /// check finds it (as a save's does) and nothing is written.
+    @Test("A password change of a vault read lazily with a damaged record refuses it and leaves the file as it was")
+    func rotationRefusesDamage() throws {
+        try withTemporaryDirectory { dir in
+            let path = try randomVault(dir, seed: "tags-rotate-damaged", count: 30)
+            var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            let file = try VaultFileV2.parse(Array(bytes))
+            let victim = try #require(file.records.first { !$0.isTombstone })
+            let offset = try #require(Array(bytes).firstRange(of: Array(victim.body.prefix(32))))
+            bytes[offset.lowerBound + 3] ^= 0x40   // inside the overview ciphertext
+            try bytes.write(to: URL(fileURLWithPath: path))
+            let vault = try Vault.open(at: path, password: secure("pw"), options: testOptions)
+            let error = #expect(throws: CofferError.self) { try vault.changePassword(from: secure("pw"), to: secure("new")) }
+            #expect(error?.kind == .tampered)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes)
+            #expect(throws: CofferError.self) { try Vault.open(at: path, password: secure("new"), options: testOptions) }
         }
     }
 

@@ -23,9 +23,23 @@ package enum EpochRotation {
     ///
     /// `records` are sealed again in place (a caller that gives up its array, `consume`,
     /// holds one array of them rather than three; `coffer passwd` at 100,000 entries peaked
-    /// 16 MB lower).
+    /// 16 MB lower). ``rekeyed(header:keys:at:entropy:)`` then ``reseal(_:vaultID:from:to:nonces:checkingOverviews:threads:)``
+    /// is the same rotation in two steps, for a caller that reads its records a window at a time.
     package static func rotate(header: VaultHeaderV2, records: consuming [RecordV2], keys old: EpochKeys, at stamp: Stamp,
                                entropy: EntropySource, threads: Int = ParallelWork.cores) throws(FormatError) -> Result {
+        let rekeyed = try rekeyed(header: header, keys: old, at: stamp, entropy: entropy)
+        // Every nonce drawn first, in record order: the records are then sealed in parallel.
+        let nonces = try crypto { () throws(CofferError) in try entropy.bytes(records.count * FormatV1.nonceLength) }
+        try reseal(&records, vaultID: header.vaultID, from: old, to: rekeyed.keys, nonces: nonces, threads: threads)
+        return Result(header: rekeyed.header, records: records, keys: rekeyed.keys, removed: rekeyed.removed)
+    }
+
+    /// The header part of a rotation (no record is sealed): the new epoch key, a new stanza
+    /// for every new-style slot (the others removed), the old epoch in the key history.
+    /// The entropy is drawn as ``rotate(header:records:keys:at:entropy:threads:)`` draws it
+    /// before the records' nonces.
+    package static func rekeyed(header: VaultHeaderV2, keys old: EpochKeys, at stamp: Stamp,
+                                entropy: EntropySource) throws(FormatError) -> (header: VaultHeaderV2, keys: EpochKeys, removed: [KeySlotV2]) {
         let earlier = try header.keyHistory?.open(with: old, vaultID: header.vaultID) ?? []
         let new = try EpochKeys(epochKey: try crypto { () throws(CofferError) in try entropy.secureBytes(FormatV1.keyLength) })
         var next = header
@@ -47,8 +61,16 @@ package enum EpochRotation {
         next.setKeyHistory(history)
         next.epochID = new.epochID
         next.epochStart = stamp
-        // Every nonce drawn first, in record order: the records are then sealed in parallel.
-        let nonces = try crypto { () throws(CofferError) in try entropy.bytes(records.count * FormatV1.nonceLength) }
+        return (next, new, removed)
+    }
+
+    /// Seals `records` again under `new`, in place, on `threads` threads: record `i` under
+    /// the `i`-th 24 bytes of `nonces`. With `checkingOverviews`, record `i`'s overview is
+    /// checked where `checkingOverviews[i]` is true (``RecordV2/resealed(vaultID:from:to:nonce:scratch:checkingOverview:)``).
+    package static func reseal(_ records: inout [RecordV2], vaultID: [UInt8], from old: EpochKeys, to new: EpochKeys,
+                               nonces: [UInt8], checkingOverviews: [Bool]? = nil, threads: Int = ParallelWork.cores) throws(FormatError) {
+        let length = FormatV1.nonceLength
+        precondition(nonces.count == records.count * length && (checkingOverviews?.count ?? records.count) == records.count)
         // Each thread opens secrets into one guarded scratch buffer of its own (RecordV2.scratch)
         // and puts each record's successor where the record was.
         try records.withUnsafeMutableBufferPointer { (list) throws(FormatError) in
@@ -56,13 +78,12 @@ package enum EpochRotation {
             try ParallelWork.forEachRange(count: list.count, threads: threads) { (range) throws(FormatError) in
                 let scratch = try RecordV2.scratch(for: UnsafeBufferPointer(output.buffer)[range])
                 for index in range {
-                    output.buffer[index] = try output.buffer[index].resealed(vaultID: header.vaultID, from: old, to: new,
-                                                                             nonce: Array(nonces[(index * 24)..<((index + 1) * 24)]),
-                                                                             scratch: scratch)
+                    output.buffer[index] = try output.buffer[index].resealed(vaultID: vaultID, from: old, to: new,
+                                                                             nonce: Array(nonces[(index * length)..<((index + 1) * length)]),
+                                                                             scratch: scratch, checkingOverview: checkingOverviews?[index] ?? false)
                 }
             }
         }
-        return Result(header: next, records: records, keys: new, removed: removed)
     }
 }
 

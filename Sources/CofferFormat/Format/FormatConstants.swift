@@ -11,7 +11,7 @@ package enum FormatV1 {
     package static let entryIDLength = 16
     static let saltLength = 16
     package static let keyLength = 32
-    static let nonceLength = 24
+    package static let nonceLength = 24
     static let tagLength = 16
     static let wrappedKeyLength = 48
     /// Plaintexts are padded to a multiple of this (ISO/IEC 7816-4, `sodium_pad`).

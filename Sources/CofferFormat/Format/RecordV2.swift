@@ -225,7 +225,7 @@ package struct RecordV2: Sendable {
     /// the AEAD ("entry failure"), the padding, the list and its lookup tag ("malformed").
     package func openOverviewList(vaultID: [UInt8], keys: EpochKeys) throws(FormatError) -> [UInt8] {
         try requireLoaded()
-        var plain: [UInt8]
+        let plain: [UInt8]
         do throws(CofferError) {
             plain = try overviewCiphertext.withBytes { (cipher) throws(CofferError) in
                 try nonce.bytes.withBytes { (nonceRaw) throws(CofferError) in
@@ -239,6 +239,13 @@ package struct RecordV2: Sendable {
         } catch {
             throw .crypto(error)
         }
+        return try checkedOverviewList(padded: plain, keys: keys)
+    }
+
+    /// The in-memory list of this record's decrypted (padded) overview, checked as SPEC.md
+    /// §10 step 15 says: the padding, the list and its lookup tag under `keys`. Shared by
+    /// ``openOverviewList(vaultID:keys:)`` and a rotation that checks what it seals again.
+    private func checkedOverviewList(padded plain: consuming [UInt8], keys: EpochKeys) throws(FormatError) -> [UInt8] {
         let length: Int
         do throws(CofferError) {
             length = try plain.withBytes { (raw) throws(CofferError) in try Padme.unpaddedLength(raw, structure: "entry overview") }
@@ -290,8 +297,12 @@ package struct RecordV2: Sendable {
     /// `old`, their padded plaintexts sealed again under `new` and `nonce` (24 bytes), the
     /// lookup tag computed again with the new lookup key. The lists are not decoded: what
     /// the old key sealed is what the new key seals.
+    ///
+    /// With `checkingOverview`, the overview is also checked as ``openOverviewList(vaultID:keys:)``
+    /// checks it (its list and its lookup tag under `old`): a rotation of records whose
+    /// overviews were never opened checks each in the one decryption it makes anyway.
     package func resealed(vaultID: [UInt8], from old: EpochKeys, to new: EpochKeys, nonce newNonce: [UInt8],
-                          scratch: SecureBytes? = nil) throws(FormatError) -> RecordV2 {
+                          scratch: SecureBytes? = nil, checkingOverview: Bool = false) throws(FormatError) -> RecordV2 {
         try requireLoaded()
         let overviewAD = Self.associatedData(vaultID: vaultID, id: id, part: .overview)
         let secretAD = Self.associatedData(vaultID: vaultID, id: id, part: .secret)
@@ -309,7 +320,10 @@ package struct RecordV2: Sendable {
             }
         }
         var tag = LookupTag.tombstone
-        if !isTombstone {
+        if checkingOverview {
+            let list = try checkedOverviewList(padded: overview, keys: old)
+            if !isTombstone { tag = try LookupTag.tag(ofOverview: list, keys: new) }
+        } else if !isTombstone {
             let length = try aead { () throws(CofferError) in
                 try overview.withBytes { (raw) throws(CofferError) in try Padme.unpaddedLength(raw, structure: "entry \(id.hex) overview") }
             }
@@ -318,7 +332,11 @@ package struct RecordV2: Sendable {
             }
             tag = try LookupTag.tag(kind: kind, name: name, keys: new)
         }
-        var body = try aead { () throws(CofferError) in
+        // One buffer of the record's exact size: appending the secret ciphertext to the
+        // overview's grew it by half again (a rotation of 100,000 records held 6 MB more).
+        var body: [UInt8] = []
+        body.reserveCapacity(self.body.count)
+        body += try aead { () throws(CofferError) in
             try overview.withBytes { (raw) throws(CofferError) in
                 try XChaCha20Poly1305.seal(raw, key: new.overviewKey, nonce: newNonce, associatedData: overviewAD)
             }

@@ -22,8 +22,9 @@ struct RankedDictionary: Sendable {
 
     var count: Int { ranks.count }
 
-    /// Builds a dictionary; the first occurrence of a word keeps its rank.
-    init(name: StrengthEstimate.Pattern.Dictionary, words: [(word: [UInt32], rank: Int)]) {
+    /// Builds a dictionary of the words at `words`' ranges of `source` (lowercase scalar
+    /// values); the first occurrence of a word keeps its rank.
+    init(name: StrengthEstimate.Pattern.Dictionary, source: [UInt32], words: [(range: Range<Int>, rank: Int)]) {
         var capacity = 16
         while capacity < words.count * 2 { capacity <<= 1 }
         var scalars: [UInt32] = []
@@ -34,7 +35,8 @@ struct RankedDictionary: Sendable {
         var startTrigrams = [Bool](repeating: false, count: 26 * 26 * 26)
         var endTrigrams = [Bool](repeating: false, count: 26 * 26 * 26)
         let mask = capacity - 1
-        for (word, rank) in words where !word.isEmpty {
+        for (range, rank) in words where !range.isEmpty {
+            let word = source[range]
             var slot = Int(truncatingIfNeeded: Self.hash(word).value) & mask
             var duplicate = false
             while table[slot] != 0 {
@@ -51,9 +53,9 @@ struct RankedDictionary: Sendable {
             ranks.append(Int32(clamping: max(rank, 1)))
             table[slot] = Int32(ranks.count)
             longest = max(longest, word.count)
-            let n = word.count
-            if n >= 3, let head = Self.trigramIndex(word[0], word[1], word[2]),
-               let tail = Self.trigramIndex(word[n - 3], word[n - 2], word[n - 1]) {
+            let n = word.count, first = word.startIndex
+            if n >= 3, let head = Self.trigramIndex(word[first], word[first + 1], word[first + 2]),
+               let tail = Self.trigramIndex(word[first + n - 3], word[first + n - 2], word[first + n - 1]) {
                 startTrigrams[head] = true
                 endTrigrams[tail] = true
             }
@@ -130,9 +132,14 @@ extension RankedDictionary {
 
     /// A dictionary of the caller's words (user name, site name...), ranked in order given.
     static func userInputs(_ inputs: [String]) -> RankedDictionary? {
-        let words = inputs.enumerated().map { (word: lowercaseScalars($0.element), rank: $0.offset + 1) }
-            .filter { !$0.word.isEmpty }
-        return words.isEmpty ? nil : RankedDictionary(name: .userInputs, words: words)
+        var source: [UInt32] = []
+        var words: [(range: Range<Int>, rank: Int)] = []
+        for (offset, input) in inputs.enumerated() {
+            let start = source.count
+            source += lowercaseScalars(input)
+            if source.count > start { words.append((start..<source.count, offset + 1)) }
+        }
+        return words.isEmpty ? nil : RankedDictionary(name: .userInputs, source: source, words: words)
     }
 
     /// One word per line, most common first (or, with `everyRank`, all equally likely);
@@ -140,12 +147,13 @@ extension RankedDictionary {
     static func ranked(_ list: BundledWordList, name: StrengthEstimate.Pattern.Dictionary,
                        everyRank: Int? = nil) -> RankedDictionary {
         let tab = UInt32(UInt8(ascii: "\t"))
-        var words: [(word: [UInt32], rank: Int)] = []
-        for line in list.lowercasedLines() where !line.isEmpty && line[0] != UInt32(UInt8(ascii: "#")) {
-            let word = line.lastIndex(of: tab).map { Array(line[(line.index(after: $0))...]) } ?? line
+        let (scalars, lines) = list.lowercasedText()
+        var words: [(range: Range<Int>, rank: Int)] = []
+        for line in lines where !line.isEmpty && scalars[line.lowerBound] != UInt32(UInt8(ascii: "#")) {
+            let word = scalars[line].lastIndex(of: tab).map { ($0 + 1)..<line.upperBound } ?? line
             words.append((word, everyRank ?? words.count + 1))
         }
-        return RankedDictionary(name: name, words: words)
+        return RankedDictionary(name: name, source: scalars, words: words)
     }
 
     /// Words in frequency tiers, each started by a `## ...` line and alphabetical inside.
@@ -153,23 +161,24 @@ extension RankedDictionary {
     /// the tier's middle rank: the words before the tier plus half the tier.
     static func tiered(_ list: BundledWordList, name: StrengthEstimate.Pattern.Dictionary) -> RankedDictionary {
         let hash = UInt32(UInt8(ascii: "#"))
-        var tiers: [[[UInt32]]] = []
-        for line in list.lowercasedLines() where !line.isEmpty {
-            if line.count >= 2 && line[0] == hash && line[1] == hash {
+        let (scalars, lines) = list.lowercasedText()
+        var tiers: [[Range<Int>]] = []
+        for line in lines where !line.isEmpty {
+            if line.count >= 2 && scalars[line.lowerBound] == hash && scalars[line.lowerBound + 1] == hash {
                 tiers.append([])
-            } else if line[0] != hash {
+            } else if scalars[line.lowerBound] != hash {
                 if tiers.isEmpty { tiers.append([]) }
                 tiers[tiers.count - 1].append(line)
             }
         }
-        var words: [(word: [UInt32], rank: Int)] = []
+        var words: [(range: Range<Int>, rank: Int)] = []
         var before = 0
         for tier in tiers {
             let rank = before + (tier.count + 1) / 2
             for word in tier { words.append((word, rank)) }
             before += tier.count
         }
-        return RankedDictionary(name: name, words: words)
+        return RankedDictionary(name: name, source: scalars, words: words)
     }
 }
 

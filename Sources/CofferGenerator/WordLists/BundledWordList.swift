@@ -37,29 +37,44 @@ enum BundledWordList: CaseIterable, Sendable {
     /// The lines, lowercased the way dictionary lookups need, as Unicode scalar values.
     func lowercasedLines() -> [[UInt32]] { Self.lowercasedLines(of: text) }
 
-    /// The lines of `text`, lowercased, as Unicode scalar values; `\r` is dropped. ASCII
+    /// The lines, lowercased, in one array of scalar values with each line's range in it.
+    func lowercasedText() -> (scalars: [UInt32], lines: [Range<Int>]) { Self.lowercasedText(of: text) }
+
+    /// The lines of `text`, lowercased, as Unicode scalar values; `\r` is dropped.
+    static func lowercasedLines(of text: StaticString) -> [[UInt32]] {
+        let (scalars, lines) = lowercasedText(of: text)
+        return lines.map { Array(scalars[$0]) }
+    }
+
+    /// The lines of `text`, lowercased, back to back in one array of Unicode scalar values,
+    /// with each line's range in it (no line breaks; `\r` is dropped; no empty last line). ASCII
     /// text (all the lists, which the tests check) is read byte by byte, which keeps the one
     /// load per process fast; anything else is decoded as UTF-8. Total: it cannot fail.
-    static func lowercasedLines(of text: StaticString) -> [[UInt32]] {
-        text.withUTF8Buffer { buffer -> [[UInt32]] in
-            let scalars: [UInt32] = buffer.allSatisfy { $0 < 0x80 }
+    ///
+    /// One array, not one per line: the dictionaries are built from it without a word's
+    /// array each (a process that estimated a password's strength kept 40 MB more).
+    static func lowercasedText(of text: StaticString) -> (scalars: [UInt32], lines: [Range<Int>]) {
+        text.withUTF8Buffer { buffer -> (scalars: [UInt32], lines: [Range<Int>]) in
+            let decoded: [UInt32] = buffer.allSatisfy { $0 < 0x80 }
                 ? buffer.map { UInt32($0) }
                 : String(decoding: buffer, as: UTF8.self).unicodeScalars.map(\.value)
-            var lines: [[UInt32]] = []
-            var line: [UInt32] = []
-            for scalar in scalars {
+            var scalars: [UInt32] = []
+            scalars.reserveCapacity(decoded.count)
+            var lines: [Range<Int>] = []
+            var start = 0
+            for scalar in decoded {
                 switch scalar {
                 case 0x0A:
-                    lines.append(line)
-                    line.removeAll(keepingCapacity: true)
+                    lines.append(start..<scalars.count)
+                    start = scalars.count
                 case 0x0D:
                     continue
                 default:
-                    line.append(lowercaseScalar(scalar))
+                    scalars.append(lowercaseScalar(scalar))
                 }
             }
-            if !line.isEmpty { lines.append(line) }
-            return lines
+            if scalars.count > start { lines.append(start..<scalars.count) }
+            return (scalars, lines)
         }
     }
 }
