@@ -203,31 +203,55 @@ extension DisplayOrder {
     /// marker below every letter, its length without leading zeros (two bytes, big-endian),
     /// then its digits: a longer number is a larger one.
     static func appendReadingKey(_ text: String, locale: Locale, to key: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { appendReadingKey(utf8: UnsafeRawBufferPointer($0), locale: locale, to: &key) }
+    }
+
+    /// ``appendReadingKey(_:locale:to:)`` of checked UTF-8 (an overview's text field, read in
+    /// place: a listing makes no string of every name and account to order them).
+    static func appendReadingKey(utf8 text: UnsafeRawBufferPointer, locale: Locale, to key: inout [UInt8]) {
         // Search's folding (SearchFolding). ASCII (the usual name) folds here byte by byte,
         // without a lowercased copy: listing a large vault folds every name.
-        let ascii = text.utf8.allSatisfy { $0 < 0x80 }
-        var folded = ascii ? text : SearchFolding.fold(text, locale: locale)
-        folded.withUTF8 { bytes in
-            func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
-            var index = 0
-            while index < bytes.count {
-                let byte = bytes[index]
-                guard isDigit(byte) else {
-                    key.append(ascii ? SearchFolding.foldASCII(byte) : byte)
-                    index += 1
-                    continue
+        var ascii = true
+        for byte in text where byte >= 0x80 { ascii = false; break }
+        if ascii {
+            appendKeyBytes(text, foldingASCII: true, to: &key)
+            return
+        }
+        var folded = SearchFolding.fold(String(decoding: text, as: UTF8.self), locale: locale)
+        folded.withUTF8 { appendKeyBytes(UnsafeRawBufferPointer($0), foldingASCII: false, to: &key) }
+    }
+
+    /// Appends folded `bytes` to `key`, each run of ASCII digits as a number (see above).
+    private static func appendKeyBytes(_ bytes: UnsafeRawBufferPointer, foldingASCII: Bool, to key: inout [UInt8]) {
+        func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
+        var index = 0
+        while index < bytes.count {
+            guard isDigit(bytes[index]) else {
+                // A run without digits goes in whole, then is folded in place (a byte at a
+                // time through `append` was most of ordering a large listing).
+                var end = index + 1
+                while end < bytes.count, !isDigit(bytes[end]) { end += 1 }
+                let from = key.count
+                key.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[index..<end]))
+                if foldingASCII {
+                    key.withUnsafeMutableBufferPointer { folded in
+                        for position in from..<folded.count { folded[position] = SearchFolding.foldASCII(folded[position]) }
+                    }
                 }
-                var end = index
-                while end < bytes.count, isDigit(bytes[end]) { end += 1 }
-                var first = index
-                while first < end, bytes[first] == 0x30 { first += 1 }   // leading zeros do not count
-                let count = min(end - first, Int(UInt16.max))
-                key.append(0x2F)   // '/', below the digits and letters: numbers start low, as '0' would
-                key.append(UInt8(count >> 8))
-                key.append(UInt8(count & 0xFF))
-                key.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[first..<(first + count)]))
                 index = end
+                continue
             }
+            var end = index
+            while end < bytes.count, isDigit(bytes[end]) { end += 1 }
+            var first = index
+            while first < end, bytes[first] == 0x30 { first += 1 }   // leading zeros do not count
+            let count = min(end - first, Int(UInt16.max))
+            key.append(0x2F)   // '/', below the digits and letters: numbers start low, as '0' would
+            key.append(UInt8(count >> 8))
+            key.append(UInt8(count & 0xFF))
+            key.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[first..<(first + count)]))
+            index = end
         }
     }
 
@@ -257,6 +281,15 @@ extension DisplayOrder {
             DisplayOrder.appendReadingKey(name, locale: locale, to: &bytes)
             let middle = bytes.count
             DisplayOrder.appendReadingKey(account, locale: locale, to: &bytes)
+            bounds.append((start, middle, bytes.count))
+        }
+
+        /// The same, of checked UTF-8 read in place.
+        mutating func append(nameUTF8 name: UnsafeRawBufferPointer, accountUTF8 account: UnsafeRawBufferPointer, locale: Locale) {
+            let start = bytes.count
+            DisplayOrder.appendReadingKey(utf8: name, locale: locale, to: &bytes)
+            let middle = bytes.count
+            DisplayOrder.appendReadingKey(utf8: account, locale: locale, to: &bytes)
             bounds.append((start, middle, bytes.count))
         }
 

@@ -98,6 +98,23 @@ public struct ListedItem: Sendable {
     /// ``ItemAttributes/sortName``: the label, else the service, else the server.
     var sortName: String? { ItemAttributes.sortName(label: label, service: service, server: server) }
 
+    /// `body` with the UTF-8 of ``sortName`` and of ``account`` (empty when absent): read in
+    /// place from the overview, so that ordering a listing makes no string per row.
+    func withSortKeyUTF8<R>(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> R) -> R {
+        switch source {
+        case .overview(let list, let fields):
+            return list.withUnsafeBytes { raw in
+                func bytes(_ range: Range<Int>?) -> UnsafeRawBufferPointer {
+                    range.map { UnsafeRawBufferPointer(rebasing: raw[$0]) } ?? UnsafeRawBufferPointer(start: nil, count: 0)
+                }
+                return body(bytes(ItemAttributes.sortName(label: fields.label, service: fields.service, server: fields.server)), bytes(fields.account))
+            }
+        case .item(let item):
+            var name = item.attributes.sortName ?? "", account = item.attributes.account ?? ""
+            return name.withUTF8 { name in account.withUTF8 { account in body(UnsafeRawBufferPointer(name), UnsafeRawBufferPointer(account)) } }
+        }
+    }
+
     /// ``ItemAttributes/listedName``: the label, with the service or address after it when they differ.
     public var listedName: String {
         switch source {
@@ -142,7 +159,7 @@ extension DisplayOrder {
     static func readingOrder(_ rows: [ListedItem], locale: Locale) -> [ListedItem] {
         guard rows.count > 1 else { return rows }
         var keys = ReadingKeys(capacity: rows.count)
-        for row in rows { keys.append(name: row.sortName ?? "", account: row.account ?? "", locale: locale) }
+        for row in rows { row.withSortKeyUTF8 { keys.append(nameUTF8: $0, accountUTF8: $1, locale: locale) } }
         let tie = { (a: Int, b: Int) in a < b }
         if keys.isInOrder(tie: tie) { return rows }
         return keys.order(tie: tie).map { rows[$0] }

@@ -67,7 +67,10 @@ private func printTable(_ rows: some Sequence<[String]>) throws {
     let header = ["NAME", "ACCOUNT", "KIND", "TAGS"]
     // Widths in characters, as a terminal shows them; ASCII cells (the usual case) are
     // measured by their byte count, which is the same and far cheaper.
-    func width(_ cell: String) -> Int { cell.utf8.allSatisfy { $0 < 0x80 } ? cell.utf8.count : cell.count }
+    func width(_ cell: String) -> Int {
+        let ascii = cell.utf8.withContiguousStorageIfAvailable { !$0.contains { $0 >= 0x80 } } ?? cell.utf8.allSatisfy { $0 < 0x80 }
+        return ascii ? cell.utf8.count : cell.count
+    }
     var widths = header.map(\.count)
     var text: [UInt8] = []
     // Per cell: its length in bytes and its width (one item's field: far below 4 GiB).
@@ -81,7 +84,7 @@ private func printTable(_ rows: some Sequence<[String]>) throws {
         if rowIndex == 1024, expected > rowIndex { text.reserveCapacity(text.count / rowIndex * expected * 9 / 8) }
         for (index, cell) in row.enumerated() {
             let start = text.count
-            text.append(contentsOf: cell.utf8)
+            if cell.utf8.withContiguousStorageIfAvailable({ text.append(contentsOf: $0) }) == nil { text.append(contentsOf: cell.utf8) }
             let cellWidth = width(cell)
             cellLengths.append(UInt32(text.count - start))
             cellWidths.append(UInt32(truncatingIfNeeded: cellWidth))
