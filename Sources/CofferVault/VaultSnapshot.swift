@@ -145,7 +145,9 @@ package struct VaultSnapshot: Sendable {
     private func loadRecords(of entries: [SnapshotEntry]) throws(CofferError) {
         let pending = Self.inFileOrder(entries.filter { !$0.record.isLoaded })
         guard !pending.isEmpty else { return }
-        for (entry, record) in zip(pending, try loaded(pending.map(\.record))) { entry.setRecord(record) }
+        try readRecords(pending.count, location: { pending[$0].record.location }) { (index, bytes) throws(FormatError) in
+            pending[index].setRecord(try pending[index].record.loaded(from: bytes))
+        }
     }
 
     /// `entries` sorted by where their records are in the file, those in memory first. The
@@ -426,7 +428,10 @@ package struct VaultSnapshot: Sendable {
                 end += 1
             }
             let window = Array(order[start..<end])
-            var batch = try loaded(window.map { records[$0] })
+            var batch = window.map { records[$0] }
+            try readRecords(batch.count, location: { batch[$0].location }) { (index, bytes) throws(FormatError) in
+                batch[index] = try batch[index].loaded(from: bytes)
+            }
             let batchNonces = window.flatMap { nonces[($0 * length)..<(($0 + 1) * length)] }
             try formatCall { () throws(FormatError) in
                 try EpochRotation.reseal(&batch, vaultID: vaultID, from: old, to: new, nonces: batchNonces,
@@ -438,32 +443,30 @@ package struct VaultSnapshot: Sendable {
         return records
     }
 
-    /// `records` (in file order) with their bytes: those not read yet are read from ``source``,
-    /// one call per run of records that follow each other in the file, of at most
-    /// ``windowSize`` bytes (a larger record alone). The snapshot keeps none of them.
-    private func loaded(_ records: [RecordV2]) throws(CofferError) -> [RecordV2] {
-        var out = records
+    /// Reads the bytes of `count` records (in file order; `location` nil for one in memory)
+    /// from ``source``, one call per run of records that follow each other in the file, of at
+    /// most ``windowSize`` bytes (a larger record alone), and gives each to `body` by index.
+    private func readRecords(_ count: Int, location: (Int) -> RecordV2.Location?,
+                             _ body: (Int, ArraySlice<UInt8>) throws(FormatError) -> Void) throws(CofferError) {
         var index = 0
-        while index < out.count {
-            guard let first = out[index].location else { index += 1; continue }
+        while index < count {
+            guard let first = location(index) else { index += 1; continue }
             guard let source else { throw .invalidArgument("entry records were not read and their file is no longer open") }
             var end = index + 1, length = first.length
-            while end < out.count, let next = out[end].location, next.offset == first.offset + length,
-                  length + next.length <= Self.windowSize {
+            while end < count, let next = location(end), next.offset == first.offset + length, length + next.length <= Self.windowSize {
                 length += next.length
                 end += 1
             }
             let window = try storeCall { () throws(StoreError) in try source.read(at: first.offset, count: length) }
             try formatCall { () throws(FormatError) in
                 for position in index..<end {
-                    guard let location = out[position].location else { continue }
-                    let from = location.offset - first.offset
-                    out[position] = try out[position].loaded(from: window[from..<(from + location.length)])
+                    guard let at = location(position) else { continue }
+                    let from = at.offset - first.offset
+                    try body(position, window[from..<(from + at.length)])
                 }
             }
             index = end
         }
-        return out
     }
 
     /// Puts `records` (the same items, sealed again under `keys`: a rotation, in id order) in

@@ -27,9 +27,13 @@ struct RankedDictionary: Sendable {
     init(name: StrengthEstimate.Pattern.Dictionary, source: [UInt32], words: [(range: Range<Int>, rank: Int)]) {
         var capacity = 16
         while capacity < words.count * 2 { capacity <<= 1 }
+        // Sized once: kept for the process's life, grown by doubling they held up to twice this.
         var scalars: [UInt32] = []
+        scalars.reserveCapacity(words.reduce(0) { $0 + $1.range.count })
         var starts: [Int32] = [0]
+        starts.reserveCapacity(words.count + 1)
         var ranks: [Int32] = []
+        ranks.reserveCapacity(words.count)
         var table = [Int32](repeating: 0, count: capacity)
         var longest = 0
         var startTrigrams = [Bool](repeating: false, count: 26 * 26 * 26)

@@ -55,23 +55,25 @@ enum BundledWordList: CaseIterable, Sendable {
     /// array each (a process that estimated a password's strength kept 40 MB more).
     static func lowercasedText(of text: StaticString) -> (scalars: [UInt32], lines: [Range<Int>]) {
         text.withUTF8Buffer { buffer -> (scalars: [UInt32], lines: [Range<Int>]) in
-            let decoded: [UInt32] = buffer.allSatisfy { $0 < 0x80 }
-                ? buffer.map { UInt32($0) }
-                : String(decoding: buffer, as: UTF8.self).unicodeScalars.map(\.value)
             var scalars: [UInt32] = []
-            scalars.reserveCapacity(decoded.count)
+            scalars.reserveCapacity(buffer.count)
             var lines: [Range<Int>] = []
             var start = 0
-            for scalar in decoded {
+            func take(_ scalar: UInt32) {
                 switch scalar {
                 case 0x0A:
                     lines.append(start..<scalars.count)
                     start = scalars.count
                 case 0x0D:
-                    continue
+                    return
                 default:
                     scalars.append(lowercaseScalar(scalar))
                 }
+            }
+            if buffer.allSatisfy({ $0 < 0x80 }) {
+                for byte in buffer { take(UInt32(byte)) }
+            } else {
+                for scalar in String(decoding: buffer, as: UTF8.self).unicodeScalars { take(scalar.value) }
             }
             if scalars.count > start { lines.append(start..<scalars.count) }
             return (scalars, lines)
