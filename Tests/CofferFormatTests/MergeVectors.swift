@@ -12,13 +12,7 @@ enum MergeVectors {
     /// The merge vectors of version 1, kept as written then (no longer generated).
     static let versionOneNames: Set<String> = ["merge-replica-a.vec", "merge-replica-b.vec", "merge-replica-c.vec"]
 
-    /// A clock that starts at `start` and moves one second per reading.
-    final class Ticker: @unchecked Sendable {
-        private let lock = NSLock()
-        private var ms: Int64
-        init(_ start: Int64) { ms = start }
-        func next() -> Int64 { lock.lock(); defer { lock.unlock() }; ms += 1000; return ms }
-    }
+    typealias Ticker = CofferTestSupport.Ticker
 
     static func open(_ path: String, _ label: String, _ ticker: Ticker) throws -> Vault {
         let options = VaultOptions(kdf: VectorCatalog.tinyKDF, keepsBackup: false, replicaState: .none)
