@@ -154,8 +154,30 @@ package struct VaultSnapshot: Sendable {
     /// offsets are read once: a comparison that read them copied two records (and retained
     /// their bytes) each time, n log n times over a large vault.
     private static func inFileOrder(_ entries: [SnapshotEntry]) -> [SnapshotEntry] {
-        let offsets = entries.map { $0.record.location?.offset ?? -1 }
-        return offsets.indices.sorted { offsets[$0] < offsets[$1] }.map { entries[$0] }
+        fileOrder(entries.map(\.record)).map { entries[$0] }
+    }
+
+    /// The indices of `records` sorted by where they are in the file, those in memory first.
+    private static func fileOrder(_ records: [RecordV2]) -> [Int] {
+        let offsets = records.map { $0.location?.offset ?? -1 }
+        return offsets.indices.sorted { offsets[$0] < offsets[$1] }
+    }
+
+    /// `count` records in file order cut into runs of at most ``windowSize`` bytes (a larger
+    /// record alone; one in memory counts nothing), `length(i)` the bytes of the `i`-th.
+    private static func windows(count: Int, length: (Int) -> Int) -> [Range<Int>] {
+        var out: [Range<Int>] = []
+        var start = 0
+        while start < count {
+            var end = start + 1, bytes = length(start)
+            while end < count, bytes + length(end) <= windowSize {
+                bytes += length(end)
+                end += 1
+            }
+            out.append(start..<end)
+            start = end
+        }
+        return out
     }
 
     /// Opens every overview not yet open, on all cores (SPEC.md §10 step 15): a record whose
@@ -182,14 +204,8 @@ package struct VaultSnapshot: Sendable {
         let all = Array(entries.values) + Array(tombstones.values)
         // File order: windows of consecutive records (those in memory already go first).
         let pending = Self.inFileOrder(all.filter { !$0.isOpened || (keepingRecords && !$0.record.isLoaded) })
-        var start = 0
-        while start < pending.count {
-            var end = start + 1, bytes = pending[start].record.location?.length ?? 0
-            while end < pending.count, bytes + (pending[end].record.location?.length ?? 0) <= Self.windowSize {
-                bytes += pending[end].record.location?.length ?? 0
-                end += 1
-            }
-            let window = Array(pending[start..<end])
+        for range in Self.windows(count: pending.count, length: { pending[$0].record.location?.length ?? 0 }) {
+            let window = Array(pending[range])
             try loadRecords(of: window)
             try openOverviews(of: window.filter { !$0.isOpened }, opener: opener, reusing: previous, keeping: keepingOverviews)
             // Let go only while the file is held to read them again (not after a save, which
@@ -197,7 +213,6 @@ package struct VaultSnapshot: Sendable {
             if !keepingRecords && source != nil {
                 for entry in window { entry.unloadRecord() }
             }
-            start = end
         }
         guard keepingRecords else { return }
         rows = []
@@ -417,17 +432,10 @@ package struct VaultSnapshot: Sendable {
         let opened = looked != nil ? rows.map { looked?.entries[$0.id]?.isOpened ?? false } : held.map(\.isOpened)
         let length = FormatV1.nonceLength
         let nonces = try entropy.bytes(records.count * length)
-        let offsets = records.map { $0.location?.offset ?? -1 }
-        let order = offsets.indices.sorted { offsets[$0] < offsets[$1] }
+        let order = Self.fileOrder(records)
         let vaultID = vaultID
-        var start = 0
-        while start < order.count {
-            var end = start + 1, bytes = records[order[start]].location?.length ?? 0
-            while end < order.count, bytes + (records[order[end]].location?.length ?? 0) <= Self.windowSize {
-                bytes += records[order[end]].location?.length ?? 0
-                end += 1
-            }
-            let window = Array(order[start..<end])
+        for range in Self.windows(count: order.count, length: { records[order[$0]].location?.length ?? 0 }) {
+            let window = Array(order[range])
             var batch = window.map { records[$0] }
             try readRecords(batch.count, location: { batch[$0].location }) { (index, bytes) throws(FormatError) in
                 batch[index] = try batch[index].loaded(from: bytes)
@@ -438,7 +446,6 @@ package struct VaultSnapshot: Sendable {
                                          checkingOverviews: window.map { !opened[$0] })
             }
             for (index, record) in zip(window, batch) { records[index] = record }
-            start = end
         }
         return records
     }
