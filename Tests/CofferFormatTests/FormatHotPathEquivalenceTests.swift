@@ -109,4 +109,85 @@ struct FormatHotPathEquivalenceTests {
             #expect(fastPath >= 40)
         }
     }
+
+    /// ``CompactOverview/usualWorking(_:)`` reads the usual overview in one pass. On random
+    /// overviews near the usual shape (and with bytes changed, cut or added), whatever it
+    /// vouches for is exactly what the full reading returns; it never vouches for a list the
+    /// full reading refuses.
+    @Test("The one-pass reading of a usual overview agrees with the full reading, and vouches for no refused list")
+    func usualOverviewsAgree() throws {
+        var random = SeededRandom(seed: 2911)
+        var vouched = 0, refusedByBoth = 0, fullOnly = 0
+        for round in 0..<20_000 {
+            var compact = Self.nearlyUsualOverview(random)
+            if round % 2 == 1, !compact.isEmpty {
+                switch Int.random(in: 0..<3, using: &random) {
+                case 0: compact[Int.random(in: 0..<compact.count, using: &random)] ^= UInt8(1) << UInt8.random(in: 0...7, using: &random)
+                case 1: compact.removeLast(Int.random(in: 1...min(3, compact.count), using: &random))
+                default: compact.insert(UInt8.random(in: 0...255, using: &random), at: Int.random(in: 0...compact.count, using: &random))
+                }
+            }
+            let quick = compact.withUnsafeBytes { CompactOverview.usualWorking($0) }
+            let full = Result { () throws(FormatError) in try CompactOverview.checkedWorking(from: compact, tombstone: false) }
+            switch (quick, full) {
+            case (let quick?, .success(let list)):
+                #expect(quick == list, "the two readings differ on \(compact)")
+                vouched += 1
+            case (_?, .failure(let error)):
+                Issue.record("vouched for a list the full reading refuses (\(error)): \(compact)")
+            case (nil, .success): fullOnly += 1
+            case (nil, .failure): refusedByBoth += 1
+            }
+            // What readers call: the one-pass reading first, then the full one.
+            let read = Result { () throws(FormatError) in try CompactOverview.working(from: compact, tombstone: false) }
+            #expect((try? read.get()) == (try? full.get()))
+        }
+        // The generator reaches every outcome, most of the unchanged overviews being usual.
+        #expect(vouched > 3_000 && refusedByBoth > 5_000 && fullOnly > 500, "vouched \(vouched), refused \(refusedByBoth), full only \(fullOnly)")
+    }
+
+    /// A format-2 overview of the usual shape, or close to it: fields left out, repeated,
+    /// out of order, of the wrong length, not ASCII; dates equal to the implied one or out
+    /// of range; a version vector unsorted, empty or of a bad length; fields of other shapes
+    /// (custom fields, stamps, an unknown field).
+    static func nearlyUsualOverview(_ random: SeededRandom) -> [UInt8] {
+        var g = random
+        func chance(_ p: Double) -> Bool { Double.random(in: 0..<1, using: &g) < p }
+        var out: [UInt8] = []
+        func varint(_ value: UInt64) { ByteWriter.appendVarint(value) { out.append($0) } }
+        func field(_ tag: UInt16, _ value: [UInt8]) { varint(UInt64(tag)); varint(UInt64(value.count)); out += value }
+        func text() -> [UInt8] {
+            let bytes = (0..<Int.random(in: 0...24, using: &g)).map { _ in UInt8.random(in: 0x20...0x7E, using: &g) }
+            return chance(0.03) ? bytes + [0xC3, 0xA9] : bytes
+        }
+        func u64(_ value: UInt64) -> [UInt8] { withUnsafeBytes(of: value.littleEndian, Array.init) }
+        var entries: [(replica: UInt64, time: UInt64)] = (0..<(chance(0.02) ? 0 : Int.random(in: 1...3, using: &g))).map { _ in
+            (chance(0.02) ? 0 : UInt64.random(in: 1...6, using: &g),
+             chance(0.02) ? 0 : (UInt64.random(in: 1_600_000_000_000...1_900_000_000_000, using: &g) << 16) | UInt64.random(in: 0...3, using: &g))
+        }
+        if !chance(0.05) { entries.sort { $0.replica < $1.replica } }
+        let implied = (entries.map { ($0.time, $0.replica) }.max { $0 < $1 }?.0 ?? 0) >> 16
+        func date() -> [UInt8] {
+            if chance(0.3) { return u64(implied) }
+            if chance(0.05) { return chance(0.5) ? u64(UInt64(bitPattern: 253_402_300_800_000)) : [1, 2, 3] }
+            return u64(implied &- UInt64.random(in: 1...1_000_000, using: &g))
+        }
+        var fields: [(UInt16, [UInt8])] = []
+        if !chance(0.03) { fields.append((1, [chance(0.03) ? 7 : UInt8.random(in: 1...3, using: &g)])) }
+        for tag: UInt16 in [2, 3, 4, 5, 6, 8, 9] where chance(0.5) { fields.append((tag, text())) }
+        if chance(0.3) { fields.append((7, chance(0.05) ? [1] : [0x01, 0xBB])) }
+        for tag: UInt16 in [10, 11] { for _ in 0..<Int.random(in: 0...3, using: &g) { fields.append((tag, text())) } }
+        if chance(0.2) { fields.append((12, [chance(0.05) ? 0 : 1])) }
+        if chance(0.3) { fields.append((13, date())) }
+        if chance(0.3) { fields.append((14, date())) }
+        if chance(0.03) { fields.append((15, [1, 1, 0x61, 2, 1, 0x62])) }
+        if chance(0.03) { fields.append((0x20, text())) }
+        var versions = entries.flatMap { u64($0.replica) + u64($0.time) }
+        if chance(0.02), !versions.isEmpty { versions.removeLast() }
+        if !chance(0.02) { fields.append((ItemClockCodec.Tag.versions, versions)) }
+        if chance(0.03) { fields.append((ItemClockCodec.Tag.stamps, [0, 0, 1])) }
+        if !chance(0.04) { fields.sort { $0.0 < $1.0 } }
+        for (tag, value) in fields { field(tag, value) }
+        return out
+    }
 }

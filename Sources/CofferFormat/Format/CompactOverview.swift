@@ -20,6 +20,14 @@ enum CompactOverview {
 
     /// The in-memory list of a format-2 overview, checked as SPEC.md §10 step 15 says.
     static func working(from compact: [UInt8], tombstone: Bool) throws(FormatError) -> [UInt8] {
+        // Most overviews of a large vault have the usual shape, read in one pass
+        // (``usualWorking(_:)``); any other, or one it does not vouch for, the full reading.
+        if !tombstone, let list = compact.withUnsafeBytes({ usualWorking($0) }) { return list }
+        return try checkedWorking(from: compact, tombstone: tombstone)
+    }
+
+    /// ``working(from:tombstone:)`` by the full reading: every shape, and the failure named.
+    static func checkedWorking(from compact: [UInt8], tombstone: Bool) throws(FormatError) -> [UInt8] {
         // What the list leaves out, put in where it can be computed: a list whose version
         // vector cannot give it is refused by the checks below, in their order. The scan of
         // the format-2 bytes finds the same fields and values as one of the converted list.
@@ -128,17 +136,8 @@ enum CompactOverview {
 
         /// From a version vector's field value (nil when it is not one).
         init?(versions value: ArraySlice<UInt8>) {
-            guard value.count % 16 == 0, !value.isEmpty, value.count / 16 <= ItemClockCodec.maxReplicas else { return nil }
-            let n = value.count / 16
-            var best = (time: UInt64(0), replica: UInt64(0), index: 0)
-            value.withUnsafeBytes { raw in
-                for i in 0..<n {
-                    let replica = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i * 16, as: UInt64.self))
-                    let time = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i * 16 + 8, as: UInt64.self))
-                    if (time, replica) > (best.time, best.replica) { best = (time, replica, i) }
-                }
-            }
-            let ms = best.time >> HybridTime.counterBits
+            guard let latest = value.withUnsafeBytes({ Self.latest(in: $0) }) else { return nil }
+            let ms = latest.time >> HybridTime.counterBits
             if ms <= UInt64(EntryCodec.dateRange.upperBound) {
                 var w = ByteWriter(capacity: 8)
                 w.u64(ms)
@@ -146,12 +145,32 @@ enum CompactOverview {
             } else {
                 date = nil
             }
-            var s = ByteWriter(capacity: 8)
-            s.varint(UInt64(best.index))
-            s.varint(0)
-            s.varint(ItemClockCodec.unkeyedMask)
-            stamps = s.bytes
-            replicas = n
+            var s: [UInt8] = []
+            s.reserveCapacity(8)
+            Self.appendStamps(index: latest.index) { s.append($0) }
+            stamps = s
+            replicas = value.count / 16
+        }
+
+        /// The largest entry of a version vector's field value, by time then replica: its
+        /// index and its time; nil when the value is not a version vector's length.
+        static func latest(in raw: UnsafeRawBufferPointer) -> (index: Int, time: UInt64)? {
+            guard raw.count % 16 == 0, !raw.isEmpty, raw.count / 16 <= ItemClockCodec.maxReplicas else { return nil }
+            var best = (time: UInt64(0), replica: UInt64(0), index: 0)
+            for i in 0..<(raw.count / 16) {
+                let replica = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i * 16, as: UInt64.self))
+                let time = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i * 16 + 8, as: UInt64.self))
+                if (time, replica) > (best.time, best.replica) { best = (time, replica, i) }
+            }
+            return (best.index, best.time)
+        }
+
+        /// The implied stamps field of a vector whose largest entry is at `index`: that
+        /// stamp (its index, no counter), then the mask of every unkeyed register.
+        static func appendStamps(index: Int, _ append: (UInt8) -> Void) {
+            ByteWriter.appendVarint(UInt64(index), append)
+            ByteWriter.appendVarint(0, append)
+            ByteWriter.appendVarint(ItemClockCodec.unkeyedMask, append)
         }
 
         /// From the clock fields ``ItemClockCodec/encode(_:present:style:)`` wrote.

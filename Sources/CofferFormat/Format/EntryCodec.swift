@@ -114,7 +114,7 @@ package enum EntryCodec {
     /// True only for a valid overview of the usual shape: tags 1 to 14 in order (URLs and
     /// tags may repeat), ASCII text, right value lengths, kind and both dates present.
     /// False proves nothing: `readOverview` then decides.
-    private static func isPlainValidOverview(_ raw: UnsafeRawBufferPointer) -> Bool {
+    static func isPlainValidOverview(_ raw: UnsafeRawBufferPointer) -> Bool {
         let T = OverviewTag.self
         var offset = 0
         var last: UInt16 = 0

@@ -117,9 +117,8 @@ package enum ItemClockCodec {
 
     /// The unkeyed registers' bits of the mask: the stamps field format 2 leaves out
     /// (SPEC.md §17.3) gives all of them the largest stamp of the version vector.
-    static var unkeyedMask: UInt64 {
+    static let unkeyedMask: UInt64 =
         Register.all.enumerated().reduce(0) { $0 | ($1.element.isKeyed ? 0 : 1 << UInt64($1.offset)) }
-    }
 
     /// The largest stamp of a version vector: its entry of the largest time, the larger
     /// replica among equal times (SPEC.md §17.3).

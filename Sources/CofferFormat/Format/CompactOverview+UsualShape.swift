@@ -1,0 +1,104 @@
+/// The usual overview of a large vault, read in one pass: a live item's attributes (tags 1
+/// to 14, URLs and tags repeated), its version vector and nothing else of the clock (an item
+/// never edited concurrently), the dates left out or written because they differ from the
+/// implied one. A listing and a save check every overview of the vault (SPEC.md §10 step
+/// 15); the general reading sizes, converts, scans and checks each one in separate passes.
+extension CompactOverview {
+    /// The in-memory list of an overview of the usual shape, exactly what
+    /// ``checkedWorking(from:tombstone:)`` returns for it; nil for any other list, and for
+    /// any list this pass does not vouch for (the full reading then decides, and names
+    /// what is wrong). It vouches only after ``EntryCodec/isPlainValidOverview(_:)``, the
+    /// in-memory quick check, passed on the list it wrote.
+    static func usualWorking(_ compact: UnsafeRawBufferPointer) -> [UInt8]? {
+        let T = EntryCodec.OverviewTag.self
+        // Pass 1: the framing (shortest varints, values within the list), the tags, and
+        // where the dates and the version vector are.
+        var offset = 0
+        var last: UInt16 = 0
+        var fields = 0, valueBytes = 0
+        var created: Range<Int>?, modified: Range<Int>?, versions: Range<Int>?
+        while offset < compact.count {
+            guard let tag = Self.varint(compact, &offset), tag <= UInt64(UInt16.max),
+                  let length = Self.varint(compact, &offset), length <= UInt64(compact.count - offset) else { return nil }
+            let t = UInt16(tag)
+            guard t > last || (t == last && (t == T.url || t == T.tag)) else { return nil }
+            guard (T.kind...T.modified).contains(t) || t == ItemClockCodec.Tag.versions else { return nil }
+            let value = offset..<(offset + Int(length))
+            switch t {
+            case T.created: created = value
+            case T.modified: modified = value
+            case ItemClockCodec.Tag.versions: versions = value
+            default: break
+            }
+            fields += 1
+            valueBytes += value.count
+            offset = value.upperBound
+            last = t
+        }
+        guard let versions, let latest = Implied.latest(in: UnsafeRawBufferPointer(rebasing: compact[versions])) else { return nil }
+        // The implied date; a date written out must differ from it (SPEC.md §17.3).
+        let ms = latest.time >> HybridTime.counterBits
+        let date: UInt64? = ms <= UInt64(EntryCodec.dateRange.upperBound) ? ms : nil
+        for written in [created, modified] {
+            guard let written else {
+                guard date != nil else { return nil }
+                continue
+            }
+            guard written.count == 8 else { return nil }
+            let value = UInt64(littleEndian: compact.loadUnaligned(fromByteOffset: written.lowerBound, as: UInt64.self))
+            if value == date { return nil }
+        }
+        var stampLength = 0
+        Implied.appendStamps(index: latest.index) { _ in stampLength += 1 }
+        let size = valueBytes + 6 * fields + (created == nil ? 14 : 0) + (modified == nil ? 14 : 0) + 6 + stampLength
+        // Pass 2: the in-memory list, what format 2 leaves out put in at its place in tag order.
+        let list = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            let out = UnsafeMutableRawBufferPointer(buffer)
+            var at = 0
+            func header(_ tag: UInt16, _ length: Int) {
+                out.storeBytes(of: tag.littleEndian, toByteOffset: at, as: UInt16.self)
+                out.storeBytes(of: UInt32(length).littleEndian, toByteOffset: at + 2, as: UInt32.self)
+                at += 6
+            }
+            func impliedDate(_ tag: UInt16) {
+                header(tag, 8)
+                out.storeBytes(of: (date ?? 0).littleEndian, toByteOffset: at, as: UInt64.self)
+                at += 8
+            }
+            var read = 0
+            var pendingCreated = created == nil, pendingModified = modified == nil
+            while read < compact.count, let tag = Self.varint(compact, &read), let length = Self.varint(compact, &read) {
+                let t = UInt16(tag), n = Int(length)
+                if pendingCreated, t > T.created { impliedDate(T.created); pendingCreated = false }
+                if pendingModified, t > T.modified { impliedDate(T.modified); pendingModified = false }
+                header(t, n)
+                UnsafeMutableRawBufferPointer(rebasing: out[at..<(at + n)]).copyMemory(from: UnsafeRawBufferPointer(rebasing: compact[read..<(read + n)]))
+                at += n
+                read += n
+                if t == ItemClockCodec.Tag.versions {
+                    header(ItemClockCodec.Tag.stamps, stampLength)
+                    Implied.appendStamps(index: latest.index) { out[at] = $0; at += 1 }
+                }
+            }
+            count = at
+        }
+        guard list.count == size, list.withUnsafeBytes({ EntryCodec.isPlainValidOverview($0) }) else { return nil }
+        return list
+    }
+
+    /// A varint of at most 5 bytes in its shortest form (``ByteReader/varint(limit:_:)``),
+    /// advancing `offset`; nil for anything else, a longer one included (left to the
+    /// full reading: no usual overview has one).
+    private static func varint(_ raw: UnsafeRawBufferPointer, _ offset: inout Int) -> UInt64? {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while offset < raw.count, shift < 35 {
+            let byte = raw[offset]
+            offset += 1
+            value |= UInt64(byte & 0x7F) << shift
+            if byte & 0x80 == 0 { return byte != 0 || shift == 0 ? value : nil }
+            shift += 7
+        }
+        return nil
+    }
+}
