@@ -23,6 +23,21 @@ package enum BLAKE2b {
         return digest
     }
 
+    /// Keyed BLAKE2b-256 of bytes in place, as an inline ``Digest256``: for a MAC computed
+    /// once per record of a large vault (a lookup tag), without an array per call.
+    package static func mac256(buffer: UnsafeRawBufferPointer, key: SecureBytes) throws(CofferError) -> Digest256 {
+        try checkLengths(key: key, outputLength: Digest256.byteCount)
+        let (digest, status) = Digest256.filling { out in
+            guard let base = out.baseAddress else { return -1 }
+            return key.withBytePointer { k, kLength in
+                crypto_generichash(base.assumingMemoryBound(to: UInt8.self), out.count,
+                                   buffer.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(buffer.count), k, kLength)
+            }
+        }
+        guard status == 0 else { throw .cryptoFailure("BLAKE2b failed") }
+        return digest
+    }
+
     /// Keyed hash (a MAC) of public data under a secret key; the tag is public.
     package static func mac(_ data: some Collection<UInt8>, key: SecureBytes, outputLength: Int = 32) throws(CofferError) -> [UInt8] {
         try compute(data, key: key, outputLength: outputLength)

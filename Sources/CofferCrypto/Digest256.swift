@@ -29,6 +29,9 @@ package struct Digest256: Sendable, Equatable {
 
     package var bytes: [UInt8] { withUnsafeBytes(of: self) { Array($0) } }
 
+    /// The first 8 bytes, read as a little-endian `u64`.
+    package var prefix64: UInt64 { withUnsafeBytes(of: self) { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) } }
+
     /// Compares every word, without an early exit.
     package static func == (lhs: Digest256, rhs: Digest256) -> Bool {
         ((lhs.a ^ rhs.a) | (lhs.b ^ rhs.b) | (lhs.c ^ rhs.c) | (lhs.d ^ rhs.d)) == 0

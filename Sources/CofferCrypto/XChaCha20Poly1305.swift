@@ -59,10 +59,14 @@ package enum XChaCha20Poly1305 {
     /// on many records: one guarded allocation per thread instead of one per record, whose
     /// mmap, mprotect and mlock calls serialise the threads on the kernel's memory map.
     package static func open<R>(
-        _ ciphertext: ArraySlice<UInt8>, key: SecureBytes, nonce: [UInt8], associatedData: [UInt8], scratch: SecureBytes,
-        _ body: (UnsafeRawBufferPointer) throws(CofferError) -> R
+        _ ciphertext: ArraySlice<UInt8>, key: SecureBytes, nonce: UnsafeRawBufferPointer, associatedData: UnsafeRawBufferPointer,
+        scratch: SecureBytes, _ body: (UnsafeRawBufferPointer) throws(CofferError) -> R
     ) throws(CofferError) -> R {
-        try check(key: key, nonce: nonce)
+        try Sodium.ensureInitialized()
+        guard key.count == keyLength else { throw .invalidKey("XChaCha20-Poly1305 key must be 32 bytes") }
+        guard nonce.count == nonceLength, let nonceBase = nonce.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
+            throw .invalidArgument("XChaCha20-Poly1305 nonce must be 24 bytes")
+        }
         guard ciphertext.count >= tagLength else { throw .authenticationFailed }
         let plainLength = ciphertext.count - tagLength
         guard scratch.count >= plainLength else { throw .invalidArgument("scratch buffer too small") }
@@ -74,7 +78,7 @@ package enum XChaCha20Poly1305 {
                 return key.withBytePointer { k, _ in
                     crypto_aead_xchacha20poly1305_ietf_decrypt(
                         out, &written, nil, base, UInt64(sealed.count),
-                        associatedData, UInt64(associatedData.count), nonce, k)
+                        associatedData.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(associatedData.count), nonceBase, k)
                 }
             }
             guard status == 0, Int(written) == plainLength else { throw .authenticationFailed }

@@ -36,29 +36,56 @@ package enum LookupTag {
     /// The first 8 bytes of BLAKE2b-256(key = lookup key, kind ‖ folded name), read as a
     /// little-endian `u64` (the row stores those 8 bytes).
     package static func tag(kind: ItemKind, name: some Collection<UInt8>, keys: EpochKeys) throws(FormatError) -> UInt64 {
-        let digest = try crypto { () throws(CofferError) in try BLAKE2b.mac([kind.code] + fold(name), key: keys.lookupKey) }
-        return digest.prefix(8).reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        if let tag = name.withContiguousStorageIfAvailable({ (bytes) -> Result<UInt64, FormatError> in
+            Result { () throws(FormatError) in try tag(kind: kind, nameBytes: UnsafeRawBufferPointer(bytes), keys: keys) }
+        }) {
+            return try tag.get()
+        }
+        return try Array(name).withBytes { (raw) throws(FormatError) in try tag(kind: kind, nameBytes: raw, keys: keys) }
+    }
+
+    /// ``tag(kind:name:keys:)`` of a name in place, folded into a buffer on the stack: a
+    /// listing and a save check the tag of every record of the vault.
+    static func tag(kind: ItemKind, nameBytes name: UnsafeRawBufferPointer, keys: EpochKeys) throws(FormatError) -> UInt64 {
+        let ascii = !name.contains { $0 >= 0x80 }
+        let length = ascii ? 1 + name.count : 2
+        let digest = withUnsafeTemporaryAllocation(byteCount: length, alignment: 1) { input -> Result<Digest256, CofferError> in
+            input[0] = kind.code
+            if ascii {
+                for (i, byte) in name.enumerated() { input[1 + i] = byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte }
+            } else {
+                input[1] = nonASCII
+            }
+            return Result { () throws(CofferError) in try BLAKE2b.mac256(buffer: UnsafeRawBufferPointer(input), key: keys.lookupKey) }
+        }
+        return try crypto { () throws(CofferError) in try digest.get() }.prefix64
     }
 
     /// The tag of a checked in-memory overview list (its kind and name key).
     package static func tag(ofOverview list: [UInt8], keys: EpochKeys) throws(FormatError) -> UInt64 {
-        let (kind, name) = try nameKey(ofOverview: list)
-        return try tag(kind: kind, name: name, keys: keys)
+        try list.withBytes { (raw) throws(FormatError) -> UInt64 in
+            let (kind, range) = try nameKeyRange(raw)
+            return try tag(kind: kind, nameBytes: range.map { UnsafeRawBufferPointer(rebasing: raw[$0]) } ?? UnsafeRawBufferPointer(start: nil, count: 0), keys: keys)
+        }
     }
 
     /// The kind and the name key's bytes of a checked in-memory overview list.
     package static func nameKey(ofOverview list: [UInt8]) throws(FormatError) -> (ItemKind, [UInt8]) {
         try list.withBytes { (raw) throws(FormatError) -> (ItemKind, [UInt8]) in
-            guard let fields = OverviewFields(raw), let kind = ItemKind(code: fields.kind) else {
-                throw .malformed("overview: no kind for its lookup tag")
-            }
-            let range: Range<Int>?
-            switch kind {
-            case .genericPassword: range = fields.service
-            case .internetPassword: range = fields.server
-            case .secureNote: range = fields.label
-            }
+            let (kind, range) = try nameKeyRange(raw)
             return (kind, range.map { Array(raw[$0]) } ?? [])
+        }
+    }
+
+    /// The kind of a checked in-memory overview list, and where its name key is (nil: absent).
+    private static func nameKeyRange(_ raw: UnsafeRawBufferPointer) throws(FormatError) -> (ItemKind, Range<Int>?) {
+        guard let fields = OverviewFields(raw), let kind = ItemKind(code: fields.kind) else {
+            throw .malformed("overview: no kind for its lookup tag")
+        }
+        switch kind {
+        case .genericPassword: return (kind, fields.service)
+        case .internetPassword: return (kind, fields.server)
+        case .secureNote: return (kind, fields.label)
         }
     }
 

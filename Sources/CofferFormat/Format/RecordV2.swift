@@ -228,10 +228,8 @@ package struct RecordV2: Sendable {
         let plain: [UInt8]
         do throws(CofferError) {
             plain = try overviewCiphertext.withBytes { (cipher) throws(CofferError) in
-                try nonce.bytes.withBytes { (nonceRaw) throws(CofferError) in
-                    try Self.associatedData(vaultID: vaultID, id: id, part: .overview).withBytes { (ad) throws(CofferError) in
-                        try XChaCha20Poly1305.openPublic(cipher, key: keys.overviewKey, nonce: nonceRaw, associatedData: ad)
-                    }
+                try withNonce(associatedData: vaultID, part: .overview) { (nonceRaw, ad) throws(CofferError) in
+                    try XChaCha20Poly1305.openPublic(cipher, key: keys.overviewKey, nonce: nonceRaw, associatedData: ad)
                 }
             }
         } catch .authenticationFailed {
@@ -345,9 +343,11 @@ package struct RecordV2: Sendable {
         if !isTombstone {
             body += try aead { () throws(CofferError) in
                 if let scratch, scratch.count >= secretCiphertext.count {
-                    return try XChaCha20Poly1305.open(secretCiphertext, key: old.secretKey, nonce: nonce.bytes, associatedData: secretAD,
-                                                      scratch: scratch) { (secret) throws(CofferError) in
-                        try XChaCha20Poly1305.seal(secret, key: new.secretKey, nonce: newNonce, associatedData: secretAD)
+                    return try withNonce(associatedData: vaultID, part: .secret) { (nonceRaw, ad) throws(CofferError) in
+                        try XChaCha20Poly1305.open(secretCiphertext, key: old.secretKey, nonce: nonceRaw, associatedData: ad,
+                                                   scratch: scratch) { (secret) throws(CofferError) in
+                            try XChaCha20Poly1305.seal(secret, key: new.secretKey, nonce: newNonce, associatedData: secretAD)
+                        }
                     }
                 }
                 let secret = try XChaCha20Poly1305.open(secretCiphertext, key: old.secretKey, nonce: nonce.bytes, associatedData: secretAD)
@@ -365,12 +365,14 @@ package struct RecordV2: Sendable {
         try requireLoaded()
         guard !isTombstone else { return }
         do throws(CofferError) {
-            let ad = Self.associatedData(vaultID: vaultID, id: id, part: .secret)
             if let scratch, scratch.count >= secretCiphertext.count {
-                try XChaCha20Poly1305.open(secretCiphertext, key: keys.secretKey, nonce: nonce.bytes, associatedData: ad,
-                                           scratch: scratch) { (_) throws(CofferError) in }
+                try withNonce(associatedData: vaultID, part: .secret) { (nonceRaw, ad) throws(CofferError) in
+                    try XChaCha20Poly1305.open(secretCiphertext, key: keys.secretKey, nonce: nonceRaw, associatedData: ad,
+                                               scratch: scratch) { (_) throws(CofferError) in }
+                }
             } else {
-                _ = try XChaCha20Poly1305.open(secretCiphertext, key: keys.secretKey, nonce: nonce.bytes, associatedData: ad)
+                _ = try XChaCha20Poly1305.open(secretCiphertext, key: keys.secretKey, nonce: nonce.bytes,
+                                               associatedData: Self.associatedData(vaultID: vaultID, id: id, part: .secret))
             }
         } catch .authenticationFailed {
             throw .tampered(.entry(id.hex))
@@ -430,5 +432,25 @@ package struct RecordV2: Sendable {
     /// `"coffer.v2.entry" 0x00 || vault id || entry id || part` (SPEC.md §6).
     static func associatedData(vaultID: [UInt8], id: ItemID, part: Part) -> [UInt8] {
         FormatV2.entryADLabel + vaultID + id.bytes + [part.rawValue]
+    }
+
+    /// This record's nonce and the associated data of its `part` for a vault id
+    /// (``associatedData(vaultID:id:part:)``), written on the stack: a listing or a save
+    /// opens every record of the vault, and building both as arrays cost more than
+    /// the overview's checks.
+    func withNonce<R>(associatedData vaultID: [UInt8], part: Part,
+                      _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws(CofferError) -> R) throws(CofferError) -> R {
+        let label = FormatV2.entryADLabel
+        let length = label.count + vaultID.count + 16 + 1
+        let result = withUnsafeBytes(of: nonce) { nonceRaw in
+            withUnsafeTemporaryAllocation(byteCount: length, alignment: 8) { ad -> Result<R, CofferError> in
+                ad.copyBytes(from: label)
+                UnsafeMutableRawBufferPointer(rebasing: ad[label.count...]).copyBytes(from: vaultID)
+                id.write(to: UnsafeMutableRawBufferPointer(rebasing: ad[(label.count + vaultID.count)...]))
+                ad[length - 1] = part.rawValue
+                return Result { () throws(CofferError) in try body(nonceRaw, UnsafeRawBufferPointer(ad)) }
+            }
+        }
+        return try result.get()
     }
 }
