@@ -69,7 +69,7 @@ package enum ParallelWork {
         failures.initialize(repeating: nil)
         defer { _ = failures.deinitialize(); failures.deallocate() }
         withoutActuallyEscaping(body) { body in
-            let work = RangeWork<E>(failures: failures, body: body)
+            let work = RangeWork<E>(failures: failures) { (range, _) throws(E) in try body(range) }
             DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
                 work.run(bounds(of: chunk, in: chunks, count: count), chunk: chunk)
             }
@@ -77,16 +77,40 @@ package enum ParallelWork {
         if let failure = failures.first(where: { $0 != nil }) ?? nil { throw failure }
     }
 
+    /// `body` of each range ``forEachRange(count:threads:_:)`` would use, in order: for work
+    /// whose per-element results go into one buffer per thread (sort keys), merged after.
+    /// When several ranges throw, the error of the first failing range is thrown.
+    package static func mapRanges<T, E: Error>(count: Int, threads: Int = cores,
+                                               _ body: (Range<Int>) throws(E) -> T) throws(E) -> [T] {
+        let chunks = max(1, min(threads, count / minimumPerThread))
+        if chunks == 1 { return [try body(0..<count)] }
+        let results = UnsafeMutableBufferPointer<T?>.allocate(capacity: chunks)
+        results.initialize(repeating: nil)
+        defer { _ = results.deinitialize(); results.deallocate() }
+        let failures = UnsafeMutableBufferPointer<E?>.allocate(capacity: chunks)
+        failures.initialize(repeating: nil)
+        defer { _ = failures.deinitialize(); failures.deallocate() }
+        withoutActuallyEscaping(body) { body in
+            let work = RangeWork<E>(failures: failures) { (range, chunk) throws(E) in results[chunk] = try body(range) }
+            DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+                work.run(bounds(of: chunk, in: chunks, count: count), chunk: chunk)
+            }
+        }
+        if let failure = failures.first(where: { $0 != nil }) ?? nil { throw failure }
+        return results.compactMap { $0 }
+    }
+
     /// What the threads of one `forEachRange` share. @unchecked: each writes its own slot.
     final class RangeWork<E: Error>: @unchecked Sendable {
         let failures: UnsafeMutableBufferPointer<E?>
-        let body: (Range<Int>) throws(E) -> Void
-        init(failures: UnsafeMutableBufferPointer<E?>, body: @escaping (Range<Int>) throws(E) -> Void) {
+        /// Gets the range and its chunk's index.
+        let body: (Range<Int>, Int) throws(E) -> Void
+        init(failures: UnsafeMutableBufferPointer<E?>, body: @escaping (Range<Int>, Int) throws(E) -> Void) {
             self.failures = failures
             self.body = body
         }
         func run(_ range: Range<Int>, chunk: Int) {
-            do throws(E) { try body(range) } catch { failures[chunk] = error }
+            do throws(E) { try body(range, chunk) } catch { failures[chunk] = error }
         }
     }
 

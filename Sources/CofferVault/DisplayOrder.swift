@@ -41,19 +41,29 @@ package enum DisplayOrder {
     /// usual shape; the caller then sorts the decoded items.
     static func sort<Entry>(overviews entries: inout [Entry], id: (Entry) -> ItemID, list: (Entry) -> [UInt8]) -> Bool {
         guard entries.count > 1 else { return true }
-        var keys = SortKeys(capacity: entries.count)
-        for index in entries.indices {
-            let readable = list(entries[index]).withUnsafeBytes { raw -> Bool in
-                guard let fields = OverviewFields(raw) else { return false }
-                let start = keys.text.count
-                // ItemAttributes.sortName, read from the bytes.
-                if let key = ItemAttributes.sortName(label: fields.label, service: fields.service, server: fields.server) { keys.appendText(UnsafeRawBufferPointer(rebasing: raw[key])) }
-                let middle = keys.text.count
-                if let account = fields.account { keys.appendText(UnsafeRawBufferPointer(rebasing: raw[account])) }
-                keys.append(start, middle, id: id(entries[index]))
-                return true
+        // The keys of each range of entries on a core of its own, then one buffer.
+        let reading = entries
+        let parts = ParallelWork.mapRanges(count: reading.count) { range -> SortKeys? in
+            var keys = SortKeys(capacity: range.count)
+            for index in range {
+                let readable = list(reading[index]).withUnsafeBytes { raw -> Bool in
+                    guard let fields = OverviewFields(raw) else { return false }
+                    let start = keys.text.count
+                    // ItemAttributes.sortName, read from the bytes.
+                    if let key = ItemAttributes.sortName(label: fields.label, service: fields.service, server: fields.server) { keys.appendText(UnsafeRawBufferPointer(rebasing: raw[key])) }
+                    let middle = keys.text.count
+                    if let account = fields.account { keys.appendText(UnsafeRawBufferPointer(rebasing: raw[account])) }
+                    keys.append(start, middle, id: id(reading[index]))
+                    return true
+                }
+                guard readable else { return nil }
             }
-            guard readable else { return false }
+            return keys
+        }
+        guard var keys = parts.first ?? nil else { return false }
+        for part in parts.dropFirst() {
+            guard let part else { return false }
+            keys.append(contentsOf: part)
         }
         permute(&entries, to: keys.order())
         return true
@@ -93,6 +103,14 @@ package enum DisplayOrder {
         mutating func append(_ start: Int, _ middle: Int, id: ItemID) {
             bounds.append((start, middle, text.count))
             ids.append(id)
+        }
+
+        /// The keys of `other` after these (the keys of a later range of items).
+        mutating func append(contentsOf other: SortKeys) {
+            let shift = text.count
+            text += other.text
+            bounds += other.bounds.lazy.map { ($0.0 + shift, $0.1 + shift, $0.2 + shift) }
+            ids += other.ids
         }
 
         /// Indices in display order: UTF-8 byte order of the NFC keys is code point order.
@@ -291,6 +309,13 @@ extension DisplayOrder {
             let middle = bytes.count
             DisplayOrder.appendReadingKey(utf8: account, locale: locale, to: &bytes)
             bounds.append((start, middle, bytes.count))
+        }
+
+        /// The keys of `other` after these (the keys of a later range of items).
+        mutating func append(contentsOf other: ReadingKeys) {
+            let shift = bytes.count
+            bytes += other.bytes
+            bounds += other.bounds.lazy.map { ($0.start + shift, $0.middle + shift, $0.end + shift) }
         }
 
         /// The item indices in reading order: by name key, then account key, then `tie`.

@@ -268,10 +268,13 @@ public final class VaultTransaction {
         }
         guard DisplayOrder.sort(overviews: &candidates, id: \.record.id, list: \.overview) else { return try decoded() }
         if let limit = query.limit, limit >= 0, candidates.count > limit { candidates.removeSubrange(limit...) }
+        let made = ParallelWork.map(count: candidates.count) { [candidates] index in
+            ListedItem(id: candidates[index].record.id, revision: candidates[index].record.revision, overview: candidates[index].overview)
+        }
         var rows: [ListedItem] = []
-        rows.reserveCapacity(candidates.count)
-        for entry in candidates {
-            guard let row = ListedItem(id: entry.record.id, revision: entry.record.revision, overview: entry.overview) else { return try decoded() }
+        rows.reserveCapacity(made.count)
+        for row in made {
+            guard let row else { return try decoded() }
             rows.append(row)
         }
         return ItemListing(rows: DisplayOrder.readingOrder(rows, locale: locale), damaged: base.damaged.keys.sorted().map(DamagedItem.init(id:)))
