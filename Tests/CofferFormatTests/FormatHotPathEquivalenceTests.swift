@@ -146,6 +146,44 @@ struct FormatHotPathEquivalenceTests {
         #expect(vouched > 3_000 && refusedByBoth > 5_000 && fullOnly > 500, "vouched \(vouched), refused \(refusedByBoth), full only \(fullOnly)")
     }
 
+    /// ``ByteReader/varint(limit:_:)`` reads one- and two-byte varints at once: on short
+    /// random byte strings and limits around their values, it returns what SPEC.md §1's
+    /// rule gives (the value and the bytes it took, or the error), as written out here.
+    @Test("Varints read at once agree with the rule of SPEC.md §1")
+    func varintsAtOnce() throws {
+        var random = SeededRandom(seed: 1_901)
+        /// The rule: little-endian groups of 7 bits, at most 10 bytes (the last holding bit 63 only),
+        /// shortest form, then the limit.
+        func reference(_ bytes: [UInt8], limit: UInt64) -> Result<(UInt64, Int), FormatError> {
+            var value: UInt64 = 0
+            for (index, byte) in bytes.enumerated() {
+                if index == 9, byte > 1 { return .failure(.malformed("v: varint too long")) }
+                value |= UInt64(byte & 0x7F) << (7 * UInt64(index))
+                if byte & 0x80 == 0 {
+                    if byte == 0, index > 0 { return .failure(.malformed("v: varint not in its shortest form")) }
+                    return value <= limit ? .success((value, index + 1)) : .failure(.malformed("v: \(value) is over \(limit)"))
+                }
+            }
+            return .failure(.truncated("v"))
+        }
+        for _ in 0..<50_000 {
+            let count = Int.random(in: 0...4, using: &random)
+            let bytes = (0..<count).map { _ in
+                [UInt8.random(in: 0...255, using: &random), UInt8.random(in: 0...2, using: &random), 0x80, 0x7F].randomElement(using: &random) ?? 0
+            }
+            let limit = [UInt64.max, 0, 1, 127, 128, 255, 16_383, 16_384, UInt64.random(in: 0...20_000, using: &random)].randomElement(using: &random) ?? .max
+            let read = bytes.withUnsafeBytes { raw -> Result<(UInt64, Int), FormatError> in
+                var reader = ByteReader(raw)
+                return Result { () throws(FormatError) in (try reader.varint(limit: limit, "v"), reader.offset) }
+            }
+            switch (read, reference(bytes, limit: limit)) {
+            case (.success(let a), .success(let b)): #expect(a == b, "\(bytes), limit \(limit)")
+            case (.failure(let a), .failure(let b)): #expect(a == b, "\(bytes), limit \(limit)")
+            default: Issue.record("\(bytes), limit \(limit): \(read) against the rule's \(reference(bytes, limit: limit))")
+            }
+        }
+    }
+
     /// A format-2 overview of the usual shape, or close to it: fields left out, repeated,
     /// out of order, of the wrong length, not ASCII; dates equal to the implied one or out
     /// of range; a version vector unsorted, empty or of a bad length; fields of other shapes

@@ -42,6 +42,18 @@ struct ByteReader {
     /// encoding is accepted (no last byte 0x00 after another), so each value has one
     /// encoding; a value over `limit` is "malformed", a varint cut by the end is "truncated".
     mutating func varint(limit: UInt64, _ structure: @autoclosure () -> String) throws(FormatError) -> UInt64 {
+        // One or two bytes in their shortest form, within the limit (a revision, a tag, a
+        // record's length): the usual cases, read at once. The loop below decides every
+        // other case, and every error.
+        if remaining >= 1 {
+            let first = buffer[offset]
+            if first < 0x80 {
+                if UInt64(first) <= limit { offset += 1; return UInt64(first) }
+            } else if remaining >= 2, case let second = buffer[offset + 1], second != 0, second < 0x80 {
+                let value = UInt64(first & 0x7F) | UInt64(second) << 7
+                if value <= limit { offset += 2; return value }
+            }
+        }
         var value: UInt64 = 0
         var shift: UInt64 = 0
         while true {
