@@ -154,12 +154,19 @@ package struct VaultSnapshot: Sendable {
     /// offsets are read once: a comparison that read them copied two records (and retained
     /// their bytes) each time, n log n times over a large vault.
     private static func inFileOrder(_ entries: [SnapshotEntry]) -> [SnapshotEntry] {
-        fileOrder(entries.map(\.record)).map { entries[$0] }
+        let order = fileOrder(offsets: entries.map { $0.record.location?.offset ?? -1 })
+        return order.map { entries[$0] }
     }
 
     /// The indices of `records` sorted by where they are in the file, those in memory first.
     private static func fileOrder(_ records: [RecordV2]) -> [Int] {
-        let offsets = records.map { $0.location?.offset ?? -1 }
+        fileOrder(offsets: records.map { $0.location?.offset ?? -1 })
+    }
+
+    /// The indices of `offsets` in ascending order (-1, in memory, first); a file read in
+    /// order gives them in order already, and is not sorted again.
+    private static func fileOrder(offsets: [Int]) -> [Int] {
+        if zip(offsets, offsets.dropFirst()).allSatisfy({ $0 <= $1 }) { return Array(offsets.indices) }
         return offsets.indices.sorted { offsets[$0] < offsets[$1] }
     }
 

@@ -152,8 +152,8 @@ package struct RecordV2: Sendable {
         }
 
         func encode(into writer: inout ByteWriter) {
-            writer.bytes(id.bytes)
-            writer.bytes(nonce.bytes)
+            id.withRawBytes { writer.raw($0) }
+            withUnsafeBytes(of: nonce) { writer.raw($0) }
             writer.u64(lookupTag)
             writer.u8(isTombstone ? tombstoneFlag : 0)
             writer.varint(revision)

@@ -320,10 +320,13 @@ package struct VaultFileV2: Sendable {
 
     /// Writes a file: preamble, header, checksum, header MAC, manifest, manifest MAC, records.
     package static func encode(header: VaultHeaderV2, generation: UInt64, records: [RecordV2], keys: EpochKeys) throws(FormatError) -> EncodedVaultFile {
-        // Sorted by index, not by copying each record (128 bytes): 13 MB less for 100,000 entries.
-        let ordered = records.indices.sorted { records[$0].id < records[$1].id }
-        for (a, b) in zip(ordered, ordered.dropFirst()) where records[a].id == records[b].id {
-            throw .invalidArgument("two records share entry id \(records[a].id.hex)")
+        // Sorted by index, not by copying each record (128 bytes): 13 MB less for 100,000
+        // entries; by their ids alone (reading a record's id through the array retained its
+        // bytes at every comparison), and only when they are not in order already.
+        let ids = records.map(\.id)
+        let ordered = zip(ids, ids.dropFirst()).allSatisfy({ $0 < $1 }) ? Array(ids.indices) : ids.indices.sorted { ids[$0] < ids[$1] }
+        for (a, b) in zip(ordered, ordered.dropFirst()) where ids[a] == ids[b] {
+            throw .invalidArgument("two records share entry id \(ids[a].hex)")
         }
         guard ordered.count <= FormatV1.maxEntries else { throw .invalidArgument("more than \(FormatV1.maxEntries) entries") }
         guard header.slots.count >= 1, header.slots.count <= FormatV1.maxSlots else {

@@ -25,6 +25,11 @@ public struct ItemID: Sendable, Hashable, Comparable, Codable, CustomStringConve
         out.storeBytes(of: low.bigEndian, toByteOffset: 8, as: UInt64.self)
     }
 
+    /// `body` with the 16 raw bytes, on the stack (no array: a file's manifest writes one per row).
+    func withRawBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        withUnsafeBytes(of: (high.bigEndian, low.bigEndian)) { body($0) }
+    }
+
     /// From exactly 16 bytes (callers check the length).
     package init(validated bytes: [UInt8]) {
         self.init(bytes: bytes[...])
