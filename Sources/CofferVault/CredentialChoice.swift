@@ -59,6 +59,27 @@ public struct OpenedVault: Sendable {
     public let slotKind: KeySlotKind
     /// The master password, when it was asked for; nil when a key file alone opened the vault.
     public let password: SecureBytes?
+    /// The slot `password` opened (its identity), proven by the open's KDF.
+    let openedSlot: [UInt8]?
+
+    /// Changes the master password this vault was opened with, as
+    /// ``Vault/changePassword(from:to:keyFile:rotatingKey:)`` does with ``password``, without
+    /// deriving the old password's key again for the slot it opened at open (other slots the
+    /// password may open are checked as usual). Once that slot is gone (changed here, or by
+    /// another writer), the old password is checked like any other. Throws
+    /// ``CofferError/slotUnavailable(_:)`` when a key file alone opened the vault.
+    ///
+    /// ```swift
+    /// let opened = try Vault.open(at: path, keyFile: nil) { try askUser("Current password") }
+    /// let change = try opened.changePassword(to: try askUser("New password"))
+    /// ```
+    @discardableResult
+    public func changePassword(to newPassword: SecureBytes, keyFile: KeyFile? = nil, rotatingKey: Bool = true) throws(CofferError) -> KeySlotChange {
+        guard let password else { throw .slotUnavailable("the vault was opened without a password") }
+        return try vault.changingSlots(rotatingKey: rotatingKey) { (tx) throws(CofferError) in
+            try tx.changePassword(from: password, to: newPassword, keyFile: keyFile, openedSlot: openedSlot)
+        }
+    }
 }
 
 extension Vault {
@@ -109,7 +130,8 @@ extension Vault {
             guard let credential = choice.credential(password: password, keyFile: keyFile) else { continue }
             do throws(CofferError) {
                 let vault = try open(at: path, credential: credential, options: options)
-                return OpenedVault(vault: vault, slotKind: choice.slotKind, password: password)
+                return OpenedVault(vault: vault, slotKind: choice.slotKind, password: password,
+                                   openedSlot: password == nil ? nil : vault.openingSlotKey?.slotIdentity)
             } catch {
                 // Not a key-file-only slot's file: try the next choice.
                 guard error.kind == .wrongKeyFile, index < choices.count - 1 else { throw error }

@@ -576,6 +576,13 @@ public final class VaultTransaction {
     /// Each slot keeps its place and its Argon2id parameters. Returns the kinds of the slots
     /// changed, in header order; throws ``CofferError/wrongPassword`` when `old` opens none.
     public func changePassword(from old: SecureBytes, to new: SecureBytes, keyFile: KeyFile? = nil) throws(CofferError) -> [KeySlotKind] {
+        try changePassword(from: old, to: new, keyFile: keyFile, openedSlot: nil)
+    }
+
+    /// ``changePassword(from:to:keyFile:)``; the slot named `openedSlot` is known to open
+    /// with `old` (an open's KDF proved it, ``OpenedVault/changePassword(to:keyFile:rotatingKey:)``),
+    /// so its KDF is not run again.
+    func changePassword(from old: SecureBytes, to new: SecureBytes, keyFile: KeyFile?, openedSlot: [UInt8]?) throws(CofferError) -> [KeySlotKind] {
         try ensureOpen()
         var header = self.header
         let candidates = header.slots.filter { $0.kind == .password || $0.kind == .passwordAndKeyFile }
@@ -590,15 +597,17 @@ public final class VaultTransaction {
                                                   epoch: self.keys, entropy: self.vault.entropy)
                     return (made.slot, made.seeds)
                 }
+                let opened = openedSlot.map { ConstantTime.equals($0, slot.identity) } ?? false
                 switch slot.kind {
                 case .password:
-                    guard try slot.open(with: .password(old), vaultID: header.vaultID, epochID: header.epochID) != nil else { return nil }
+                    if !opened { guard try slot.open(with: .password(old), vaultID: header.vaultID, epochID: header.epochID) != nil else { return nil } }
                     return try make(.password(new))
                 case .passwordAndKeyFile where slot.isNewStyle:
-                    guard try slot.passwordFactorMatches(old) else { return nil }
+                    if !opened { guard try slot.passwordFactorMatches(old) else { return nil } }
                     return try slot.replacingPasswordFactor(new, vaultID: header.vaultID, epoch: keys, entropy: vault.entropy)
                         .map { ($0.slot, nil) }
                 case .passwordAndKeyFile:
+                    // The key file is an input here (the new slot takes it): always checked.
                     guard let keyFile, try slot.open(with: .passwordAndKeyFile(old, keyFile), vaultID: header.vaultID,
                                                      epochID: header.epochID) != nil else { return nil }
                     return try make(.passwordAndKeyFile(new, keyFile))

@@ -67,6 +67,49 @@ struct VaultRevocationTests {
         }
     }
 
+    @Test("An opened vault changes the password it was opened with: every slot of that password, the stale one refused afterwards")
+    func openedVaultChangesItsPassword() throws {
+        try withTemporaryDirectory { dir in
+            let (_, path, k1, k2, raw) = try makeVault(dir)
+            let opened = try Vault.open(at: path, keyFile: nil, options: testOptions) { try secure("old") }
+            #expect(opened.slotKind == .password)
+            let change = try opened.changePassword(to: secure("new"))
+            // As changePassword(from:to:) does: the password slot it opened, and the
+            // two-factor slot of the same password (checked by its KDF), keeping its key file.
+            #expect(change.changed == [.password, .passwordAndKeyFile] && change.rotated)
+            #expect(!opens(path, .password(try secure("old"))))
+            #expect(!opens(path, .passwordAndKeyFile(try secure("old"), k1)))
+            #expect(opens(path, .password(try secure("new"))))
+            #expect(opens(path, .passwordAndKeyFile(try secure("new"), k1)))
+            #expect(opens(path, .passwordAndKeyFile(try secure("other"), k2)))
+            #expect(opens(path, .rawKey(raw)))
+            // The slot it opened is gone: the old password is checked again, and opens nothing.
+            #expect(throws: CofferError.wrongPassword) { try opened.changePassword(to: secure("newer")) }
+            #expect(opens(path, .password(try secure("new"))))
+        }
+    }
+
+    @Test("An opened vault's own password change checks every other slot, and needs a password")
+    func openedVaultChecksOtherSlots() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("v.coffer").path
+            let key = try KeyFile.generate(at: dir.appendingPathComponent("k.key").path)
+            _ = try Vault.create(at: path, credential: .password(try secure("a")),
+                                 additional: [.password(try secure("b")), .keyFile(key)], options: testOptions)
+            // "b" opens the second password slot; the first, of "a", is checked and left.
+            let opened = try Vault.open(at: path, keyFile: nil, options: testOptions) { try secure("b") }
+            let change = try opened.changePassword(to: secure("c"))
+            #expect(change.changed == [.password])
+            #expect(opens(path, .password(try secure("a"))))
+            #expect(opens(path, .password(try secure("c"))))
+            #expect(!opens(path, .password(try secure("b"))))
+            // A key file alone opened it: no password to change.
+            let byFile = try Vault.open(at: path, keyFile: key, options: testOptions) { try secure("unused") }
+            #expect(byFile.slotKind == .keyFile && byFile.password == nil)
+            #expect(throws: CofferError.self) { try byFile.changePassword(to: secure("d")) }
+        }
+    }
+
     @Test("requireKeyFile adds the two-factor slot and removes every password-only slot in one rotating save")
     func requireKeyFile() throws {
         try withTemporaryDirectory { dir in

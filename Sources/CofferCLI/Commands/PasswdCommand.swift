@@ -47,7 +47,10 @@ struct PasswdCommand: ParsableCommand {
         let newPassword = try SecretReader.newMasterPassword(for: vault.vault, what: "the new master password")
         let change = try vault.run {
             try withProgressHint(rekey.rotatingKey ? "deriving the keys and sealing every entry under a new key…" : "deriving the keys…") {
-                try unlocked.vault.changePassword(from: oldPassword, to: newPassword, keyFile: keyFile, rotatingKey: rekey.rotatingKey)
+                if let opened = unlocked.opened {
+                    return try opened.changePassword(to: newPassword, keyFile: keyFile, rotatingKey: rekey.rotatingKey)
+                }
+                return try unlocked.vault.changePassword(from: oldPassword, to: newPassword, keyFile: keyFile, rotatingKey: rekey.rotatingKey)
             }
         }
         // The old slots are gone, and with them what `coffer unlock` kept; say so at once.

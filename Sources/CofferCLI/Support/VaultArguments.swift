@@ -72,13 +72,13 @@ struct VaultArguments: ParsableArguments {
 
     private func open(cache: CacheUse) throws -> Unlocked {
         if cache == .use, !noCache, let vault = try CachedUnlocking.open(self.vault, options: options) {
-            return Unlocked(vault: vault, password: nil, keyFile: nil, usedSlot: nil)
+            return Unlocked(vault: vault, password: nil, keyFile: nil, usedSlot: nil, opened: nil)
         }
         if let identityPath = identity {
             return try run { () throws -> Unlocked in
                 let identity = try VaultIdentity(contentsOf: identityPath)
                 let opened = try Vault.open(at: vault, credential: .identity(identity), options: options)
-                return Unlocked(vault: opened, password: nil, keyFile: nil, usedSlot: identity.slotKind)
+                return Unlocked(vault: opened, password: nil, keyFile: nil, usedSlot: identity.slotKind, opened: nil)
             }
         }
         return try run {
@@ -92,7 +92,7 @@ struct VaultArguments: ParsableArguments {
                         try hint.pausing { try SecretReader.masterPassword(for: vault) }
                     }
                 }
-                return Unlocked(vault: opened.vault, password: opened.password, keyFile: keyFile, usedSlot: opened.slotKind)
+                return Unlocked(vault: opened.vault, password: opened.password, keyFile: keyFile, usedSlot: opened.slotKind, opened: opened)
             } catch CofferError.slotUnavailable {
                 throw CLIFailure(.usage, keyFile != nil ? "\(vault) has no key-file slot; open it without --key-file"
                                                         : "\(vault) has no password or key-file slot the coffer command can open")
@@ -109,6 +109,9 @@ struct Unlocked {
     let keyFile: KeyFile?
     /// Nil when a cached unlock (`coffer unlock`) opened it.
     let usedSlot: KeySlotKind?
+    /// The library's open with a password or key file (nil for a cached unlock or an identity):
+    /// it changes the password it was opened with without deriving its key again.
+    let opened: OpenedVault?
 }
 
 /// Whether a command may use a cached unlock.
