@@ -140,7 +140,9 @@ extension Vault {
         guard found.isEmpty, lookup.allowsApproximation else { return NameMatch(items: found, isApproximate: false) }
         // Only on a miss: every item of the kind is compared, as search would.
         let candidates = try read { (tx) throws(CofferError) in try tx.readableItems(matching: query).items }
-        return NameMatch(items: candidates.filter { lookup.approximately($0.attributes) }, isApproximate: true)
+        // Every item's name compared, on all cores (a typo in a large vault compares them all).
+        let approximate = ParallelWork.map(count: candidates.count) { lookup.approximately(candidates[$0].attributes) }
+        return NameMatch(items: candidates.indices.filter { approximate[$0] }.map { candidates[$0] }, isApproximate: true)
     }
 
     /// The items closest to a name that matched nothing, best first, at most `limit`: those
@@ -155,10 +157,15 @@ extension Vault {
         var query = name.query
         let candidates = try read { (tx) throws(CofferError) in try tx.readableItems(matching: query).items }
         query.text = text
+        // Every item scored on all cores (none is close in a large vault that names nothing).
+        let scores = ParallelWork.map(count: candidates.count) { (order) -> Int? in
+            let attributes = candidates[order].attributes
+            if let distance = SearchFolding.nameDistance(text, attributes.names) { return distance }
+            return query.matches(attributes) ? 3 : nil
+        }
         var scored: [(Int, Int, Item)] = []
-        for (order, item) in candidates.enumerated() {
-            if let distance = SearchFolding.nameDistance(text, item.attributes.names) { scored.append((distance, order, item)) }
-            else if query.matches(item.attributes) { scored.append((3, order, item)) }
+        for (order, score) in scores.enumerated() {
+            if let score { scored.append((score, order, candidates[order])) }
         }
         return scored.sorted { ($0.0, $0.1) < ($1.0, $1.1) }.prefix(limit).map(\.2)
     }

@@ -55,6 +55,26 @@ public enum SearchFolding {
     /// The words of `text` once folded: runs of letters and digits (`"Wi-Fi (home)"` →
     /// `["wi", "fi", "home"]`).
     static func words(_ text: String) -> [String] {
+        // ASCII (the usual name) by its bytes: its letters and digits are A–Z, a–z and 0–9,
+        // and folding lowercases them. A typo that names nothing compares every item's name.
+        guard text.utf8.allSatisfy({ $0 < 0x80 }) else { return unicodeWords(text) }
+        var out: [String] = []
+        var word: [UInt8] = []
+        for byte in text.utf8 {
+            let folded = foldASCII(byte)
+            if (folded >= 0x61 && folded <= 0x7A) || (folded >= 0x30 && folded <= 0x39) {
+                word.append(folded)
+            } else if !word.isEmpty {
+                out.append(String(decoding: word, as: UTF8.self))
+                word.removeAll(keepingCapacity: true)
+            }
+        }
+        if !word.isEmpty { out.append(String(decoding: word, as: UTF8.self)) }
+        return out
+    }
+
+    /// ``words(_:)`` of any text, by its characters' Unicode properties.
+    static func unicodeWords(_ text: String) -> [String] {
         fold(text).split { !($0.isLetter || $0.isNumber) }.map(String.init)
     }
 

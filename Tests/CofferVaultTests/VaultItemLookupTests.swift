@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import CofferVault
+@testable import CofferVault
 import CofferTestSupport
 
 /// Issue 20: the library names items the way people do (``Vault/item(named:)``), shows a
@@ -89,15 +89,16 @@ struct VaultItemLookupTests {
         }
     }
 
-    @Test("One folding rule: the ASCII fast path gives what Foundation's folding gives, and naming's byte prefilter agrees")
+    @Test("One folding rule: the ASCII fast paths give what Foundation's folding and Unicode's properties give, and naming's byte prefilter agrees")
     func oneFoldingRule() {
         var rng = SeededRandom("folding")
         let ascii = (0..<128).map { UInt8($0) }
-        for _ in 0..<2_000 {
+        for _ in 0..<5_000 {
             let text = String(decoding: (0..<Int.random(in: 0...12, using: &rng)).map { _ in ascii.randomElement(using: &rng)! }, as: UTF8.self)
             let foundation = text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
             #expect(SearchFolding.fold(text) == foundation, "\(Array(text.utf8))")
             #expect(SearchFolding.fold(text, locale: Locale(identifier: "tr_TR")) == foundation, "ASCII folds alike in every locale")
+            #expect(SearchFolding.words(text) == SearchFolding.unicodeWords(text), "\(Array(text.utf8))")
             let other = Bool.random(using: &rng) ? text.uppercased() : String(text.reversed())
             #expect(SearchFolding.foldedEqual(ascii: text.utf8, other.utf8) == (SearchFolding.fold(text) == SearchFolding.fold(other)))
         }
