@@ -46,9 +46,12 @@ struct VaultStreamedListingTests {
                     _ = try tx.add(attributes)
                 }
             }
-            let queries = count > 100 ? [ItemQuery.all, ItemQuery(tag: "work")]
+            // A limit keeps the first items of the stable order (then in reading order).
+            var limited = ItemQuery.all
+            limited.limit = count / 3
+            let queries = count > 100 ? [ItemQuery.all, ItemQuery(tag: "work"), limited]
                 : [ItemQuery.all, ItemQuery(kind: .secureNote), ItemQuery(tag: "work"), ItemQuery(isFavorite: true),
-                   ItemQuery(service: "alpha 3"), ItemQuery(server: "host5.example")]
+                   ItemQuery(service: "alpha 3"), ItemQuery(server: "host5.example"), limited]
             let fresh = try Vault.open(at: path, password: secure("pw"), options: testOptions)
             for query in queries {
                 let expected = try fresh.readableItems(matching: query).items.sortedForReading()
