@@ -43,7 +43,7 @@ package enum DisplayOrder {
         guard entries.count > 1 else { return true }
         // The keys of each range of entries on a core of its own, then one buffer.
         let reading = entries
-        let parts = ParallelWork.mapRanges(count: reading.count) { range -> SortKeys? in
+        var parts = ParallelWork.mapRanges(count: reading.count) { range -> SortKeys? in
             var keys = SortKeys(capacity: range.count)
             for index in range {
                 let readable = list(reading[index]).withUnsafeBytes { raw -> Bool in
@@ -60,11 +60,10 @@ package enum DisplayOrder {
             }
             return keys
         }
-        guard var keys = parts.first ?? nil else { return false }
-        for part in parts.dropFirst() {
-            guard let part else { return false }
-            keys.append(contentsOf: part)
-        }
+        var ranges = parts.compactMap { $0 }
+        guard ranges.count == parts.count else { return false }
+        parts = []   // the ranges' buffers are let go one by one as they are merged
+        let keys = SortKeys(merging: &ranges)
         permute(&entries, to: keys.order())
         return true
     }
@@ -83,6 +82,9 @@ package enum DisplayOrder {
         var ids: [ItemID] = []
 
         init(capacity: Int) {
+            // Room for most names and accounts: a range's buffer that grew on a worker
+            // thread was copied there and its old one kept by that thread's heap.
+            text.reserveCapacity(capacity * 96)
             bounds.reserveCapacity(capacity)
             ids.reserveCapacity(capacity)
         }
@@ -105,12 +107,19 @@ package enum DisplayOrder {
             ids.append(id)
         }
 
-        /// The keys of `other` after these (the keys of a later range of items).
-        mutating func append(contentsOf other: SortKeys) {
-            let shift = text.count
-            text += other.text
-            bounds += other.bounds.lazy.map { ($0.0 + shift, $0.1 + shift, $0.2 + shift) }
-            ids += other.ids
+        /// The keys of consecutive ranges of items, in one buffer of their exact size; each
+        /// range's own buffer is let go once copied (a listing's peak memory holds them once).
+        init(merging parts: inout [SortKeys]) {
+            text.reserveCapacity(parts.reduce(0) { $0 + $1.text.count })
+            bounds.reserveCapacity(parts.reduce(0) { $0 + $1.bounds.count })
+            ids.reserveCapacity(bounds.capacity)
+            for index in parts.indices {
+                let shift = text.count
+                text += parts[index].text
+                bounds += parts[index].bounds.lazy.map { ($0.0 + shift, $0.1 + shift, $0.2 + shift) }
+                ids += parts[index].ids
+                parts[index] = SortKeys(capacity: 0)
+            }
         }
 
         /// Indices in display order: UTF-8 byte order of the NFC keys is code point order.
@@ -290,7 +299,7 @@ extension DisplayOrder {
         private var bounds: [(start: Int, middle: Int, end: Int)] = []
 
         init(capacity: Int) {
-            bytes.reserveCapacity(capacity * 48)
+            bytes.reserveCapacity(capacity * 96)   // as SortKeys
             bounds.reserveCapacity(capacity)
         }
 
@@ -311,11 +320,17 @@ extension DisplayOrder {
             bounds.append((start, middle, bytes.count))
         }
 
-        /// The keys of `other` after these (the keys of a later range of items).
-        mutating func append(contentsOf other: ReadingKeys) {
-            let shift = bytes.count
-            bytes += other.bytes
-            bounds += other.bounds.lazy.map { ($0.start + shift, $0.middle + shift, $0.end + shift) }
+        /// The keys of consecutive ranges of items, in one buffer of their exact size; each
+        /// range's own buffer is let go once copied.
+        init(merging parts: inout [ReadingKeys]) {
+            bytes.reserveCapacity(parts.reduce(0) { $0 + $1.bytes.count })
+            bounds.reserveCapacity(parts.reduce(0) { $0 + $1.bounds.count })
+            for index in parts.indices {
+                let shift = bytes.count
+                bytes += parts[index].bytes
+                bounds += parts[index].bounds.lazy.map { ($0.start + shift, $0.middle + shift, $0.end + shift) }
+                parts[index] = ReadingKeys(capacity: 0)
+            }
         }
 
         /// The item indices in reading order: by name key, then account key, then `tie`.

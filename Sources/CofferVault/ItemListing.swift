@@ -159,13 +159,12 @@ extension DisplayOrder {
     static func readingOrder(_ rows: [ListedItem], locale: Locale) -> [ListedItem] {
         guard rows.count > 1 else { return rows }
         // Each range of rows folded on a core of its own, then one buffer.
-        let parts = ParallelWork.mapRanges(count: rows.count) { range -> ReadingKeys in
+        var parts = ParallelWork.mapRanges(count: rows.count) { range -> ReadingKeys in
             var keys = ReadingKeys(capacity: range.count)
             for index in range { rows[index].withSortKeyUTF8 { keys.append(nameUTF8: $0, accountUTF8: $1, locale: locale) } }
             return keys
         }
-        var keys = ReadingKeys(capacity: 0)
-        for part in parts { keys.append(contentsOf: part) }
+        let keys = ReadingKeys(merging: &parts)
         let tie = { (a: Int, b: Int) in a < b }
         if keys.isInOrder(tie: tie) { return rows }
         return keys.order(tie: tie).map { rows[$0] }

@@ -230,6 +230,9 @@ package struct VaultSnapshot: Sendable {
             let keys = rows.map { ($0.id, $0.isTombstone) }
             building = ParallelWork.Background { Self.dictionaries(keys, made) }
             all = made
+            // The entries hold every record now (a listing of 100,000 held the rows too: 12.8 MB).
+            self.looked = nil
+            rows = []
         } else {
             all = Array(entries.values) + Array(tombstones.values)
         }
@@ -242,8 +245,6 @@ package struct VaultSnapshot: Sendable {
                     entries[id] = nil
                     tombstones[id] = nil
                 }
-                looked = nil
-                rows = []   // the dictionaries hold every record now
             }
         }
         // File order: windows of consecutive records (those in memory already go first).
