@@ -24,13 +24,27 @@ package enum LookupTag {
     /// SPEC.md §8.1: ASCII `A`–`Z` to `a`–`z`, other ASCII bytes kept; any byte ≥ 0x80
     /// makes the whole name the single byte 0xFF.
     package static func fold(_ name: some Collection<UInt8>) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(name.count)
-        for byte in name {
-            guard byte < 0x80 else { return [nonASCII] }
-            out.append(byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte)
+        Array(name).withUnsafeBytes { raw in
+            [UInt8](unsafeUninitializedCapacity: foldedLength(raw)) { buffer, count in
+                count = fold(raw, into: UnsafeMutableRawBufferPointer(buffer))
+            }
         }
-        return out
+    }
+
+    /// The length of ``fold(_:)``'s result.
+    static func foldedLength(_ name: UnsafeRawBufferPointer) -> Int {
+        name.contains { $0 >= 0x80 } ? 1 : name.count
+    }
+
+    /// ``fold(_:)`` written at the start of `out` (at least ``foldedLength(_:)`` bytes);
+    /// returns the length written.
+    static func fold(_ name: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) -> Int {
+        guard !name.contains(where: { $0 >= 0x80 }) else {
+            out[0] = nonASCII
+            return 1
+        }
+        for (i, byte) in name.enumerated() { out[i] = byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte }
+        return name.count
     }
 
     /// The first 8 bytes of BLAKE2b-256(key = lookup key, kind ‖ folded name), read as a
@@ -47,15 +61,9 @@ package enum LookupTag {
     /// ``tag(kind:name:keys:)`` of a name in place, folded into a buffer on the stack: a
     /// listing and a save check the tag of every record of the vault.
     static func tag(kind: ItemKind, nameBytes name: UnsafeRawBufferPointer, keys: EpochKeys) throws(FormatError) -> UInt64 {
-        let ascii = !name.contains { $0 >= 0x80 }
-        let length = ascii ? 1 + name.count : 2
-        let digest = withUnsafeTemporaryAllocation(byteCount: length, alignment: 1) { input -> Result<Digest256, CofferError> in
+        let digest = withUnsafeTemporaryAllocation(byteCount: 1 + foldedLength(name), alignment: 1) { input -> Result<Digest256, CofferError> in
             input[0] = kind.code
-            if ascii {
-                for (i, byte) in name.enumerated() { input[1 + i] = byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte }
-            } else {
-                input[1] = nonASCII
-            }
+            _ = fold(name, into: UnsafeMutableRawBufferPointer(rebasing: input[1...]))
             return Result { () throws(CofferError) in try BLAKE2b.mac256(buffer: UnsafeRawBufferPointer(input), key: keys.lookupKey) }
         }
         return try crypto { () throws(CofferError) in try digest.get() }.prefix64
