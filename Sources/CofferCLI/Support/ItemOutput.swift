@@ -26,7 +26,7 @@ func printItems(_ items: [Item], json: Bool) throws {
 /// ``printItems(_:json:)`` for a listing read from the overviews (``ItemListing``): the
 /// table's cells come from each row's bytes, and JSON is written row by row, each item
 /// decoded only while it is written (the same bytes as the array of items would give).
-func printListing(_ rows: some Collection<ListedItem>, json: Bool) throws {
+func printListing<Rows: RandomAccessCollection>(_ rows: Rows, json: Bool) throws where Rows.Element == ListedItem, Rows.Index == Int {
     if json {
         let out = WipingBuffer(capacity: 1 << 16)
         defer { out.removeAll() }
@@ -59,39 +59,89 @@ private func tableRow(name: String, account: String?, kind: ItemKind, tags: [Str
      Output.visible(tags.isEmpty ? "" : tags.map { "#" + $0 }.joined(separator: " "))]
 }
 
-/// Prints rows of cells as aligned columns under NAME, ACCOUNT, KIND, TAGS (nothing for no rows).
-///
-/// Each row's cells are made once, as the rows are read, and kept as bytes in one buffer
-/// until the widths are known: 100,000 rows kept as arrays of strings took 25 MB.
-private func printTable(_ rows: some Sequence<[String]>) throws {
-    let header = ["NAME", "ACCOUNT", "KIND", "TAGS"]
+/// The cells of some rows as the table keeps them until the widths are known: their bytes
+/// back to back, each cell's length in bytes and its width, and each column's widest cell.
+/// 100,000 rows kept as arrays of strings took 25 MB.
+private struct TableCells {
+    var text: [UInt8] = []
+    // Per cell (one item's field: far below 4 GiB).
+    var lengths: [UInt32] = [], widths: [UInt32] = []
+    var columns: [Int]
+
+    init(columns: Int, rows: Int) {
+        self.columns = Array(repeating: 0, count: columns)
+        lengths.reserveCapacity(rows * columns)
+        widths.reserveCapacity(rows * columns)
+    }
+
     // Widths in characters, as a terminal shows them; ASCII cells (the usual case) are
     // measured by their byte count, which is the same and far cheaper.
-    func width(_ cell: String) -> Int {
+    private static func width(_ cell: String) -> Int {
         let ascii = cell.utf8.withContiguousStorageIfAvailable { !$0.contains { $0 >= 0x80 } } ?? cell.utf8.allSatisfy { $0 < 0x80 }
         return ascii ? cell.utf8.count : cell.count
     }
-    var widths = header.map(\.count)
-    var text: [UInt8] = []
-    // Per cell: its length in bytes and its width (one item's field: far below 4 GiB).
-    var cellLengths: [UInt32] = [], cellWidths: [UInt32] = []
-    let expected = rows.underestimatedCount
-    cellLengths.reserveCapacity(expected * header.count)
-    cellWidths.reserveCapacity(expected * header.count)
-    for (rowIndex, row) in rows.enumerated() {
-        // Room for every row at the size of the first thousand (doubling as it grows left up to
-        // half of a large table's buffer unused).
-        if rowIndex == 1024, expected > rowIndex { text.reserveCapacity(text.count / rowIndex * expected * 9 / 8) }
-        for (index, cell) in row.enumerated() {
-            let start = text.count
-            if cell.utf8.withContiguousStorageIfAvailable({ text.append(contentsOf: $0) }) == nil { text.append(contentsOf: cell.utf8) }
-            let cellWidth = width(cell)
-            cellLengths.append(UInt32(text.count - start))
-            cellWidths.append(UInt32(truncatingIfNeeded: cellWidth))
-            widths[index] = max(widths[index], cellWidth)
+
+    /// Rows `range` of `rows`.
+    init<Rows: RandomAccessCollection>(_ rows: Rows, _ range: Range<Int>, columns: Int) where Rows.Element == [String], Rows.Index == Int {
+        self.init(columns: columns, rows: range.count)
+        for rowIndex in range {
+            // Room for every row at the size of the first thousand (doubling as it grows left up to
+            // half of a large table's buffer unused).
+            let done = rowIndex - range.lowerBound
+            if done == 1024, range.count > done { text.reserveCapacity(text.count / done * range.count * 9 / 8) }
+            for (index, cell) in rows[rowIndex].enumerated() {
+                let start = text.count
+                if cell.utf8.withContiguousStorageIfAvailable({ text.append(contentsOf: $0) }) == nil { text.append(contentsOf: cell.utf8) }
+                let cellWidth = Self.width(cell)
+                lengths.append(UInt32(text.count - start))
+                widths.append(UInt32(truncatingIfNeeded: cellWidth))
+                self.columns[index] = max(self.columns[index], cellWidth)
+            }
         }
     }
-    guard !cellLengths.isEmpty else { return }
+}
+
+/// The cells of `rows`, a range of rows per core for a large table (making a row's cells,
+/// its strings and their escapes, was most of a 100,000-row listing's time after its order).
+/// @unchecked: each range writes only its own slot, read once every range is done.
+private final class TableCellRanges<Rows: RandomAccessCollection>: @unchecked Sendable where Rows.Element == [String], Rows.Index == Int {
+    private let rows: Rows
+    private let columns: Int
+    private let ranges: [Range<Int>]
+    private let slots: UnsafeMutableBufferPointer<TableCells?>
+
+    init(_ rows: Rows, columns: Int) {
+        self.rows = rows
+        self.columns = columns
+        // Below this many rows a second thread costs more than it saves.
+        let count = rows.count, chunks = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8, count / 4_096))
+        ranges = (0..<chunks).map { (count * $0 / chunks)..<(count * ($0 + 1) / chunks) }
+        slots = .allocate(capacity: chunks)
+        slots.initialize(repeating: nil)
+    }
+
+    deinit {
+        _ = slots.deinitialize()
+        slots.deallocate()
+    }
+
+    /// Every range's cells, in order.
+    func make() -> [TableCells] {
+        if ranges.count == 1 { return [TableCells(rows, ranges[0], columns: columns)] }
+        DispatchQueue.concurrentPerform(iterations: ranges.count) { chunk in
+            slots[chunk] = TableCells(rows, ranges[chunk], columns: columns)
+        }
+        return slots.compactMap { $0 }
+    }
+}
+
+/// Prints rows of cells as aligned columns under NAME, ACCOUNT, KIND, TAGS (nothing for no rows).
+private func printTable<Rows: RandomAccessCollection>(_ rows: Rows) throws where Rows.Element == [String], Rows.Index == Int {
+    let header = ["NAME", "ACCOUNT", "KIND", "TAGS"]
+    let parts = TableCellRanges(rows, columns: header.count).make()
+    var widths = header.map(\.count)
+    for part in parts { widths = zip(widths, part.columns).map { max($0, $1) } }
+    guard parts.contains(where: { !$0.lengths.isEmpty }) else { return }
     // Rows are built as bytes and written 64 KiB at a time: listing 100,000 items spent
     // most of its time here when each cell went through Foundation's padding and
     // trimming (bridged through NSString) and each row was its own write.
@@ -123,13 +173,15 @@ private func printTable(_ rows: some Sequence<[String]>) throws {
         out.removeAll(keepingCapacity: true)
     }
     try append(cells: header.count) { (ArraySlice(header[$0].utf8), header[$0].count) }
-    var start = 0
-    for row in 0..<(cellLengths.count / header.count) {
-        try append(cells: header.count) { index in
-            let cell = row * header.count + index
-            let end = start + Int(cellLengths[cell])
-            defer { start = end }
-            return (text[start..<end], Int(cellWidths[cell]))
+    for part in parts {
+        var start = 0
+        for row in 0..<(part.lengths.count / header.count) {
+            try append(cells: header.count) { index in
+                let cell = row * header.count + index
+                let end = start + Int(part.lengths[cell])
+                defer { start = end }
+                return (part.text[start..<end], Int(part.widths[cell]))
+            }
         }
     }
     try flush()
