@@ -63,18 +63,7 @@ package enum ParallelWork {
     /// several ranges throw, the error of the first failing range is thrown.
     package static func forEachRange<E: Error>(count: Int, threads: Int = cores,
                                                _ body: (Range<Int>) throws(E) -> Void) throws(E) {
-        let chunks = max(1, min(threads, count / minimumPerThread))
-        if chunks == 1 { return try body(0..<count) }
-        let failures = UnsafeMutableBufferPointer<E?>.allocate(capacity: chunks)
-        failures.initialize(repeating: nil)
-        defer { _ = failures.deinitialize(); failures.deallocate() }
-        withoutActuallyEscaping(body) { body in
-            let work = RangeWork<E>(failures: failures) { (range, _) throws(E) in try body(range) }
-            DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
-                work.run(bounds(of: chunk, in: chunks, count: count), chunk: chunk)
-            }
-        }
-        if let failure = failures.first(where: { $0 != nil }) ?? nil { throw failure }
+        _ = try mapRanges(count: count, threads: threads, body)
     }
 
     /// `body` of each range ``forEachRange(count:threads:_:)`` would use, in order: for work

@@ -10,7 +10,7 @@ package enum XChaCha20Poly1305 {
     package static func seal(
         _ plaintext: UnsafeRawBufferPointer, key: SecureBytes, nonce: [UInt8], associatedData: [UInt8]
     ) throws(CofferError) -> [UInt8] {
-        try check(key: key, nonce: nonce)
+        try check(key: key, nonceCount: nonce.count)
         var out = [UInt8](repeating: 0, count: plaintext.count + tagLength)
         var outLength: UInt64 = 0
         let status = key.withBytePointer { k, _ in
@@ -37,7 +37,7 @@ package enum XChaCha20Poly1305 {
     package static func open(
         _ ciphertext: some Collection<UInt8>, key: SecureBytes, nonce: [UInt8], associatedData: [UInt8]
     ) throws(CofferError) -> SecureBytes {
-        try check(key: key, nonce: nonce)
+        try check(key: key, nonceCount: nonce.count)
         let sealed = Array(ciphertext)
         guard sealed.count >= tagLength else { throw .authenticationFailed }
         let plainLength = sealed.count - tagLength
@@ -62,11 +62,8 @@ package enum XChaCha20Poly1305 {
         _ ciphertext: ArraySlice<UInt8>, key: SecureBytes, nonce: UnsafeRawBufferPointer, associatedData: UnsafeRawBufferPointer,
         scratch: SecureBytes, _ body: (UnsafeRawBufferPointer) throws(CofferError) -> R
     ) throws(CofferError) -> R {
-        try Sodium.ensureInitialized()
-        guard key.count == keyLength else { throw .invalidKey("XChaCha20-Poly1305 key must be 32 bytes") }
-        guard nonce.count == nonceLength, let nonceBase = nonce.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
-            throw .invalidArgument("XChaCha20-Poly1305 nonce must be 24 bytes")
-        }
+        try check(key: key, nonceCount: nonce.count)
+        guard let nonceBase = nonce.baseAddress?.assumingMemoryBound(to: UInt8.self) else { throw .invalidArgument("XChaCha20-Poly1305 nonce must be 24 bytes") }
         guard ciphertext.count >= tagLength else { throw .authenticationFailed }
         let plainLength = ciphertext.count - tagLength
         guard scratch.count >= plainLength else { throw .invalidArgument("scratch buffer too small") }
@@ -86,10 +83,10 @@ package enum XChaCha20Poly1305 {
         }
     }
 
-    private static func check(key: SecureBytes, nonce: [UInt8]) throws(CofferError) {
+    private static func check(key: SecureBytes, nonceCount: Int) throws(CofferError) {
         try Sodium.ensureInitialized()
         guard key.count == keyLength else { throw .invalidKey("XChaCha20-Poly1305 key must be 32 bytes") }
-        guard nonce.count == nonceLength else { throw .invalidArgument("XChaCha20-Poly1305 nonce must be 24 bytes") }
+        guard nonceCount == nonceLength else { throw .invalidArgument("XChaCha20-Poly1305 nonce must be 24 bytes") }
     }
 }
 

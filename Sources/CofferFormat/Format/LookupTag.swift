@@ -77,14 +77,6 @@ package enum LookupTag {
         }
     }
 
-    /// The kind and the name key's bytes of a checked in-memory overview list.
-    package static func nameKey(ofOverview list: [UInt8]) throws(FormatError) -> (ItemKind, [UInt8]) {
-        try list.withBytes { (raw) throws(FormatError) -> (ItemKind, [UInt8]) in
-            let (kind, range) = try nameKeyRange(raw)
-            return (kind, range.map { Array(raw[$0]) } ?? [])
-        }
-    }
-
     /// The kind of a checked in-memory overview list, and where its name key is (nil: absent).
     private static func nameKeyRange(_ raw: UnsafeRawBufferPointer) throws(FormatError) -> (ItemKind, Range<Int>?) {
         guard let fields = OverviewFields(raw), let kind = ItemKind(code: fields.kind) else {
