@@ -27,6 +27,19 @@ struct VaultRevocationTests {
         (try? Vault.open(at: path, credential: credential, options: testOptions)) != nil
     }
 
+    /// After "old" became "new" in the vault of ``makeVault(_:)``: the old password opens
+    /// nothing, the new one opens both of its slots (the two-factor one with its key file),
+    /// and another password's slot and the raw key are untouched, and still open it.
+    private func expectChangedFromOldToNew(_ path: String, _ k1: KeyFile, _ k2: KeyFile, _ raw: SecureBytes,
+                                           sourceLocation: SourceLocation = #_sourceLocation) throws {
+        #expect(!opens(path, .password(try secure("old"))), sourceLocation: sourceLocation)
+        #expect(!opens(path, .passwordAndKeyFile(try secure("old"), k1)), sourceLocation: sourceLocation)
+        #expect(opens(path, .password(try secure("new"))), sourceLocation: sourceLocation)
+        #expect(opens(path, .passwordAndKeyFile(try secure("new"), k1)), sourceLocation: sourceLocation)
+        #expect(opens(path, .passwordAndKeyFile(try secure("other"), k2)), sourceLocation: sourceLocation)
+        #expect(opens(path, .rawKey(raw)), sourceLocation: sourceLocation)
+    }
+
     @Test("changePassword(from:to:) changes every slot the old password opens, keeps their key files and places, and rotates")
     func changesEverySlot() throws {
         try withTemporaryDirectory { dir in
@@ -38,13 +51,7 @@ struct VaultRevocationTests {
             #expect(change.added.isEmpty && change.removed.isEmpty)
             #expect(change.rotated && change.rotation?.records == 1)
             #expect(vault.slots == [.password, .passwordAndKeyFile, .passwordAndKeyFile, .rawKey])
-            #expect(!opens(path, .password(try secure("old"))))
-            #expect(!opens(path, .passwordAndKeyFile(try secure("old"), k1)))
-            #expect(opens(path, .password(try secure("new"))))
-            #expect(opens(path, .passwordAndKeyFile(try secure("new"), k1)))
-            // Another password's slot and the raw key are untouched, and still open it.
-            #expect(opens(path, .passwordAndKeyFile(try secure("other"), k2)))
-            #expect(opens(path, .rawKey(raw)))
+            try expectChangedFromOldToNew(path, k1, k2, raw)
             let epochAfter = try VaultFileV2.parse(Array(try Data(contentsOf: URL(fileURLWithPath: path)))).header.epochID
             #expect(epochAfter != epochBefore)
             #expect(try vault.password(matching: ItemQuery(service: "s")).testString == "x")
@@ -77,12 +84,7 @@ struct VaultRevocationTests {
             // As changePassword(from:to:) does: the password slot it opened, and the
             // two-factor slot of the same password (checked by its KDF), keeping its key file.
             #expect(change.changed == [.password, .passwordAndKeyFile] && change.rotated)
-            #expect(!opens(path, .password(try secure("old"))))
-            #expect(!opens(path, .passwordAndKeyFile(try secure("old"), k1)))
-            #expect(opens(path, .password(try secure("new"))))
-            #expect(opens(path, .passwordAndKeyFile(try secure("new"), k1)))
-            #expect(opens(path, .passwordAndKeyFile(try secure("other"), k2)))
-            #expect(opens(path, .rawKey(raw)))
+            try expectChangedFromOldToNew(path, k1, k2, raw)
             // The slot it opened is gone: the old password is checked again, and opens nothing.
             #expect(throws: CofferError.wrongPassword) { try opened.changePassword(to: secure("newer")) }
             #expect(opens(path, .password(try secure("new"))))
