@@ -83,6 +83,29 @@ package enum XChaCha20Poly1305 {
         }
     }
 
+    /// Verifies `ciphertext` (with its tag) under `key`, `nonce` and `associatedData` without
+    /// decrypting it: libsodium's detached open with no message buffer checks the Poly1305
+    /// tag only, so nothing of the plaintext is computed or held. For a record a save carries
+    /// unread: its authenticity is what is checked (an authentic ciphertext was sealed by a
+    /// holder of the key), at the cost of the tag alone rather than the whole decryption.
+    /// A forged or damaged ciphertext, or one shorter than a tag, is `authenticationFailed`.
+    package static func verify(
+        _ ciphertext: UnsafeRawBufferPointer, key: SecureBytes, nonce: UnsafeRawBufferPointer, associatedData: UnsafeRawBufferPointer
+    ) throws(CofferError) {
+        try check(key: key, nonceCount: nonce.count)
+        guard let nonceBase = nonce.baseAddress?.assumingMemoryBound(to: UInt8.self) else { throw .invalidArgument("XChaCha20-Poly1305 nonce must be 24 bytes") }
+        guard ciphertext.count >= tagLength, let base = ciphertext.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
+            throw .authenticationFailed
+        }
+        let length = ciphertext.count - tagLength
+        let status = key.withBytePointer { k, _ in
+            crypto_aead_xchacha20poly1305_ietf_decrypt_detached(
+                nil, nil, base, UInt64(length), base + length,
+                associatedData.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(associatedData.count), nonceBase, k)
+        }
+        guard status == 0 else { throw .authenticationFailed }
+    }
+
     private static func check(key: SecureBytes, nonceCount: Int) throws(CofferError) {
         try Sodium.ensureInitialized()
         guard key.count == keyLength else { throw .invalidKey("XChaCha20-Poly1305 key must be 32 bytes") }

@@ -90,6 +90,16 @@ struct AtomicWriter: Sendable {
     }
 
     func write(_ bytes: some FileContents, mode: Mode) throws(StoreError) -> FileIdentity {
+        var unused: HeldFile?
+        return try write(bytes, mode: mode, holding: false, held: &unused)
+    }
+
+    /// ``write(_:mode:)``; with `holding`, `held` is set, once the new file is written and
+    /// synced (before the commit), to that file held open for reading through the
+    /// descriptor that wrote it: the caller reads the very version it wrote, whatever is
+    /// renamed over the path later. Only a commit (no error, or the directory sync's) makes
+    /// it the file at the path.
+    func write(_ bytes: some FileContents, mode: Mode, holding: Bool, held: inout HeldFile?) throws(StoreError) -> FileIdentity {
         guard bytes.count <= VaultFileStore.maximumFileSize else { throw .fileTooLarge("file larger than 1 GiB", path: path) }
 
         // 1. The directory descriptor, for the final fsync; opened first so that a
@@ -106,7 +116,8 @@ struct AtomicWriter: Sendable {
         removeStaleTemporaries()
 
         // 3. The new file, complete and on disk before anything is renamed.
-        let (temporary, identity) = try writeTemporary(bytes)
+        let (temporary, identity, written) = try writeTemporary(bytes, holding: holding)
+        held = written
 
         // 4-5. Backup and commit; everything is undone on failure.
         var pending = Rollback(io: io, backupPath: backupPath)
@@ -175,13 +186,15 @@ struct AtomicWriter: Sendable {
 
     func joined(_ name: String) -> String { PathName.joined(directory, name) }
 
-    /// Creates a new, empty temporary file (0600, `O_EXCL`); returns its path and descriptor.
-    func createTemporary() throws(StoreError) -> (path: String, fd: Int32) {
+    /// Creates a new, empty temporary file (0600, `O_EXCL`); returns its path and descriptor
+    /// (open for reading too with `readable`).
+    func createTemporary(readable: Bool = false) throws(StoreError) -> (path: String, fd: Int32) {
         var attempts = 0
         while true {
             let candidate = temporaryPath()
+            let access = readable ? OpenFlags.readWrite : OpenFlags.writeOnly
             let opened = io.retryingInterrupts {
-                io.open(candidate, OpenFlags.writeOnly | OpenFlags.create | OpenFlags.exclusive | OpenFlags.closeOnExec, 0o600)
+                io.open(candidate, access | OpenFlags.create | OpenFlags.exclusive | OpenFlags.closeOnExec, 0o600)
             }
             if !opened.failed { return (candidate, Int32(truncatingIfNeeded: opened.value)) }
             attempts += 1
@@ -193,10 +206,11 @@ struct AtomicWriter: Sendable {
         }
     }
 
-    /// Step 3: a temporary file holding `bytes`, mode exactly 0600, synced and closed.
-    /// On failure it is removed.
-    func writeTemporary(_ bytes: some FileContents) throws(StoreError) -> (path: String, identity: FileIdentity) {
-        let (temporary, fd) = try createTemporary()
+    /// Step 3: a temporary file holding `bytes`, mode exactly 0600, synced and closed
+    /// (with `holding`, kept open for reading instead: `held`). On failure it is removed.
+    func writeTemporary(_ bytes: some FileContents, holding: Bool = false)
+        throws(StoreError) -> (path: String, identity: FileIdentity, held: HeldFile?) {
+        let (temporary, fd) = try createTemporary(readable: holding)
         var open = true
         do throws(StoreError) {
             // The umask may have removed bits from 0600; the owner needs both.
@@ -207,11 +221,16 @@ struct AtomicWriter: Sendable {
             if synced.failed { throw .system(.syncFile, path: temporary, errno: synced.errno) }
             let (status, statErrno) = io.fstat(fd)
             guard let status else { throw .system(.stat, path: temporary, errno: statErrno) }
+            if holding {
+                // Synced: what close could still report (NFS) is already known. The file is
+                // named by the path it becomes, which is what its reads report.
+                return (temporary, status.identity, HeldFile(io: io, path: path, fd: fd, identity: status.identity))
+            }
             open = false
             // Never retried: after close returns, even with EINTR, the descriptor is gone.
             let closed = io.close(fd)
             if closed.failed { throw .system(.close, path: temporary, errno: closed.errno) }
-            return (temporary, status.identity)
+            return (temporary, status.identity, nil)
         } catch {
             if open { io.closeQuietly(fd) }
             io.unlinkQuietly(temporary)

@@ -62,7 +62,7 @@ extension FileIO {
     /// retried forever; it is reported as `ENOSPC`, the only reason a regular file
     /// refuses bytes without an error.
     func writeAll(_ fd: Int32, _ contents: some FileContents, path: String) throws(StoreError) {
-        try contents.withChunks { (buffer) throws(StoreError) in
+        try contents.forEachChunk { (buffer) throws(StoreError) in
             var offset = 0
             while offset < buffer.count {
                 let rest = UnsafeRawBufferPointer(rebasing: buffer[offset...])

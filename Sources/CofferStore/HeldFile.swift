@@ -26,7 +26,8 @@ package final class HeldFile: Sendable {
         self.init(io: io, path: path, fd: fd, identity: status.identity)
     }
 
-    private init(io: FileIO, path: String, fd: Int32, identity: FileIdentity) {
+    /// Holds `fd`, open for reading on the file of `identity`, and closes it when released.
+    init(io: FileIO, path: String, fd: Int32, identity: FileIdentity) {
         self.io = io
         self.path = path
         self.fd = fd

@@ -114,10 +114,22 @@ package struct VaultFileStore: Sendable {
     /// `keepBackup`, `<path>.bak` becomes a copy of the new version; without, an existing
     /// `<path>.bak` is removed.
     package func replace(with bytes: some FileContents, keepBackup: Bool, slotsChanged: Bool = false) throws(StoreError) -> FileIdentity {
+        var unused: HeldFile?
+        return try replace(with: bytes, keepBackup: keepBackup, slotsChanged: slotsChanged, holding: false, held: &unused)
+    }
+
+    /// ``replace(with:keepBackup:slotsChanged:)``; with `holding`, `held` is the new file
+    /// held open for reading once it is written (``HeldFile``, through the descriptor that
+    /// wrote it), before the commit: it is the file at the path when this returns, or when
+    /// it throws `system(.syncDirectory, …)` (committed, durability unknown), and no file at
+    /// all after any other error.
+    package func replace(with bytes: some FileContents, keepBackup: Bool, slotsChanged: Bool = false,
+                         holding: Bool, held: inout HeldFile?) throws(StoreError) -> FileIdentity {
         let target = try resolved()
         let writer = try target.makeWriter()
         if try io.statIfExists(target.path) == nil { throw .fileNotFound(path) }
-        return try writer.write(bytes, mode: slotsChanged ? .replaceChangingSlots(keepBackup: keepBackup) : .replace(keepBackup: keepBackup))
+        return try writer.write(bytes, mode: slotsChanged ? .replaceChangingSlots(keepBackup: keepBackup) : .replace(keepBackup: keepBackup),
+                                holding: holding, held: &held)
     }
 
     /// Runs `body` while holding the exclusive writers' lock on ``lockPath`` (of the

@@ -106,8 +106,22 @@ struct SaveEngine {
         let header = upgraded(Self.stamped(changes.header ?? snapshot.header, removing: Self.removedSlots(snapshot.header, changes.header),
                                            stamp: stamp), stamp: stamp)
         // Nothing unchecked is carried into the new file: the records it keeps are checked
-        // first (once per snapshot), those the transaction sealed are new. Their overviews
+        // (as they are written, when streamed from the file the snapshot reads; otherwise
+        // first, once per snapshot), those the transaction sealed are new. Their overviews
         // are checked, not kept: a save reads none of them.
+        if let streamed = try snapshot.streamedSave(applying: changes, header: header, generation: generation) {
+            try write(streamed, header: header, generation: generation, holding: true) { engine, identity, held in
+                // (Always held once written. Without it the snapshot would stay the old file,
+                // and the next save would find the file changed and merge it: nothing lost.)
+                guard let held else { return }
+                engine.snapshot.adoptStreamed(streamed, held: held, changes: changes)
+                engine.snapshot.header = header
+                engine.snapshot.generation = generation
+                engine.snapshot.identity = identity
+                engine.highestGeneration = generation
+            }
+            return
+        }
         try snapshot.checkDigests(keys: keys, keepingOverviews: false)
         try write(header: header, generation: generation, records: snapshot.records(applying: changes), keys: keys) { engine, identity in
             changes.applyChecked(to: &engine.snapshot)
@@ -643,10 +657,22 @@ struct SaveEngine {
         let bytes = try formatCall { () throws(FormatError) in
             try VaultFileV2.encode(header: header, generation: generation, records: records, keys: keys)
         }
+        try write(bytes, header: header, generation: generation, keepBackup: keepBackup, changesKey: changesKey, holding: false) {
+            engine, identity, _ in install(&engine, identity)
+        }
+    }
+
+    /// Writes `contents`, the file of `header` and `generation`, in place of the vault file
+    /// (``write(header:generation:records:keys:keepBackup:changesKey:install:)``); with
+    /// `holding`, `install` is given the new file held open for reading (``HeldFile``).
+    mutating func write(_ contents: some FileContents, header: VaultHeaderV2, generation: UInt64,
+                        keepBackup: Bool? = nil, changesKey: Bool = false, holding: Bool,
+                        install: (inout SaveEngine, FileIdentity, HeldFile?) -> Void) throws(CofferError) {
         if memory.stillRolledBack(header.clock), let warning = memory.rollback {
             throw .rolledBack("\(path): \(warning.description); nothing was saved (accept the rollback to save anyway)")
         }
         let identity: FileIdentity
+        var held: HeldFile?
         let replacedGeneration = snapshot.generation
         // A rotation or a changed credential: no undo version under the old slots is kept either.
         let slotsChanged = changesKey || credentialSlots(header) != snapshot.header.slots.map(\.identity)
@@ -654,16 +680,20 @@ struct SaveEngine {
             // The first save of a format-1 file keeps it as the backup whatever the options
             // say: an older Coffer can still read it (SPEC.md §11.1).
             let backup = keepBackup ?? (snapshot.sourceVersion != FormatV2.version || options.keepsBackup)
-            identity = try store.replace(with: bytes, keepBackup: backup, slotsChanged: slotsChanged)
+            identity = try store.replace(with: contents, keepBackup: backup, slotsChanged: slotsChanged, holding: holding, held: &held)
         } catch {
             if case .system(.syncDirectory, _, _) = error {
                 // The new file is in place (only its durability is unknown): remember it, so
                 // the next save does not mistake our own write for another writer's.
-                if let identity = try storeCall({ () throws(StoreError) in try store.currentIdentity() }) { install(&self, identity) }
+                if let held {
+                    install(&self, held.identity, held)
+                } else if let identity = try storeCall({ () throws(StoreError) in try store.currentIdentity() }) {
+                    install(&self, identity, nil)
+                }
             }
             throw CofferError(error)
         }
-        install(&self, identity)
+        install(&self, identity, held)
         snapshot.sourceVersion = FormatV2.version
         if let conversion, header.slots.contains(where: { $0.identity == conversion.slot.identity }) {
             convertedSlotKey = conversion.slotKey

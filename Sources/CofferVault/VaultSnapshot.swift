@@ -555,6 +555,44 @@ package struct VaultSnapshot: Sendable {
         if opener != nil { opener = OverviewOpener(vaultID: vaultID, keys: keys) }
     }
 
+    /// The save of `changes` streamed from the file this snapshot reads lazily
+    /// (``StreamedSave``): its rows with the records `changes` sealed in their places. Nil
+    /// when the snapshot reads no file (read whole, opened in full, format 1, damage known):
+    /// such a save is made from memory.
+    func streamedSave(applying changes: Changeset, header: VaultHeaderV2, generation: UInt64) throws(CofferError) -> StreamedSave? {
+        guard looked != nil, let source, let opener, sourceVersion == FormatV2.version, damaged.isEmpty,
+              rows.allSatisfy({ !$0.isLoaded }) else { return nil }
+        var sealed: [RecordV2] = []
+        for id in changes.order {
+            switch changes.entries[id] {
+            case .put(let item, _)?, .tombstone(let item)?: sealed.append(item.record)
+            case nil: break
+            }
+        }
+        sealed.sort { $0.id < $1.id }
+        return try StreamedSave(carrying: rows, sealed: sealed, header: header, generation: generation, source: source, opener: opener)
+    }
+
+    /// This snapshot made the file `save` wrote (held open as `held`): read lazily from it as
+    /// an open reads, the items `changes` sealed in memory with their overviews.
+    mutating func adoptStreamed(_ save: StreamedSave, held: HeldFile, changes: Changeset) {
+        if !isKnownUniquelyReferenced(&index) { index = index.copy() }
+        index.forgetScans()   // they were of the items before the change
+        let entries = LookedUpEntries()
+        for id in changes.order {
+            switch changes.entries[id] {
+            case .put(let item, _)?, .tombstone(let item)?: entries.entries[id] = SnapshotEntry(record: item.record, overview: item.overview)
+            case nil: break
+            }
+        }
+        looked = entries
+        rows = save.rows
+        source = held
+        identity = held.identity
+        changedSinceRead = false
+        digestsChecked = false
+    }
+
     /// The records after `changes`, for encoding a save without changing this snapshot.
     func records(applying changes: Changeset) -> [RecordV2] {
         var out: [RecordV2] = []

@@ -16,7 +16,7 @@ struct FormatStreamedFileTests {
         try withTemporaryDirectory { dir in
             let path = dir.appendingPathComponent("v.coffer").path
             let vault = try Vault.create(at: path, password: secure("pw"), options: testOptions)
-            var large = [UInt8](repeating: 0, count: EncodedVaultFile.chunkSize + 12_345)
+            var large = [UInt8](repeating: 0, count: ChunkStaging.size + 12_345)
             for index in large.indices { large[index] = UInt8(truncatingIfNeeded: index &* 31 &+ 7) }
             for index in 0..<40 {
                 _ = try vault.add(.genericPassword(service: "s\(index)", account: "me"),
@@ -34,7 +34,7 @@ struct FormatStreamedFileTests {
             _ = try codec.authenticate(keys: keys)
             for record in codec.records { try record.verifySecret(vaultID: codec.header.vaultID, keys: keys) }
             #expect(codec.records.count == 42)
-            #expect(codec.records.contains { $0.body.count > EncodedVaultFile.chunkSize })
+            #expect(codec.records.contains { $0.body.count > ChunkStaging.size })
 
             // The pieces, gathered, are the file; no piece is empty.
             let encoded = try VaultFileV2.encode(header: codec.header, generation: codec.generation, records: codec.records, keys: keys)

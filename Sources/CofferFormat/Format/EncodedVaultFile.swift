@@ -31,41 +31,21 @@ package struct EncodedVaultFile: Sendable {
         count = head.count + bodies.reduce(0) { $0 + $1.count }
     }
 
-    /// The most bytes of records ``withChunks(_:)`` gathers before handing them on: few
-    /// enough to stay in cache, many enough that writing costs few system calls.
-    static let chunkSize = 1 << 20
-
     /// Calls `body` with consecutive pieces of the file, in order; their concatenation is
-    /// exactly the file (``bytes``). Pieces are valid only during the call.
+    /// exactly the file (``bytes``). Pieces are valid only during the call. The records are
+    /// gathered into writes of about a megabyte (``ChunkStaging``).
     package func withChunks<E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> Void) throws(E) {
         try head.withBytes { (raw) throws(E) in try body(raw) }
         guard !bodies.isEmpty else { return }
-        let staging = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkSize, alignment: 16)
-        defer { staging.deallocate() }
-        var filled = 0
-        func flush() throws(E) {
-            if filled > 0 { try body(UnsafeRawBufferPointer(rebasing: staging[0..<filled])) }
-            filled = 0
-        }
+        let staging = ChunkStaging()
         for recordBody in bodies {
             if lengthPrefixed {
-                let length = UInt32(recordBody.count)
-                if filled + 4 > staging.count { try flush() }
-                staging.storeBytes(of: length.littleEndian, toByteOffset: filled, as: UInt32.self)
-                filled += 4
+                let length = UInt32(recordBody.count).littleEndian
+                try withUnsafeBytes(of: length) { (raw) throws(E) in try staging.append(raw, body) }
             }
-            try recordBody.withBytes { (raw) throws(E) in
-                if raw.count > staging.count - filled {
-                    // A record larger than what is left: what is gathered goes first, then
-                    // the record itself when it would not fit in an empty buffer either.
-                    try flush()
-                    if raw.count > staging.count { try body(raw); return }
-                }
-                UnsafeMutableRawBufferPointer(rebasing: staging[filled..<(filled + raw.count)]).copyMemory(from: raw)
-                filled += raw.count
-            }
+            try recordBody.withBytes { (raw) throws(E) in try staging.append(raw, body) }
         }
-        try flush()
+        try staging.flush(body)
     }
 
     /// The whole file in one buffer, for callers that keep it (tests, vectors, small files).

@@ -28,6 +28,11 @@ package struct RecordV2: Sendable {
     package struct Location: Sendable, Equatable {
         package let offset: Int
         package let length: Int
+
+        package init(offset: Int, length: Int) {
+            self.offset = offset
+            self.length = length
+        }
     }
 
     /// Whether the record's bytes are in memory (``location`` is nil).
@@ -167,9 +172,10 @@ package struct RecordV2: Sendable {
         length >= FormatV1.tagLength && Padme.isPaddedLength(length - FormatV1.tagLength)
     }
 
+    /// The record's manifest row; its lengths are known whether or not its bytes are read.
     var row: Row {
         Row(id: id, nonce: nonce, lookupTag: lookupTag, isTombstone: isTombstone, revision: revision,
-            overviewLength: overviewLength, secretLength: body.count - overviewLength)
+            overviewLength: overviewLength, secretLength: (location?.length ?? body.count) - overviewLength)
     }
 
     // MARK: Sealing
@@ -358,21 +364,17 @@ package struct RecordV2: Sendable {
                         isTombstone: isTombstone, body: body[...], overviewLength: overviewLength)
     }
 
-    /// Opens the secret part only to check it (its AEAD; the plaintext goes to guarded
-    /// memory and is wiped): what format 1's record digest gave before a record is carried
-    /// into a new file. A tombstone has nothing to check.
-    package func verifySecret(vaultID: [UInt8], keys: EpochKeys, scratch: SecureBytes? = nil) throws(FormatError) {
+    /// Checks the secret part's AEAD without decrypting it (``XChaCha20Poly1305/verify(_:key:nonce:associatedData:)``:
+    /// no plaintext is made, so none is held or wiped): what format 1's record digest gave
+    /// before a record is carried into a new file. A tombstone has nothing to check.
+    package func verifySecret(vaultID: [UInt8], keys: EpochKeys) throws(FormatError) {
         try requireLoaded()
         guard !isTombstone else { return }
         do throws(CofferError) {
-            if let scratch, scratch.count >= secretCiphertext.count {
+            try secretCiphertext.withBytes { (cipher) throws(CofferError) in
                 try withNonce(associatedData: vaultID, part: .secret) { (nonceRaw, ad) throws(CofferError) in
-                    try XChaCha20Poly1305.open(secretCiphertext, key: keys.secretKey, nonce: nonceRaw, associatedData: ad,
-                                               scratch: scratch) { (_) throws(CofferError) in }
+                    try XChaCha20Poly1305.verify(cipher, key: keys.secretKey, nonce: nonceRaw, associatedData: ad)
                 }
-            } else {
-                _ = try XChaCha20Poly1305.open(secretCiphertext, key: keys.secretKey, nonce: nonce.bytes,
-                                               associatedData: Self.associatedData(vaultID: vaultID, id: id, part: .secret))
             }
         } catch .authenticationFailed {
             throw .tampered(.entry(id.hex))
@@ -382,20 +384,17 @@ package struct RecordV2: Sendable {
     }
 
     /// ``verifySecret(vaultID:keys:)`` for many records, on all cores.
-    /// Each thread opens its records into one guarded scratch buffer of its own (the longest
-    /// secret part of its range): a guarded allocation per record cost more than the AEAD.
     package static func verifySecrets(_ records: [RecordV2], vaultID: [UInt8], keys: EpochKeys) throws(FormatError) {
         try records.withUnsafeBufferPointer { (records) throws(FormatError) in
             try ParallelWork.forEachRange(count: records.count) { (range) throws(FormatError) in
-                let scratch = try Self.scratch(for: records[range])
-                for index in range { try records[index].verifySecret(vaultID: vaultID, keys: keys, scratch: scratch) }
+                for index in range { try records[index].verifySecret(vaultID: vaultID, keys: keys) }
             }
         }
     }
 
     /// A guarded buffer as long as the longest secret ciphertext of `records` (a tag's length
     /// more than its plaintext, so always long enough).
-    static func scratch(for records: Slice<UnsafeBufferPointer<RecordV2>>) throws(FormatError) -> SecureBytes {
+    package static func scratch(for records: Slice<UnsafeBufferPointer<RecordV2>>) throws(FormatError) -> SecureBytes {
         let longest = records.reduce(0) { max($0, $1.isLoaded && !$1.isTombstone ? $1.secretCiphertext.count : 0) }
         do throws(CofferError) { return try SecureBytes(count: max(longest, 1)) { (_) throws(CofferError) in } } catch { throw .crypto(error) }
     }

@@ -328,6 +328,23 @@ package struct VaultFileV2: Sendable {
         for (a, b) in zip(ordered, ordered.dropFirst()) where ids[a] == ids[b] {
             throw .invalidArgument("two records share entry id \(ids[a].hex)")
         }
+        for index in ordered { try records[index].requireLoaded() }
+        let head = try encodeHead(header: header, generation: generation, records: records, order: ordered, keys: keys)
+        return EncodedVaultFile(head: head, bodies: ordered.map { records[$0].body })
+    }
+
+    /// Everything of a format-2 file before its first record (preamble, header, checksum,
+    /// header MAC, manifest and manifest MAC) for `records` written in `order` (ascending
+    /// ids): a save that streams the records from their file (its rows in id order) needs
+    /// only their rows, not their bytes.
+    package static func encodeHead(header: VaultHeaderV2, generation: UInt64, records: [RecordV2], order: [Int]? = nil,
+                                   keys: EpochKeys) throws(FormatError) -> [UInt8] {
+        if order == nil {   // (``encode(header:generation:records:keys:)`` sorted them)
+            for (a, b) in zip(records, records.dropFirst()) where !(a.id < b.id) {
+                throw .invalidArgument("records out of id order at \(b.id.hex)")
+            }
+        }
+        let ordered = order ?? Array(records.indices)
         guard ordered.count <= FormatV1.maxEntries else { throw .invalidArgument("more than \(FormatV1.maxEntries) entries") }
         guard header.slots.count >= 1, header.slots.count <= FormatV1.maxSlots else {
             throw .slotUnavailable("a vault has 1 to \(FormatV1.maxSlots) key slots")
@@ -338,10 +355,7 @@ package struct VaultFileV2: Sendable {
         var manifest = ByteWriter(capacity: manifestFixedLength + ordered.count * 56)
         manifest.u64(generation)
         manifest.u32(UInt32(ordered.count))
-        for index in ordered {
-            try records[index].requireLoaded()
-            records[index].row.encode(into: &manifest)
-        }
+        for index in ordered { records[index].row.encode(into: &manifest) }
 
         var writer = ByteWriter(capacity: FormatV1.preambleLength + body.count + 64 + 4 + manifest.bytes.count + 32)
         writer.bytes(FormatV1.magic)
@@ -355,6 +369,6 @@ package struct VaultFileV2: Sendable {
         writer.u32(UInt32(manifest.bytes.count))
         writer.bytes(manifest.bytes)
         writer.bytes(try crypto { () throws(CofferError) in try BLAKE2b.mac(writer.bytes, key: keys.manifestKey) })
-        return EncodedVaultFile(head: writer.bytes, bodies: ordered.map { records[$0].body })
+        return writer.bytes
     }
 }
