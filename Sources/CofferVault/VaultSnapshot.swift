@@ -320,10 +320,12 @@ package struct VaultSnapshot: Sendable {
         guard opener != nil, !changedSinceRead else { return nil }
         guard looked != nil else { return try openedLiveEntries { tags.contains($0.record.lookupTag) } }
         var found: [SnapshotEntry] = []
-        let single = tags.count == 1 ? tags.first : nil
         // Tags are compared in the rows' array (a tombstone's tag is 0, never a name's); the
-        // few that match are looked up. An entry changed since the read keeps its id.
-        for row in rows where !row.isTombstone && single.map({ $0 == row.lookupTag }) ?? tags.contains(row.lookupTag) {
+        // few that match are looked up. An entry changed since the read keeps its id. A name
+        // has a handful of tags (two for an ASCII name): a scan of them costs less per row
+        // than hashing the row's tag into the set (9 million instructions at 100,000 rows).
+        let wanted = Array(tags)
+        for row in rows where !row.isTombstone && wanted.contains(row.lookupTag) {
             if let entry = liveEntry(row.id), tags.contains(entry.record.lookupTag), try opened(entry) { found.append(entry) }
         }
         return found
