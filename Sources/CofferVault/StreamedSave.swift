@@ -77,7 +77,14 @@ struct StreamedSave: FileContents {
         self.opener = opener
     }
 
-    func forEachChunk(_ body: (UnsafeRawBufferPointer) throws(StoreError) -> Void) throws(StoreError) {
+    func forEachChunk(_ write: (UnsafeRawBufferPointer) throws(StoreError) -> Void) throws(StoreError) {
+        // Every byte handed on is counted: a file of another length than the manifest
+        // describes is never committed (the temporary file is removed).
+        var handedOn = 0
+        func body(_ piece: UnsafeRawBufferPointer) throws(StoreError) {
+            handedOn += piece.count
+            try write(piece)
+        }
         try head.withBytes { (raw) throws(StoreError) in try body(raw) }
         let staging = ChunkStaging()
         var index = 0, sealed = 0
@@ -117,6 +124,9 @@ struct StreamedSave: FileContents {
             index = end
         }
         try staging.flush(body)
+        guard handedOn == count else {
+            throw .invalidArgument("a streamed save handed on \(handedOn) bytes of a \(count)-byte file")
+        }
     }
 
     /// Opens and checks the overview and the secret part of each record of `window`, read
