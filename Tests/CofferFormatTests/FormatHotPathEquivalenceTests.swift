@@ -184,6 +184,58 @@ struct FormatHotPathEquivalenceTests {
         }
     }
 
+    /// ``RecordV2/Row/usual(_:)`` reads the usual manifest row at once. On rows near the usual
+    /// shape (flags, tags, revisions and lengths around every bound, varints of one to three
+    /// bytes and not in their shortest form, rows cut short), a manifest row read through it
+    /// is exactly the row, the error and the reader's place that reading field by field gives;
+    /// and it returns a row only where field by field returns the same row.
+    @Test("The usual manifest row read at once agrees with the reading field by field")
+    func usualRowsAtOnce() throws {
+        var random = SeededRandom(seed: 2_911)
+        var vouched = 0
+        for round in 0..<40_000 {
+            var row = try SecureRandom.bytes(40)   // id and nonce
+            let flags: UInt8 = [0, 0, 0, 0, 0, 1, 1, 2, 0x80].randomElement(using: &random) ?? 0
+            let tag: UInt64 = flags == 1 && Int.random(in: 0..<4, using: &random) > 0 ? 0
+                : [0, 1, UInt64.random(in: 0...UInt64.max, using: &random), UInt64.random(in: 0...UInt64.max, using: &random)].randomElement(using: &random) ?? 0
+            withUnsafeBytes(of: tag.littleEndian) { row += $0 }
+            row.append(flags)
+            func varint(_ value: UInt64) {
+                if Int.random(in: 0..<25, using: &random) == 0 {
+                    row += [UInt8(truncatingIfNeeded: value) | 0x80, UInt8(truncatingIfNeeded: value >> 7) | 0x80, 0x00]   // not shortest
+                } else {
+                    ByteWriter.appendVarint(value) { row.append($0) }
+                }
+            }
+            // The usual lengths (padded lengths plus the tag, SPEC.md §7.5) more often than the others.
+            let lengths: [UInt64] = [0, 15, 16, 17, 32, 34, 160, 176, 144, 120, 160, 176, 144, 120, 16_383, 16_384, 16_400,
+                                     1_048_592, 1_048_593, UInt64.random(in: 0...20_000, using: &random)]
+            varint([0, 1, 1, 1, 2, 127, 128, 16_383, 16_384, 4_294_967_295, 4_294_967_296].randomElement(using: &random) ?? 1)
+            varint(lengths.randomElement(using: &random) ?? 160)
+            varint(flags == 1 && Bool.random(using: &random) ? 0 : lengths.randomElement(using: &random) ?? 144)
+            if round % 7 == 0 { row = Array(row.prefix(Int.random(in: 0...row.count, using: &random))) }
+            let tail = Int.random(in: 0...3, using: &random)
+            row += (0..<tail).map { _ in UInt8.random(in: 0...255, using: &random) }
+            row.withUnsafeBytes { raw in
+                var fields = ByteReader(raw), atOnce = ByteReader(raw), quick = ByteReader(raw)
+                let expected = Result { () throws(FormatError) in try RecordV2.Row.parseFields(&fields, index: 3) }
+                let got = Result { () throws(FormatError) in try RecordV2.Row.parse(&atOnce, index: 3) }
+                switch (got, expected) {
+                case (.success(let a), .success(let b)): #expect(a == b && atOnce.offset == fields.offset, "\(row)")
+                case (.failure(let a), .failure(let b)): #expect(a == b, "\(row)")
+                default: Issue.record("\(row): \(got) against \(expected)")
+                }
+                if let row = RecordV2.Row.usual(&quick) {
+                    vouched += 1
+                    #expect(expected == .success(row) && quick.offset == fields.offset, "vouched for \(row)")
+                } else {
+                    #expect(quick.offset == 0, "a row it does not vouch for leaves the reader where it was")
+                }
+            }
+        }
+        #expect(vouched > 2_000, "the usual shape was drawn \(vouched) times")
+    }
+
     /// A format-2 overview of the usual shape, or close to it: fields left out, repeated,
     /// out of order, of the wrong length, not ASCII; dates equal to the implied one or out
     /// of range; a version vector unsorted, empty or of a bad length; fields of other shapes

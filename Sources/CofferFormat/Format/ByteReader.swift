@@ -12,6 +12,11 @@ struct ByteReader {
     }
 
     var remaining: Int { buffer.count - offset }
+
+    /// Moves to `offset`, within the buffer: past what a caller read at once (``RecordV2/Row/usual(_:)``).
+    mutating func move(to offset: Int) {
+        self.offset = min(max(offset, 0), buffer.count)
+    }
     var isAtEnd: Bool { offset >= buffer.count }
 
     mutating func skip(_ count: Int, in structure: @autoclosure () -> String) throws(FormatError) {

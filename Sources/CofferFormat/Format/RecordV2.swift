@@ -122,7 +122,7 @@ package struct RecordV2: Sendable {
 
     /// One manifest row as SPEC.md §8 lays it out, checked as step 7 says (the record's
     /// bytes come later).
-    struct Row {
+    struct Row: Equatable {
         let id: ItemID
         let nonce: Nonce
         let lookupTag: UInt64
@@ -131,7 +131,63 @@ package struct RecordV2: Sendable {
         let overviewLength: Int
         let secretLength: Int
 
+        /// A row of the manifest (SPEC.md §8): the usual one read at once (``usual(_:)``),
+        /// any other field by field (``parseFields(_:index:)``), which decides every error.
         static func parse(_ reader: inout ByteReader, index: Int) throws(FormatError) -> Row {
+            if let row = usual(&reader) { return row }
+            return try parseFields(&reader, index: index)
+        }
+
+        /// The row at the reader when it is whole and every value of it valid with each varint
+        /// in one or two bytes (revisions below 16,384, parts below 16 KiB: nearly every row),
+        /// read in one pass with one bounds check; the reader is then after it. Nil for any
+        /// other row, the reader left where it was: ``parseFields(_:index:)`` reads it and
+        /// decides. A row this returns is exactly the one ``parseFields(_:index:)`` returns
+        /// (a differential test checks both on random rows): it only vouches, it never refuses.
+        /// At 100,000 rows the field-by-field reading was 480 instructions a row, a tenth of
+        /// `coffer get`'s work beyond the KDF.
+        static func usual(_ reader: inout ByteReader) -> Row? {
+            let raw = reader.buffer, start = reader.offset
+            let fixed = FormatV1.entryIDLength + FormatV1.nonceLength + 8 + 1
+            guard raw.count - start >= fixed + 3 else { return nil }
+            let tag = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: start + 40, as: UInt64.self))
+            let flags = raw[start + 48]
+            guard flags & ~tombstoneFlag == 0 else { return nil }
+            let isTombstone = flags == tombstoneFlag
+            guard !isTombstone || tag == LookupTag.tombstone else { return nil }
+            var at = start + fixed
+            guard let revision = shortVarint(raw, &at), revision >= 1, revision <= FormatV2.maxRevision,
+                  let overview = shortVarint(raw, &at), overview <= UInt64(FormatV2.maxOverviewPlaintext + FormatV1.tagLength),
+                  isCiphertextLength(Int(overview)),
+                  let secret = shortVarint(raw, &at), secret <= UInt64(FormatV2.maxSecretPlaintext + FormatV1.tagLength),
+                  isTombstone ? secret == 0 : isCiphertextLength(Int(secret)) else { return nil }
+            reader.move(to: at)
+            return Row(id: ItemID(buffer: UnsafeRawBufferPointer(rebasing: raw[start..<(start + 16)])),
+                       nonce: Nonce(UnsafeRawBufferPointer(rebasing: raw[(start + 16)..<(start + 40)])),
+                       lookupTag: tag, isTombstone: isTombstone, revision: revision,
+                       overviewLength: Int(overview), secretLength: Int(secret))
+        }
+
+        /// A varint of one or two bytes in its shortest form at `at` (then after it); nil for
+        /// anything else (longer, not shortest, cut by the end).
+        @inline(__always)
+        private static func shortVarint(_ raw: UnsafeRawBufferPointer, _ at: inout Int) -> UInt64? {
+            guard at < raw.count else { return nil }
+            let first = raw[at]
+            if first < 0x80 {
+                at += 1
+                return UInt64(first)
+            }
+            guard at + 1 < raw.count else { return nil }
+            let second = raw[at + 1]
+            guard second != 0, second < 0x80 else { return nil }
+            at += 2
+            return UInt64(first & 0x7F) | UInt64(second) << 7
+        }
+
+        /// A row read field by field, each value checked where it is read (SPEC.md §10, order
+        /// within a step): the reading that decides every error.
+        static func parseFields(_ reader: inout ByteReader, index: Int) throws(FormatError) -> Row {
             func name() -> String { "manifest row \(index)" }
             // Each value is checked where it is read (SPEC.md §10, order within a step).
             let idRange = try reader.range(FormatV1.entryIDLength, name())
