@@ -46,7 +46,10 @@ enum VaultFileReader {
         // A failure (a wrong password) is reported after the file's structure is checked:
         // SPEC.md §10 checks that first, whatever the key.
         let early = Result { () throws(FormatError) in try header.unlock(with: credential) }
-        let file = try read(held, start: start)
+        // The manifest MAC under the keys the slot gave is computed while the rows are parsed.
+        var macKeys: EpochKeys?
+        if case .success(.v2(let keys, _)) = early { macKeys = keys }
+        let file = try read(held, start: start, macKeys: macKeys)
         guard file.parsed.sameHeader(as: header) else {
             return try unlock(file, with: credential, kdfLimit: kdfLimit, entropy: entropy)
         }
@@ -239,8 +242,10 @@ enum VaultFileReader {
         return try read(held, start: start)
     }
 
-    /// ``readParsed(_:)`` for a file already open, its first bytes read (`start`).
-    private static func read(_ held: HeldFile, start: [UInt8]) throws(CofferError) -> Read {
+    /// ``readParsed(_:)`` for a file already open, its first bytes read (`start`); with
+    /// `macKeys`, a format-2 manifest's MAC under them is computed while its rows are parsed
+    /// (``VaultFileV2/parse(head:fileSize:macKeys:)``).
+    private static func read(_ held: HeldFile, start: [UInt8], macKeys: EpochKeys? = nil) throws(CofferError) -> Read {
         let size = held.size
         func whole() throws(CofferError) -> Read {
             let bytes = start.count == size ? start : try storeCall { () throws(StoreError) in try held.read(at: 0, count: size) }
@@ -251,7 +256,7 @@ enum VaultFileReader {
         guard (try? VaultFile.formatVersion(start)) == FormatV2.version, let head = try? VaultFileV2.Start(start) else { return try whole() }
         let headBytes = head.manifestMACEnd <= start.count ? start
             : try storeCall { () throws(StoreError) in try held.read(at: 0, count: min(head.manifestMACEnd, size)) }
-        let codec = try formatCall { () throws(FormatError) in try VaultFileV2.parse(head: headBytes, fileSize: size) }
+        let codec = try formatCall { () throws(FormatError) in try VaultFileV2.parse(head: headBytes, fileSize: size, macKeys: macKeys) }
         return Read(identity: held.identity, size: size, parsed: .v2(codec), held: held)
     }
 }

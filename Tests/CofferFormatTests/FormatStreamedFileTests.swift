@@ -55,6 +55,58 @@ struct FormatStreamedFileTests {
         }
     }
 
+    /// A large manifest's MAC is computed on another core while its rows are parsed, under the
+    /// keys the slot gave (``VaultFileV2/parse(head:fileSize:macKeys:)``). It must decide
+    /// exactly what computing it in its place decides: an authentic manifest passes, one bit
+    /// changed in a row is a manifest failure, and other keys get their own MAC.
+    @Test("A manifest MAC computed while the rows are parsed accepts and refuses what the MAC in its place does")
+    func manifestMACBesideTheRows() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("v.coffer").path
+            let vault = try Vault.create(at: path, password: secure("pw"), options: testOptions)
+            try vault.transaction { tx in
+                for index in 0..<6_000 { _ = try tx.add(.genericPassword(service: "s\(index)", account: "me")) }
+            }
+            let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
+            let parsed = try VaultFileV2.parse(bytes)
+            let header = parsed.header
+            let keys = try VaultFileV2.unlock(header, with: .password(try secure("pw"))).keys
+            let start = try VaultFileV2.Start(bytes)
+            let head = Array(bytes[0..<start.manifestMACEnd])
+            #expect(start.manifestMACEnd - start.headerEnd > VaultFileV2.concurrentMACLength)
+
+            let file = try VaultFileV2.parse(head: head, fileSize: bytes.count, macKeys: keys)
+            #expect(file.manifestMACComputed != nil, "computed beside the rows")
+            try file.authenticate(keys: keys)
+            // Other keys (the same key in another object, then another key) get their own MACs,
+            // checked in their order: another key fails at the header MAC, before the manifest.
+            try file.authenticate(keys: try EpochKeys(epochKey: keys.epochKey))
+            let forged = try EpochKeys(epochKey: try SecureBytes(copying: [UInt8](repeating: 7, count: 32)))
+            #expect(throws: FormatError.tampered(.header)) { try file.authenticate(keys: forged) }
+
+            // One bit of a row's nonce (row 4,000): the structure holds, the MAC does not.
+            let nonce = parsed.records[4_000].nonce.bytes
+            let at = try #require((start.headerEnd..<(head.count - 24)).first { Array(head[$0..<($0 + 24)]) == nonce })
+            var changed = head
+            changed[at + 5] ^= 0x08
+            let tampered = try VaultFileV2.parse(head: changed, fileSize: bytes.count, macKeys: keys)
+            #expect(tampered.manifestMACComputed != nil)
+            #expect(throws: FormatError.tampered(.manifest)) { try tampered.authenticate(keys: keys) }
+            let plain = try VaultFileV2.parse(head: changed, fileSize: bytes.count)
+            #expect(plain.manifestMACComputed == nil)
+            #expect(throws: FormatError.tampered(.manifest)) { try plain.authenticate(keys: keys) }
+
+            // Through the vault's open: the same refusal, the same file otherwise.
+            var whole = bytes
+            whole.replaceSubrange(0..<changed.count, with: changed)
+            try Data(whole).write(to: URL(fileURLWithPath: path))
+            let error = #expect(throws: CofferError.self) { try Vault.open(at: path, password: secure("pw"), options: testOptions) }
+            #expect(error?.kind == .tampered)
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            #expect(try Vault.open(at: path, password: secure("pw"), options: testOptions).items().count == 6_000)
+        }
+    }
+
     /// The vault file is replaced by another vault (renamed over it, as every save does)
     /// while it is being opened: every read of an open goes through the one descriptor it
     /// opened (``HeldFile``), so the vault opens the file it started reading, whole, with

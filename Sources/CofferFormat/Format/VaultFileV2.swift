@@ -24,6 +24,11 @@ package struct VaultFileV2: Sendable {
     /// converted in memory (``converting(_:keys:entropy:)``), which has no bytes of its own.
     package let sourceVersion: UInt16
 
+    /// The MAC of `[0, manifestEnd)` under the manifest key of `keys`, computed on another
+    /// core while the rows were parsed (``parse(head:fileSize:macKeys:)``);
+    /// ``authenticate(keys:)`` compares it where it would compute it, for those keys only.
+    var manifestMACComputed: (keys: EpochKeys, mac: [UInt8])? = nil
+
     /// The manifest's fixed part: generation and entry count.
     static let manifestFixedLength = 12
     /// The largest manifest: 10,000,000 rows of the longest kind.
@@ -205,10 +210,24 @@ package struct VaultFileV2: Sendable {
     /// checks (SPEC.md §10 steps 1–9: step 9 from the size, as the records' lengths are the
     /// rows'), and gives the same errors; the records are not read: each has its
     /// ``RecordV2/location`` and is read when it is used (``RecordV2/loaded(from:)``).
-    package static func parse(head: [UInt8], fileSize: Int) throws(FormatError) -> VaultFileV2 {
+    ///
+    /// With `macKeys` (the keys a slot gave from the file's start, SPEC.md §10 notes), the
+    /// manifest MAC under them is computed on another core while the rows are parsed: the
+    /// two are a large vault's opening work beyond the KDF (100,000 rows: 26 and 37 million
+    /// instructions). Nothing is decided by it here: ``authenticate(keys:)`` checks it in
+    /// its place (step 12, after the header MAC and the key history), and parsing errors
+    /// come first as before.
+    package static func parse(head: [UInt8], fileSize: Int, macKeys: EpochKeys? = nil) throws(FormatError) -> VaultFileV2 {
         try head.withBytes { (raw) throws(FormatError) -> VaultFileV2 in
             let parsed = try parseHead(raw)
             var reader = parsed.reader
+            let macEnd = reader.offset + parsed.manifestLength
+            let mac = macKeys.flatMap { keys in
+                macEnd <= head.count && parsed.manifestLength >= Self.concurrentMACLength
+                    ? ParallelWork.Background<[UInt8], CofferError> { () throws(CofferError) in try BLAKE2b.mac(head[0..<macEnd], key: keys.manifestKey) } : nil
+            }
+            // Joined on every path out (a parsing error leaves no thread reading the bytes).
+            defer { _ = try? mac?.wait() }
             // Each row made a record not read yet as it is parsed (100,000 rows: no array of
             // rows beside the records), placed after the manifest MAC.
             let recordsStart = reader.offset + parsed.manifestLength + FormatV1.digestLength
@@ -222,11 +241,18 @@ package struct VaultFileV2: Sendable {
             try checkRecordBytes(needed: offset - recordsStart, present: fileSize - reader.offset)
             // The start as read, when it ends at the manifest MAC (as a reader in windows reads it): no copy.
             let start = reader.offset == head.count ? head : Array(head[0..<reader.offset])
-            return VaultFileV2(header: parsed.header, generation: generation, records: records, bytes: start,
-                               headerEnd: parsed.headerEnd, headerMAC: parsed.headerMAC, manifestEnd: manifestEnd,
-                               manifestMAC: manifestMAC, sourceVersion: FormatV2.version)
+            var file = VaultFileV2(header: parsed.header, generation: generation, records: records, bytes: start,
+                                   headerEnd: parsed.headerEnd, headerMAC: parsed.headerMAC, manifestEnd: manifestEnd,
+                                   manifestMAC: manifestMAC, sourceVersion: FormatV2.version)
+            // (A failed computation leaves it to `authenticate`, which computes it and says why.)
+            if let macKeys, manifestEnd == macEnd, let computed = try? mac?.wait() { file.manifestMACComputed = (macKeys, computed) }
+            return file
         }
     }
+
+    /// The smallest manifest whose MAC ``parse(head:fileSize:macKeys:)`` computes on another
+    /// core (a thread costs more than the MAC of a few thousand rows).
+    static let concurrentMACLength = 256 * 1024
 
     /// A version-1 file, authenticated with `keys`, as version-2 parts under the same key
     /// (SPEC.md §11.1: ``FormatUpgrade``): what a reader of both versions holds in memory, so
@@ -310,7 +336,8 @@ package struct VaultFileV2: Sendable {
         guard headerOK else { throw .tampered(.header) }
         let earlier = try header.keyHistory?.open(with: keys, vaultID: header.vaultID) ?? []
         let manifestOK = try bytes.withBytes { (raw) throws(FormatError) in
-            ConstantTime.equals(try crypto { () throws(CofferError) in try BLAKE2b.mac(raw[0..<manifestEnd], key: keys.manifestKey) }, manifestMAC)
+            if let computed = manifestMACComputed, computed.keys === keys { return ConstantTime.equals(computed.mac, manifestMAC) }
+            return ConstantTime.equals(try crypto { () throws(CofferError) in try BLAKE2b.mac(raw[0..<manifestEnd], key: keys.manifestKey) }, manifestMAC)
         }
         guard manifestOK else { throw .tampered(.manifest) }
         return earlier
