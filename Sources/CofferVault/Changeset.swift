@@ -77,6 +77,16 @@ struct Changeset: Sendable {
         }
     }
 
+    /// What each change sealed (an item or its tombstone), in the order they were made.
+    var sealedItems: [(id: ItemID, item: SealedItem)] {
+        order.compactMap { id in
+            switch entries[id] {
+            case .put(let item, _)?, .tombstone(let item)?: (id, item)
+            case nil: nil
+            }
+        }
+    }
+
     /// Applies every change to the snapshot the transaction was made on.
     func applyChecked(to snapshot: inout VaultSnapshot) {
         if let header { snapshot.header = header }

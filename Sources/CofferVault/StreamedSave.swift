@@ -14,7 +14,8 @@ import CofferStore
 /// ``VaultSnapshot/checkDigests(keys:keepingOverviews:)`` checks the records of a save made
 /// from memory (SPEC.md §10, notes: a record is carried only after its overview has opened,
 /// and its secret part too): its overview opens and is checked (§10 step 15, the lookup tag
-/// included) and its secret part opens. A record whose overview does not open (damaged on
+/// included) and its secret part's AEAD tag is verified (``RecordV2/verifySecret(vaultID:keys:)``,
+/// which makes no plaintext). A record whose overview does not open (damaged on
 /// disk) ends the write with `tampered(.entry(id))`, the smallest such id of its window (the
 /// first window that has one: windows ascend by id, so the smallest of the file); the
 /// temporary file is removed and nothing is replaced. What is written is exactly what was

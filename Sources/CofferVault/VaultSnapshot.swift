@@ -564,14 +564,7 @@ package struct VaultSnapshot: Sendable {
     func streamedSave(applying changes: Changeset, header: VaultHeaderV2, generation: UInt64) throws(CofferError) -> StreamedSave? {
         guard looked != nil, let source, let opener, sourceVersion == FormatV2.version, damaged.isEmpty,
               rows.allSatisfy({ !$0.isLoaded }) else { return nil }
-        var sealed: [RecordV2] = []
-        for id in changes.order {
-            switch changes.entries[id] {
-            case .put(let item, _)?, .tombstone(let item)?: sealed.append(item.record)
-            case nil: break
-            }
-        }
-        sealed.sort { $0.id < $1.id }
+        let sealed = changes.sealedItems.map(\.item.record).sorted { $0.id < $1.id }
         return try StreamedSave(carrying: rows, sealed: sealed, header: header, generation: generation, source: source, opener: opener)
     }
 
@@ -581,12 +574,7 @@ package struct VaultSnapshot: Sendable {
         if !isKnownUniquelyReferenced(&index) { index = index.copy() }
         index.forgetScans()   // they were of the items before the change
         let entries = LookedUpEntries()
-        for id in changes.order {
-            switch changes.entries[id] {
-            case .put(let item, _)?, .tombstone(let item)?: entries.entries[id] = SnapshotEntry(record: item.record, overview: item.overview)
-            case nil: break
-            }
-        }
+        for (id, item) in changes.sealedItems { entries.entries[id] = SnapshotEntry(record: item.record, overview: item.overview) }
         looked = entries
         rows = save.rows
         source = held
@@ -601,12 +589,7 @@ package struct VaultSnapshot: Sendable {
         out.reserveCapacity(entries.count + tombstones.count + changes.order.count)
         for (id, entry) in entries where changes.entries[id] == nil { out.append(entry.record) }
         for (id, entry) in tombstones where changes.entries[id] == nil { out.append(entry.record) }
-        for id in changes.order {
-            switch changes.entries[id] {
-            case .put(let sealed, _)?, .tombstone(let sealed)?: out.append(sealed.record)
-            case nil: break
-            }
-        }
+        out += changes.sealedItems.map(\.item.record)
         return out
     }
 

@@ -148,22 +148,23 @@ package struct RecordV2: Sendable {
         /// `coffer get`'s work beyond the KDF.
         static func usual(_ reader: inout ByteReader) -> Row? {
             let raw = reader.buffer, start = reader.offset
-            let fixed = FormatV1.entryIDLength + FormatV1.nonceLength + 8 + 1
-            guard raw.count - start >= fixed + 3 else { return nil }
-            let tag = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: start + 40, as: UInt64.self))
-            let flags = raw[start + 48]
+            // The fixed fields (SPEC.md §8): id, nonce, lookup tag, flags; then three varints.
+            let nonceAt = start + FormatV1.entryIDLength, tagAt = nonceAt + FormatV1.nonceLength, flagsAt = tagAt + 8
+            guard raw.count - flagsAt >= 1 + 3 else { return nil }
+            let tag = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: tagAt, as: UInt64.self))
+            let flags = raw[flagsAt]
             guard flags & ~tombstoneFlag == 0 else { return nil }
             let isTombstone = flags == tombstoneFlag
             guard !isTombstone || tag == LookupTag.tombstone else { return nil }
-            var at = start + fixed
+            var at = flagsAt + 1
             guard let revision = shortVarint(raw, &at), revision >= 1, revision <= FormatV2.maxRevision,
                   let overview = shortVarint(raw, &at), overview <= UInt64(FormatV2.maxOverviewPlaintext + FormatV1.tagLength),
                   isCiphertextLength(Int(overview)),
                   let secret = shortVarint(raw, &at), secret <= UInt64(FormatV2.maxSecretPlaintext + FormatV1.tagLength),
                   isTombstone ? secret == 0 : isCiphertextLength(Int(secret)) else { return nil }
             reader.move(to: at)
-            return Row(id: ItemID(buffer: UnsafeRawBufferPointer(rebasing: raw[start..<(start + 16)])),
-                       nonce: Nonce(UnsafeRawBufferPointer(rebasing: raw[(start + 16)..<(start + 40)])),
+            return Row(id: ItemID(buffer: UnsafeRawBufferPointer(rebasing: raw[start..<nonceAt])),
+                       nonce: Nonce(UnsafeRawBufferPointer(rebasing: raw[nonceAt..<tagAt])),
                        lookupTag: tag, isTombstone: isTombstone, revision: revision,
                        overviewLength: Int(overview), secretLength: Int(secret))
         }
