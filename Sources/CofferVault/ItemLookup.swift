@@ -104,6 +104,10 @@ public struct NameMatch: Sendable {
     /// finds them: the start of a name or word, punctuation ignored, one swap
     /// (``ItemName``). A program may say which item it took.
     public var isApproximate: Bool
+    /// When ``items`` is empty and ``Vault/match(_:suggesting:)`` asked for them: the items
+    /// closest to the name, best first, as ``Vault/suggestions(for:limit:)`` gives them.
+    /// Empty otherwise.
+    public var suggestions: [Item] = []
 }
 
 extension Vault {
@@ -125,6 +129,19 @@ extension Vault {
     /// if found.isApproximate, let item = found.items.first { print("taking \(item.candidateDescription)") }
     /// ```
     public func match(_ name: ItemName) throws(CofferError) -> NameMatch {
+        try match(name, suggesting: 0)
+    }
+
+    /// ``match(_:)``; when nothing matches, not even approximately, up to `limit` items
+    /// closest to the name in ``NameMatch/suggestions`` (those ``suggestions(for:limit:)``
+    /// gives), from the same reading of every item: a typo in a large vault reads it once for
+    /// the approximate match and the suggestions together.
+    ///
+    /// ```swift
+    /// let found = try vault.match(ItemName("gtihbx"), suggesting: 3)
+    /// if found.items.isEmpty { print("did you mean", found.suggestions.map(\.candidateDescription)) }
+    /// ```
+    public func match(_ name: ItemName, suggesting limit: Int) throws(CofferError) -> NameMatch {
         let query = name.query
         let lookup = ItemLookup(name.key)
         // By lookup tag first (SPEC.md §8.1): only the records that may hold the name are
@@ -142,7 +159,11 @@ extension Vault {
         let candidates = try read { (tx) throws(CofferError) in try tx.readableItems(matching: query).items }
         // Every item's name compared, on all cores (a typo in a large vault compares them all).
         let approximate = ParallelWork.map(count: candidates.count) { lookup.approximately(candidates[$0].attributes) }
-        return NameMatch(items: candidates.indices.filter { approximate[$0] }.map { candidates[$0] }, isApproximate: true)
+        var match = NameMatch(items: candidates.indices.filter { approximate[$0] }.map { candidates[$0] }, isApproximate: true)
+        if match.items.isEmpty, limit > 0, let text = name.typedText {
+            match.suggestions = Self.closest(candidates, to: text, query: query, limit: limit)
+        }
+        return match
     }
 
     /// The items closest to a name that matched nothing, best first, at most `limit`: those
@@ -154,8 +175,16 @@ extension Vault {
     /// ```
     public func suggestions(for name: ItemName, limit: Int = 3) throws(CofferError) -> [Item] {
         guard limit > 0, let text = name.typedText else { return [] }
-        var query = name.query
+        let query = name.query
         let candidates = try read { (tx) throws(CofferError) in try tx.readableItems(matching: query).items }
+        return Self.closest(candidates, to: text, query: query, limit: limit)
+    }
+
+    /// The at most `limit` of `candidates` (the items `query` reads, in listing order) closest
+    /// to `text`: within a few typing mistakes of a name, closest first, then those search
+    /// finds for it; in listing order among equals.
+    private static func closest(_ candidates: [Item], to text: String, query: ItemQuery, limit: Int) -> [Item] {
+        var query = query
         query.text = text
         // Every item scored on all cores (none is close in a large vault that names nothing).
         let scores = ParallelWork.map(count: candidates.count) { (order) -> Int? in

@@ -60,12 +60,12 @@ struct ItemSelector: ParsableArguments {
     /// `exactOnly` (a change nobody is asked to confirm) it is a usage error (64) instead.
     func resolve(in vault: Vault, label: String? = nil, offersLabel: Bool = false, exactOnly: Bool = false) throws -> Item {
         let name = try itemName(label: label, offersLabel: offersLabel)
-        let match = try vault.match(name)
+        // The suggestions come with a miss, from the same reading of every item.
+        let match = try vault.match(name, suggesting: 3)
         guard let first = match.items.first else {
             var message = "no item matched \(name)"
-            let suggestions = (try? vault.suggestions(for: name)) ?? []
-            if !suggestions.isEmpty {
-                message += "; did you mean " + suggestions.map { "\($0.candidateDescription)" }.joined(separator: ", or ") + "?"
+            if !match.suggestions.isEmpty {
+                message += "; did you mean " + match.suggestions.map { "\($0.candidateDescription)" }.joined(separator: ", or ") + "?"
             }
             throw CLIFailure(.noMatch, message)
         }
