@@ -569,7 +569,8 @@ package struct VaultSnapshot: Sendable {
     }
 
     /// This snapshot made the file `save` wrote (held open as `held`): read lazily from it as
-    /// an open reads, the items `changes` sealed in memory with their overviews.
+    /// an open reads, the items `changes` sealed in memory with their overviews. The header,
+    /// generation and identity are the caller's to set, as after a save from memory.
     mutating func adoptStreamed(_ save: StreamedSave, held: HeldFile, changes: Changeset) {
         if !isKnownUniquelyReferenced(&index) { index = index.copy() }
         index.forgetScans()   // they were of the items before the change
@@ -578,7 +579,6 @@ package struct VaultSnapshot: Sendable {
         looked = entries
         rows = save.rows
         source = held
-        identity = held.identity
         changedSinceRead = false
         digestsChecked = false
     }

@@ -183,23 +183,15 @@ struct VaultTagLookupTests {
           arguments: [0, 1, 2])
     func rotatedWhileLazy(_ readBefore: Int) throws {
         try withTemporaryDirectory { dir in
-            let path = try randomVault(dir, seed: "tags-rotate", count: 60)
             // Notes of 160 KB on 40 items: more than one window (VaultSnapshot.windowSize) of records.
-            let setUp = try Vault.open(at: path, password: secure("pw"), options: testOptions)
-            let big = try setUp.items().sorted { $0.id < $1.id }.prefix(40).map(\.id)
-            try setUp.transaction { tx in
-                for (index, id) in big.enumerated() {
-                    try tx.update(id) { _, secrets in secrets.notes = try secure(String(repeating: "\(index % 10)", count: 160_000)) }
-                }
-            }
-            #expect(40 * 160_000 > VaultSnapshot.windowSize)
+            let (path, big) = try multiWindowVault(dir, seed: "tags-rotate")
             let vault = try Vault.open(at: path, password: secure("pw"), options: testOptions)
             switch readBefore {
             case 1: _ = try vault.match(ItemName(.service("github.com")))   // a few overviews opened
             case 2: _ = try vault.listing()                                  // every overview, no record kept
             default: break                                                   // nothing read
             }
-            let before = try setUp.items().count
+            let before = try Vault.open(at: path, password: secure("pw"), options: testOptions).items().count
             try vault.changePassword(from: secure("pw"), to: secure("new"))
             // A save right after the rotation, nothing read in between: it carries every record.
             let added = try vault.add(.genericPassword(service: "after-rotation", account: "me"), secrets: ItemSecrets(password: secure("s2")))

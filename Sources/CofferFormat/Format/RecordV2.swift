@@ -451,7 +451,7 @@ package struct RecordV2: Sendable {
 
     /// A guarded buffer as long as the longest secret ciphertext of `records` (a tag's length
     /// more than its plaintext, so always long enough).
-    package static func scratch(for records: Slice<UnsafeBufferPointer<RecordV2>>) throws(FormatError) -> SecureBytes {
+    static func scratch(for records: Slice<UnsafeBufferPointer<RecordV2>>) throws(FormatError) -> SecureBytes {
         let longest = records.reduce(0) { max($0, $1.isLoaded && !$1.isTombstone ? $1.secretCiphertext.count : 0) }
         do throws(CofferError) { return try SecureBytes(count: max(longest, 1)) { (_) throws(CofferError) in } } catch { throw .crypto(error) }
     }
