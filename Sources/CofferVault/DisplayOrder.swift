@@ -336,7 +336,19 @@ extension DisplayOrder {
         /// The item indices in reading order: by name key, then account key, then `tie`.
         func order(tie: (Int, Int) -> Bool) -> [Int] {
             bytes.withUnsafeBufferPointer { buffer in
-                bounds.indices.sorted { a, b in precedes(a, b, in: buffer, tie: tie) }
+                // Each name key's first 8 bytes as a big-endian integer (zeros past its end)
+                // decide most comparisons without reading the keys, as in SortKeys: where they
+                // differ, the keys differ there and in the same direction.
+                var keyed = bounds.indices.map { index -> (prefix: UInt64, index: Int) in
+                    let bound = bounds[index]
+                    var prefix: UInt64 = 0
+                    for offset in 0..<8 {
+                        prefix = prefix << 8 | (bound.start + offset < bound.middle ? UInt64(buffer[bound.start + offset]) : 0)
+                    }
+                    return (prefix, index)
+                }
+                keyed.sort { a, b in a.prefix != b.prefix ? a.prefix < b.prefix : precedes(a.index, b.index, in: buffer, tie: tie) }
+                return keyed.map(\.index)
             }
         }
 
@@ -350,8 +362,9 @@ extension DisplayOrder {
         private func precedes(_ a: Int, _ b: Int, in buffer: UnsafeBufferPointer<UInt8>, tie: (Int, Int) -> Bool) -> Bool {
             func compare(_ a: Range<Int>, _ b: Range<Int>) -> Bool? {
                 let common = min(a.count, b.count)
-                for offset in 0..<common where buffer[a.lowerBound + offset] != buffer[b.lowerBound + offset] {
-                    return buffer[a.lowerBound + offset] < buffer[b.lowerBound + offset]
+                if common > 0, let base = buffer.baseAddress {
+                    let order = memcmp(base + a.lowerBound, base + b.lowerBound, common)
+                    if order != 0 { return order < 0 }
                 }
                 return a.count == b.count ? nil : a.count < b.count
             }

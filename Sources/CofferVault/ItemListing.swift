@@ -169,4 +169,47 @@ extension DisplayOrder {
         if keys.isInOrder(tie: tie) { return rows }
         return keys.order(tie: tie).map { rows[$0] }
     }
+
+    /// The rows of `entries` (checked overviews, in any order) in reading order, ties in the
+    /// stable order: what ``sort(overviews:id:list:)`` then ``readingOrder(_:locale:)`` give,
+    /// with each overview read once (its row and its reading key, a range of entries per
+    /// core) and one sort. Nil when a list is not in the usual shape.
+    static func readingRows(of entries: [SnapshotEntry], locale: Locale) -> [ListedItem]? {
+        var parts = ParallelWork.mapRanges(count: entries.count) { range -> (rows: [ListedItem], keys: ReadingKeys)? in
+            var rows: [ListedItem] = []
+            rows.reserveCapacity(range.count)
+            var keys = ReadingKeys(capacity: range.count)
+            for index in range {
+                let entry = entries[index]
+                guard let row = ListedItem(id: entry.record.id, revision: entry.record.revision, overview: entry.overview) else { return nil }
+                row.withSortKeyUTF8 { keys.append(nameUTF8: $0, accountUTF8: $1, locale: locale) }
+                rows.append(row)
+            }
+            return (rows, keys)
+        }
+        var rows: [ListedItem] = []
+        rows.reserveCapacity(entries.count)
+        var keyParts: [ReadingKeys] = []
+        for index in parts.indices {
+            guard let part = parts[index] else { return nil }
+            rows += part.rows
+            keyParts.append(part.keys)
+            parts[index] = nil
+        }
+        let keys = ReadingKeys(merging: &keyParts)
+        let tie = { (a: Int, b: Int) in precedes(rows[a], rows[b]) }
+        return keys.order(tie: tie).map { rows[$0] }
+    }
+
+    /// The stable order of two rows: ``precedes(_:_:)`` of their items (code points of the NFC
+    /// name and account, then the id), for ties in the reading order.
+    static func precedes(_ a: ListedItem, _ b: ListedItem) -> Bool {
+        func comparable(_ utf8: UnsafeRawBufferPointer) -> [UInt8] {
+            utf8.allSatisfy { $0 < 0x80 } ? Array(utf8) : Array(comparableBytes(String(decoding: utf8, as: UTF8.self)))
+        }
+        let x = a.withSortKeyUTF8 { (comparable($0), comparable($1)) }, y = b.withSortKeyUTF8 { (comparable($0), comparable($1)) }
+        if x.0 != y.0 { return x.0.lexicographicallyPrecedes(y.0) }
+        if x.1 != y.1 { return x.1.lexicographicallyPrecedes(y.1) }
+        return a.id < b.id
+    }
 }

@@ -238,8 +238,10 @@ public final class VaultTransaction {
         return found
     }
 
-    /// ``Vault/listing(matching:locale:)``: the rows come from the overviews' bytes, in stable
-    /// order (``DisplayOrder/sort(overviews:id:list:)``), then reading order; an item is decoded
+    /// ``Vault/listing(matching:locale:)``: the rows come from the overviews' bytes, in reading
+    /// order with ties in the stable order (``DisplayOrder/readingRows(of:locale:)``; with a
+    /// limit, the first of the stable order, ``DisplayOrder/sort(overviews:id:list:)``, then
+    /// read in reading order); an item is decoded
     /// only where its bytes cannot decide the query. With pending changes, a text search, or
     /// an overview of unusual shape, the decoded items are listed instead (same rows, same order).
     func listing(matching query: ItemQuery, locale: Locale) throws(CofferError) -> ItemListing {
@@ -266,8 +268,17 @@ public final class VaultTransaction {
                 if query.matches(attributes) { candidates.append(entry) }
             }
         }
+        let damaged = base.damaged.keys.sorted().map(DamagedItem.init(id:))
+        // Without a limit, each overview is read once for its row and its reading key, and
+        // the rows sorted once: reading order, ties in the stable order (ordering by the
+        // stable order first, then for reading, read every overview twice and sorted twice).
+        guard let limit = query.limit, limit >= 0 else {
+            guard let rows = DisplayOrder.readingRows(of: candidates, locale: locale) else { return try decoded() }
+            return ItemListing(rows: rows, damaged: damaged)
+        }
+        // A limit keeps the first items of the stable order, then reads them in reading order.
         guard DisplayOrder.sort(overviews: &candidates, id: \.record.id, list: \.overview) else { return try decoded() }
-        if let limit = query.limit, limit >= 0, candidates.count > limit { candidates.removeSubrange(limit...) }
+        if candidates.count > limit { candidates.removeSubrange(limit...) }
         let made = ParallelWork.map(count: candidates.count) { [candidates] index in
             ListedItem(id: candidates[index].record.id, revision: candidates[index].record.revision, overview: candidates[index].overview)
         }
@@ -277,7 +288,7 @@ public final class VaultTransaction {
             guard let row else { return try decoded() }
             rows.append(row)
         }
-        return ItemListing(rows: DisplayOrder.readingOrder(rows, locale: locale), damaged: base.damaged.keys.sorted().map(DamagedItem.init(id:)))
+        return ItemListing(rows: DisplayOrder.readingOrder(rows, locale: locale), damaged: damaged)
     }
 
     /// The first item matching `query`, or nil.
