@@ -15,9 +15,11 @@ extension Vault {
     /// unlock never yields a wrong vault: it opens only through its slot's AEAD and the
     /// file's MACs (SPEC.md §13.1).
     ///
-    /// File errors found before the cache is asked (no such file, not a vault) are thrown
-    /// as by ``open(at:credential:options:)-(String,_,_)``, and a cache that cannot be used throws
-    /// ``CofferError/Kind/unlockCacheUnavailable``.
+    /// Only the start of the file is read before the cache is asked: file errors found there
+    /// (no such file, not a vault, a damaged header) are thrown as by
+    /// ``open(at:credential:options:)-(String,_,_)``; one further in (a damaged manifest) is
+    /// thrown when the cache holds an unlock, else by the open with a password that follows.
+    /// A cache that cannot be used throws ``CofferError/Kind/unlockCacheUnavailable``.
     ///
     /// ```swift
     /// let cache = KernelKeyring()
@@ -32,16 +34,37 @@ extension Vault {
     static func open(at path: String, unlockCache cache: some UnlockCache, options: VaultOptions,
                      entropy: EntropySource, store: VaultFileStore? = nil, clock: WallClock = .system) throws(CofferError) -> Vault? {
         let store = store ?? VaultFileStore(path: path)
-        let file = try VaultFileReader.readParsed(store)
-        let parsed = file.parsed
-        let vaultID = ItemID(validated: parsed.vaultID).hex
         // A cached unlock made at this path for another vault: the file was replaced.
-        if let here = VaultFileStore.absolutePath(path) {
+        func forgetReplaced(_ vaultID: String) throws(CofferError) {
+            guard let here = VaultFileStore.absolutePath(path) else { return }
             for other in try cache.entries() where other.path == here && other.vaultID != vaultID {
                 try cache.remove(forVault: other.vaultID)
             }
         }
-        guard let cached = try cache.cachedUnlock(forVault: vaultID) else { return nil }
+        // The cache is asked first with the vault id of the file's start: without a cached
+        // unlock (a command's usual case), the manifest is read and parsed once, by the open
+        // with a password that follows, not here too (5.4 MB and 100,000 rows at 100,000
+        // entries). A start that does not parse alone is parsed whole below, for its error.
+        // The cache is asked once: an app's cache may ask for a touch or a Keychain prompt.
+        var asked: (vaultID: String, unlock: CachedUnlock)?
+        if let startID = VaultFileReader.vaultID(atStartOf: store) {
+            let vaultID = ItemID(validated: startID).hex
+            try forgetReplaced(vaultID)
+            guard let unlock = try cache.cachedUnlock(forVault: vaultID) else { return nil }
+            asked = (vaultID, unlock)
+        }
+        let file = try VaultFileReader.readParsed(store)
+        let parsed = file.parsed
+        let vaultID = ItemID(validated: parsed.vaultID).hex
+        let cached: CachedUnlock
+        if let asked, asked.vaultID == vaultID {
+            cached = asked.unlock
+        } else {
+            // The start did not parse alone, or the file was replaced since it was read.
+            try forgetReplaced(vaultID)
+            guard let unlock = try cache.cachedUnlock(forVault: vaultID) else { return nil }
+            cached = unlock
+        }
         guard cached.vaultID == vaultID, !cached.isExpired(at: clock.now()) else {
             try cache.remove(forVault: vaultID)
             return nil

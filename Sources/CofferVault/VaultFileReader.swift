@@ -224,6 +224,14 @@ enum VaultFileReader {
                          slots: info.slots, entryCount: info.entryCount, fileSize: size)
     }
 
+    /// The vault id in the header at the start of the file at `store` (nothing authenticated,
+    /// no more than ``VaultFileV2/summaryPrefixLength`` bytes read); nil when the start cannot
+    /// be read or does not parse alone (a whole read then gives the file's error).
+    static func vaultID(atStartOf store: VaultFileStore) -> [UInt8]? {
+        guard let file = try? store.readPrefix(VaultFileV2.summaryPrefixLength) else { return nil }
+        return (try? Summary(file.bytes))?.info.vaultID
+    }
+
     /// A file read and parsed (nothing authenticated yet): a format-2 file up to its manifest
     /// MAC, its records left in the file it holds open (read in windows when they are used:
     /// no buffer of the whole file); a format-1 file whole.

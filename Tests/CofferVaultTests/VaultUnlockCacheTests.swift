@@ -11,12 +11,16 @@ final class MemoryUnlockCache: UnlockCache, @unchecked Sendable {
     private var blobs: [String: SecureBytes] = [:]
     /// What `cachedUnlock(forVault:)` hands back instead of the stored one, if set.
     var substitute: CachedUnlock?
+    /// How many times `cachedUnlock(forVault:)` was asked (an app's cache may ask for a touch each time).
+    private var asked = 0
+    var lookups: Int { lock.withLock { asked } }
 
     func store(_ unlock: CachedUnlock) throws(CofferError) {
         let blob = try unlock.encoded()
         lock.withLock { blobs[unlock.vaultID] = blob }
     }
     func cachedUnlock(forVault vaultID: String) throws(CofferError) -> CachedUnlock? {
+        lock.withLock { asked += 1 }
         if let substitute = lock.withLock({ blobs[vaultID] != nil ? substitute : nil }) { return substitute }
         guard let blob = lock.withLock({ blobs[vaultID] }) else { return nil }
         return try CachedUnlock(decoding: blob)
@@ -112,7 +116,9 @@ struct VaultUnlockCacheTests {
             #expect(try Vault.open(at: path, unlockCache: cache, options: testOptions) == nil)
             let cached = try vault.cacheUnlock(in: cache, for: .seconds(60))
             #expect(cached.vaultID == vault.vaultID && cached.path.hasSuffix("/v.coffer") && cached.path.hasPrefix("/"))
+            let before = cache.lookups
             let reopened = try #require(try Vault.open(at: path, unlockCache: cache, options: testOptions))
+            #expect(cache.lookups == before + 1, "an open asks the cache once")
             #expect(try password(reopened) == "s3cret")
             // It saves like any vault, and the cache still opens the saved file.
             try reopened.add(.genericPassword(service: "more", account: "x"))
@@ -208,6 +214,23 @@ struct VaultUnlockCacheTests {
             let error = #expect(throws: CofferError.self) { try Vault.open(at: path, unlockCache: cache, options: testOptions) }
             #expect(error?.kind == .tampered)
             #expect(cache.count == 0)
+        }
+    }
+
+    @Test("Without a cached unlock only the file's start is read: a damaged manifest is the password's open's error, not parsed twice")
+    func noUnlockReadsTheStartOnly() throws {
+        try withTemporaryDirectory { dir in
+            let (_, path) = try makeVault(dir)
+            let cache = MemoryUnlockCache()
+            // The records cut short: the header parses, the manifest's record lengths do not add up.
+            let bytes = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
+            try Data(bytes.dropLast(7)).write(to: URL(fileURLWithPath: path))
+            #expect(try Vault.open(at: path, unlockCache: cache, options: testOptions) == nil)
+            let error = #expect(throws: CofferError.self) { try Vault.open(at: path, password: try secure("pw"), options: testOptions) }
+            #expect(error?.kind == .truncated)
+            // A start that does not parse: its error, before the cache is asked.
+            try Data(bytes.prefix(40)).write(to: URL(fileURLWithPath: path))
+            #expect(throws: CofferError.self) { try Vault.open(at: path, unlockCache: cache, options: testOptions) }
         }
     }
 
