@@ -20,7 +20,7 @@ package enum ParallelWork {
     @inlinable
     package static func map<T, E: Error>(count: Int, threads: Int = cores,
                        _ transform: (Int) throws(E) -> T) throws(E) -> [T] {
-        let chunks = max(1, min(threads, count / minimumPerThread))
+        let chunks = mapChunks(count: count, threads: threads)
         if chunks == 1 {
             var out: [T] = []
             out.reserveCapacity(count)
@@ -136,6 +136,17 @@ package enum ParallelWork {
                 }
             }
         }
+    }
+
+    /// How many chunks ``map(count:threads:_:)`` cuts `count` indices into: one below two
+    /// threads' worth, else four per thread (at least ``minimumPerThread`` / 4 indices each),
+    /// which the threads take as they finish: with one chunk per thread, a thread that was
+    /// held up (another process, a background task of ours) left the other cores idle at
+    /// the end of every window of a large vault.
+    @inlinable
+    static func mapChunks(count: Int, threads: Int) -> Int {
+        guard threads > 1, count >= 2 * minimumPerThread else { return 1 }
+        return min(threads * 4, count / (minimumPerThread / 4))
     }
 
     @inlinable
