@@ -496,7 +496,7 @@ public final class Vault: @unchecked Sendable {
                 try engine.rotate(keys: old, lastStamp: lastStampTime) { clock, replica in issueStamp(after: clock, replica: replica) }
             }
             keys = new
-            return KeyRotation(removedSlots: removed.map(\.kind), records: engine.snapshot.entries.count + engine.snapshot.tombstones.count)
+            return KeyRotation(removedSlots: removed.map(\.kind), records: engine.snapshot.recordCount)
         }
     }
 
@@ -520,7 +520,7 @@ public final class Vault: @unchecked Sendable {
                     try engine.rotate(keys: old, slotChanges: changes, lastStamp: lastStampTime) { clock, replica in issueStamp(after: clock, replica: replica) }
                 }
                 keys = new
-                rotation = KeyRotation(removedSlots: removed.map(\.kind), records: engine.snapshot.entries.count + engine.snapshot.tombstones.count)
+                rotation = KeyRotation(removedSlots: removed.map(\.kind), records: engine.snapshot.recordCount)
             } else {
                 try withEpochs { () throws(CofferError) in
                     try engine.commit(changes, keys: old, lastStamp: lastStampTime) { clock, replica in issueStamp(after: clock, replica: replica) }

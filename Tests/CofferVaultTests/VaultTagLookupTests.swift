@@ -213,6 +213,47 @@ struct VaultTagLookupTests {
         }
     }
 
+    /// After a rotation, a vault read lazily keeps its rows (the new records, in memory) and
+    /// builds its entries only when something reads every item or saves: whatever comes first
+    /// must see every record, as the rotated file opened anew does.
+    @Test("After a password change of a vault read lazily, a merge, another rotation, another writer's save or a check sees every record",
+          arguments: [0, 1, 2, 3])
+    func firstAfterLazyRotation(_ next: Int) throws {
+        try withTemporaryDirectory { dir in
+            let (path, big) = try multiWindowVault(dir, seed: "tags-rotate-next", count: 50)
+            let count = try Vault.open(at: path, password: secure("pw"), options: testOptions).items().count
+            let vault = try Vault.open(at: path, password: secure("pw"), options: testOptions)
+            let records = try VaultFileV2.parse(Array(Data(contentsOf: URL(fileURLWithPath: path)))).records.count
+            let rotation = try #require(try vault.changePassword(to: secure("new")).rotation)
+            #expect(rotation.records == records)
+            var password = "new", expected = count
+            switch next {
+            case 0:   // a copy of the rotated file with one item more, merged in
+                let copy = dir.appendingPathComponent("copy.coffer").path
+                try FileManager.default.copyItem(atPath: path, toPath: copy)
+                _ = try Vault.open(at: copy, password: secure("new"), options: testOptions).add(.genericPassword(service: "from-the-copy", account: "me"))
+                let report = try vault.merge(contentsOf: copy)
+                #expect(report.added == 1)
+                expected += 1
+            case 1:   // rotated again at once
+                #expect(try vault.changePassword(to: secure("newer")).rotation?.records == records)
+                password = "newer"
+            case 2:   // another writer saves, then this vault saves: the file is joined
+                _ = try Vault.open(at: path, password: secure("new"), options: testOptions).add(.genericPassword(service: "other-writer", account: "me"))
+                _ = try vault.add(.genericPassword(service: "this-vault", account: "me"))
+                expected += 2
+            default:  // a check of every secret part
+                #expect(try vault.damagedItems().isEmpty)
+                #expect(try vault.items().count == count)
+            }
+            let reopened = try Vault.open(at: path, password: secure(password), options: testOptions)
+            try reopened.verifyAll()
+            #expect(try reopened.items().count == expected)
+            try expectReadsAsFullyRead(vault, reopened)
+            #expect(try vault.secrets(for: big[7]).notes?.unsafeStringCopy() == String(repeating: "7", count: 160_000))
+        }
+    }
+
     /// A rotation joins the file another writer put in place since the vault read it; the
     /// join reads every overview of the vault, which a vault read lazily has not opened (read
     /// as none, the vault's own items would be dropped).
