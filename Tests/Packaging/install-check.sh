@@ -30,9 +30,11 @@ score=$(printf '%s' "$json" | sed -n 's/^{"score":\([0-9]\),.*/\1/p')
 [ -n "$score" ] || { echo "install-check: estimate --json printed no score: $json"; exit 1; }
 [ "$score" -lt 3 ] || { echo "install-check: FAILED: the installed coffer rates password123 $score/4: $json"; exit 1; }
 
-phrase=$("${bare[@]}" ./coffer passphrase) \
+# Spaces between words: four EFF words have a hyphen of their own (t-shirt), so a
+# passphrase joined by "-" does not split back into its words.
+phrase=$("${bare[@]}" ./coffer passphrase --separator " ") \
   || { echo "install-check: FAILED: the installed coffer's passphrase exited $?"; exit 1; }
-words=$(printf '%s' "$phrase" | tr '-' '\n' | grep -c -E '^[a-z]+$' || true)
+words=$(printf '%s' "$phrase" | tr ' ' '\n' | grep -c -E '^[a-z]+(-[a-z]+)?$' || true)
 [ "$words" = 6 ] || { echo "install-check: FAILED: passphrase printed '$phrase', not 6 words"; exit 1; }
 
 echo "install-check: make install ($CONFIGURATION), git-credential-coffer, the binary copied alone: password123 scores $score/4, passphrase gives 6 words"
