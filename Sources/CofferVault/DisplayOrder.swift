@@ -129,25 +129,12 @@ package enum DisplayOrder {
             var keyed: [(prefix: UInt64, index: Int)] = []
             keyed.reserveCapacity(ids.count)
             text.withUnsafeBufferPointer { text in
-                for (index, bound) in bounds.enumerated() {
-                    var prefix: UInt64 = 0
-                    for offset in 0..<8 {
-                        let byte = bound.0 + offset < bound.1 ? UInt64(text[bound.0 + offset]) : 0
-                        prefix = prefix << 8 | byte
-                    }
-                    keyed.append((prefix, index))
-                }
+                for (index, bound) in bounds.enumerated() { keyed.append((DisplayOrder.prefix(text, bound.0..<bound.1), index)) }
             }
             text.withUnsafeBufferPointer { text in
                 bounds.withUnsafeBufferPointer { bounds in
                     ids.withUnsafeBufferPointer { ids in
-                        let base = text.baseAddress
-                        func compare(_ a: Range<Int>, _ b: Range<Int>) -> Int {
-                            let common = min(a.count, b.count)
-                            let order = common == 0 ? 0 : (base.map { memcmp($0 + a.lowerBound, $0 + b.lowerBound, common) } ?? 0)
-                            if order != 0 { return order < 0 ? -1 : 1 }
-                            return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
-                        }
+                        func compare(_ a: Range<Int>, _ b: Range<Int>) -> Int { DisplayOrder.compare(text, a, b) }
                         keyed.sort { a, b in
                             if a.prefix != b.prefix { return a.prefix < b.prefix }
                             let (i, j) = (a.index, b.index)
@@ -283,13 +270,28 @@ extension DisplayOrder {
     }
 
     /// The stable order of two items (code points of name and account, then id): what
-    /// ``sort(_:)`` gives, for ties in the reading order.
+    /// ``sort(_:)`` gives, for ties in the reading order; the rows' comparison, one owner.
     static func precedes(_ a: Item, _ b: Item) -> Bool {
-        let nameA = comparableBytes(a.attributes.sortName ?? ""), nameB = comparableBytes(b.attributes.sortName ?? "")
-        if !nameA.elementsEqual(nameB) { return nameA.lexicographicallyPrecedes(nameB) }
-        let accountA = comparableBytes(a.attributes.account ?? ""), accountB = comparableBytes(b.attributes.account ?? "")
-        if !accountA.elementsEqual(accountB) { return accountA.lexicographicallyPrecedes(accountB) }
-        return a.id < b.id
+        precedes(ListedItem(item: a), ListedItem(item: b))
+    }
+
+    /// A key's first 8 bytes in `buffer` (its range `key`) as a big-endian integer, zeros past
+    /// its end: where two keys' prefixes differ, the keys differ there and in the same
+    /// direction, so sorts compare these first and the keys only on equal prefixes.
+    static func prefix(_ buffer: UnsafeBufferPointer<UInt8>, _ key: Range<Int>) -> UInt64 {
+        var prefix: UInt64 = 0
+        for offset in 0..<8 { prefix = prefix << 8 | (key.lowerBound + offset < key.upperBound ? UInt64(buffer[key.lowerBound + offset]) : 0) }
+        return prefix
+    }
+
+    /// The byte order of two keys in `buffer` (-1, 0 or 1), a shorter key before a longer one it begins.
+    static func compare(_ buffer: UnsafeBufferPointer<UInt8>, _ a: Range<Int>, _ b: Range<Int>) -> Int {
+        let common = min(a.count, b.count)
+        if common > 0, let base = buffer.baseAddress {
+            let order = memcmp(base + a.lowerBound, base + b.lowerBound, common)
+            if order != 0 { return order < 0 ? -1 : 1 }
+        }
+        return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
     }
 
     /// The reading keys of many items, (name, account) each, in one buffer.
@@ -339,14 +341,7 @@ extension DisplayOrder {
                 // Each name key's first 8 bytes as a big-endian integer (zeros past its end)
                 // decide most comparisons without reading the keys, as in SortKeys: where they
                 // differ, the keys differ there and in the same direction.
-                var keyed = bounds.indices.map { index -> (prefix: UInt64, index: Int) in
-                    let bound = bounds[index]
-                    var prefix: UInt64 = 0
-                    for offset in 0..<8 {
-                        prefix = prefix << 8 | (bound.start + offset < bound.middle ? UInt64(buffer[bound.start + offset]) : 0)
-                    }
-                    return (prefix, index)
-                }
+                var keyed = bounds.indices.map { (prefix: DisplayOrder.prefix(buffer, bounds[$0].start..<bounds[$0].middle), index: $0) }
                 keyed.sort { a, b in a.prefix != b.prefix ? a.prefix < b.prefix : precedes(a.index, b.index, in: buffer, tie: tie) }
                 return keyed.map(\.index)
             }
@@ -361,12 +356,8 @@ extension DisplayOrder {
 
         private func precedes(_ a: Int, _ b: Int, in buffer: UnsafeBufferPointer<UInt8>, tie: (Int, Int) -> Bool) -> Bool {
             func compare(_ a: Range<Int>, _ b: Range<Int>) -> Bool? {
-                let common = min(a.count, b.count)
-                if common > 0, let base = buffer.baseAddress {
-                    let order = memcmp(base + a.lowerBound, base + b.lowerBound, common)
-                    if order != 0 { return order < 0 }
-                }
-                return a.count == b.count ? nil : a.count < b.count
+                let order = DisplayOrder.compare(buffer, a, b)
+                return order == 0 ? nil : order < 0
             }
             let x = bounds[a], y = bounds[b]
             if let name = compare(x.start..<x.middle, y.start..<y.middle) { return name }

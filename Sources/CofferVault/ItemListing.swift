@@ -201,8 +201,8 @@ extension DisplayOrder {
         return keys.order(tie: tie).map { rows[$0] }
     }
 
-    /// The stable order of two rows: ``precedes(_:_:)`` of their items (code points of the NFC
-    /// name and account, then the id), for ties in the reading order.
+    /// The stable order of two rows (code points of the NFC name and account, then the id),
+    /// for ties in the reading order; items compare through it too (``precedes(_:_:)``).
     static func precedes(_ a: ListedItem, _ b: ListedItem) -> Bool {
         func comparable(_ utf8: UnsafeRawBufferPointer) -> [UInt8] {
             utf8.allSatisfy { $0 < 0x80 } ? Array(utf8) : Array(comparableBytes(String(decoding: utf8, as: UTF8.self)))
