@@ -7,11 +7,53 @@
 #include <sys/types.h>
 
 extern char **environ;
+#if defined(__GLIBC__)
+#include <malloc.h>
+#include <stdlib.h>
+#include <string.h>
+#endif
 #if defined(__linux__)
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #endif
+
+int coffer_keep_freed_memory(int keep_bytes, int arenas) {
+#if defined(__GLIBC__)
+    if (!mallopt(M_MMAP_THRESHOLD, keep_bytes)) return -1;
+    if (!mallopt(M_TRIM_THRESHOLD, keep_bytes)) return -1;
+    if (!mallopt(M_ARENA_MAX, arenas)) return -1;
+#else
+    (void)keep_bytes;
+    (void)arenas;
+#endif
+    return 0;
+}
+
+void coffer_return_freed_memory(void) {
+#if defined(__GLIBC__)
+    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+    mallopt(M_TRIM_THRESHOLD, 128 * 1024);
+    malloc_trim(0);
+#endif
+}
+
+int coffer_allocation_is_mapped(unsigned long size) {
+#if defined(__GLIBC__)
+    char *block = malloc(size);
+    if (block == NULL) return 0;
+    memset(block, 1, size);
+    /* The size word before a glibc block has IS_MMAPPED (0x2) set for a block mapped on its
+       own: a check of this block alone (mallinfo2's counts move with every other thread's). */
+    size_t header;
+    memcpy(&header, block - sizeof(size_t), sizeof header);
+    free(block);
+    return (header & 0x2) != 0;
+#else
+    (void)size;
+    return 0;
+#endif
+}
 
 int coffer_set_dumpable(int value) {
 #if defined(__linux__)

@@ -13,6 +13,9 @@ enum CLI {
         } catch {
             Output.error("coffer: warning: could not make the process undumpable: \(error)")
         }
+        // One command, then exit: the Argon2id memory and a large vault's buffers, once
+        // freed, are reused rather than unmapped and faulted in again (ProcessMemory).
+        ProcessMemory.keepFreedMemory()
         if notesValueGiven(arguments, parseFailed: false) { fail(notesOnCommandLine) }
         do {
             var command = try CofferCommand.parseAsRoot(arguments)

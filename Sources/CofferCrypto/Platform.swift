@@ -18,6 +18,22 @@ package enum Platform {
         strerror(code).map { String(cString: $0) }
     }
 
+    // MARK: - The allocator (ProcessMemory)
+
+    /// glibc: blocks up to `bytes` from the heap, freed memory kept in it, at most `arenas`
+    /// arenas. False when glibc refuses; true elsewhere (nothing to do).
+    static func keepFreedMemory(upTo bytes: Int, arenas: Int) -> Bool {
+        coffer_keep_freed_memory(Int32(clamping: bytes), Int32(clamping: arenas)) == 0
+    }
+
+    /// glibc: freed memory goes back to the system from now on (the default thresholds)
+    /// and now (`malloc_trim`).
+    static func returnFreedMemory() { coffer_return_freed_memory() }
+
+    /// Whether the allocator maps a block of `bytes` on its own (glibc), rather than taking
+    /// it from the heap; false elsewhere.
+    package static func allocationIsMapped(bytes: Int) -> Bool { coffer_allocation_is_mapped(UInt(bytes)) != 0 }
+
     // MARK: - Core dumps and crashes (ProcessHardening)
 
     /// The signals a crash raises.

@@ -116,17 +116,61 @@ public struct ListedItem: Sendable {
     }
 
     /// ``ItemAttributes/listedName``: the label, with the service or address after it when they differ.
-    public var listedName: String {
+    public var listedName: String { withListedNameUTF8 { String(decoding: $0, as: UTF8.self) } }
+
+    /// Calls `body` with the UTF-8 of ``listedName``: in place in the overview when it is one
+    /// field (a service without a label, the usual row), else composed in a buffer. A large
+    /// listing's table so makes no string per row.
+    ///
+    /// ```swift
+    /// let width = row.withListedNameUTF8 { $0.count }   // bytes, not characters
+    /// ```
+    public func withListedNameUTF8<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
         switch source {
         case .overview(let list, let fields):
             return list.withUnsafeBytes { raw in
-                func text(_ range: Range<Int>?) -> String? { range.map { OverviewFields.string($0, in: raw) } }
-                let label = text(fields.label)
-                let name = ItemAttributes.displayName(kind: kind, label: label, service: text(fields.service), server: text(fields.server),
-                                                      protocol: text(fields.protocol), port: fields.port, path: text(fields.path))
-                return ItemAttributes.listedName(label: label, displayName: name)
+                func text(_ range: Range<Int>?) -> UnsafeRawBufferPointer? { range.map { UnsafeRawBufferPointer(rebasing: raw[$0]) } }
+                if fields.label == nil, kind == .genericPassword, let service = text(fields.service) { return body(service) }
+                var name: [UInt8] = []
+                ItemNameText.appendListedName(kind: kind, label: text(fields.label), service: text(fields.service), server: text(fields.server),
+                                              protocol: text(fields.protocol), port: fields.port, path: text(fields.path), to: &name)
+                return name.withUnsafeBytes(body)
             }
-        case .item(let item): return item.attributes.listedName
+        case .item(let item):
+            var name = item.attributes.listedName
+            return name.withUTF8 { body(UnsafeRawBufferPointer($0)) }
+        }
+    }
+
+    /// Calls `body` with the UTF-8 of ``account`` (nil when absent), in place in the overview.
+    ///
+    /// ```swift
+    /// let hasAccount = row.withAccountUTF8 { $0 != nil }
+    /// ```
+    public func withAccountUTF8<R>(_ body: (UnsafeRawBufferPointer?) -> R) -> R {
+        switch source {
+        case .overview(let list, let fields):
+            return list.withUnsafeBytes { raw in body(fields.account.map { UnsafeRawBufferPointer(rebasing: raw[$0]) }) }
+        case .item(let item):
+            guard var account = item.attributes.account else { return body(nil) }
+            return account.withUTF8 { body(UnsafeRawBufferPointer($0)) }
+        }
+    }
+
+    /// Calls `body` with the UTF-8 of each of ``tags``, in order, in place in the overview.
+    ///
+    /// ```swift
+    /// var count = 0
+    /// row.forEachTagUTF8 { _ in count += 1 }
+    /// ```
+    public func forEachTagUTF8(_ body: (UnsafeRawBufferPointer) -> Void) {
+        switch source {
+        case .overview(let list, let fields):
+            list.withUnsafeBytes { raw in
+                for range in fields.tags { body(UnsafeRawBufferPointer(rebasing: raw[range])) }
+            }
+        case .item(let item):
+            for var tag in item.attributes.tags { tag.withUTF8 { body(UnsafeRawBufferPointer($0)) } }
         }
     }
 

@@ -23,20 +23,13 @@ extension ItemAttributes {
         Self.displayName(kind: kind, label: label, service: service, server: server, protocol: self.protocol, port: port, path: path)
     }
 
-    /// The rule of ``displayName`` from the fields it reads (a listing reads them from an
-    /// overview's bytes, ``ListedItem``).
+    /// The rule of ``displayName`` from the fields it reads.
     static func displayName(kind: ItemKind, label: String?, service: String?, server: String?, protocol scheme: String?,
                             port: UInt16?, path: String?) -> String {
-        switch kind {
-        case .genericPassword: return service ?? label ?? "?"
-        case .internetPassword:
-            var text = server ?? "?"
-            if let scheme { text = "\(scheme)://\(text)" }
-            if let port { text += ":\(port)" }
-            if let path { text += path }
-            return text
-        case .secureNote: return label ?? "?"
-        }
+        var name: [UInt8] = []
+        ItemNameText.appendDisplayName(kind: kind, label: label?.utf8, service: service?.utf8, server: server?.utf8,
+                                       protocol: scheme?.utf8, port: port, path: path?.utf8, to: &name)
+        return String(decoding: name, as: UTF8.self)
     }
 
     /// The name items sort by in listings and exports, and that import reports use:
@@ -60,12 +53,11 @@ extension ItemAttributes {
     /// ```swift
     /// print(item.listedName)   // GitHub (github.com)
     /// ```
-    public var listedName: String { Self.listedName(label: label, displayName: displayName) }
-
-    /// The rule of ``listedName``.
-    static func listedName(label: String?, displayName name: String) -> String {
-        guard let label else { return name }
-        return label == name ? label : "\(label) (\(name))"
+    public var listedName: String {
+        var name: [UInt8] = []
+        ItemNameText.appendListedName(kind: kind, label: label?.utf8, service: service?.utf8, server: server?.utf8,
+                                      protocol: self.protocol?.utf8, port: port, path: path?.utf8, to: &name)
+        return String(decoding: name, as: UTF8.self)
     }
 
     /// One item in a message: its kind, display name and account, as in
@@ -93,5 +85,57 @@ extension Item {
     public var candidateDescription: String {
         let account = attributes.account.map { $0.isEmpty ? "" : " \($0)" } ?? ""
         return "\(attributes.listedName)\(account) [\(shortID)]"
+    }
+}
+
+/// The rules of ``ItemAttributes/displayName`` and ``ItemAttributes/listedName`` over UTF-8:
+/// the one owner, for an item's strings and for a listing row's fields read in place from
+/// its overview (``ListedItem``), whose table so makes no string per row.
+enum ItemNameText {
+    /// Appends the display name: a generic password's service (else label), an internet
+    /// password's `scheme://server:port/path`, a note's title; `?` when empty.
+    static func appendDisplayName<Text: Collection<UInt8>>(kind: ItemKind, label: Text?, service: Text?, server: Text?,
+                                                           protocol scheme: Text?, port: UInt16?, path: Text?,
+                                                           to out: inout [UInt8]) {
+        func append(_ text: Text?) {
+            if let text { out.append(contentsOf: text) } else { out.append(UInt8(ascii: "?")) }
+        }
+        switch kind {
+        case .genericPassword: append(service ?? label)
+        case .internetPassword:
+            if let scheme {
+                out.append(contentsOf: scheme)
+                out.append(contentsOf: "://".utf8)
+            }
+            append(server)
+            if let port {
+                out.append(UInt8(ascii: ":"))
+                out.append(contentsOf: String(port).utf8)
+            }
+            if let path { out.append(contentsOf: path) }
+        case .secureNote: append(label)
+        }
+    }
+
+    /// Appends the listed name: the label, with the display name in parentheses when they
+    /// differ (as strings do: canonically equivalent texts are the same name); the display
+    /// name alone without a label.
+    static func appendListedName<Text: Collection<UInt8>>(kind: ItemKind, label: Text?, service: Text?, server: Text?,
+                                                          protocol scheme: Text?, port: UInt16?, path: Text?,
+                                                          to out: inout [UInt8]) {
+        guard let label else {
+            appendDisplayName(kind: kind, label: label, service: service, server: server, protocol: scheme, port: port, path: path, to: &out)
+            return
+        }
+        out.append(contentsOf: label)
+        let labelEnd = out.count
+        out.append(contentsOf: " (".utf8)
+        let nameStart = out.count
+        appendDisplayName(kind: kind, label: label, service: service, server: server, protocol: scheme, port: port, path: path, to: &out)
+        let name = out[nameStart...]
+        let same = name.elementsEqual(label)
+            || (!(name.allSatisfy { $0 < 0x80 } && label.allSatisfy { $0 < 0x80 })
+                && String(decoding: name, as: UTF8.self) == String(decoding: label, as: UTF8.self))
+        if same { out.removeSubrange(labelEnd...) } else { out.append(UInt8(ascii: ")")) }
     }
 }

@@ -20,7 +20,11 @@
 //   CofferTestWriter secure-memory POLICY BYTES
 //       sets SecureMemory.lockingPolicy (best-effort or required), allocates BYTES of guarded
 //       memory and prints "allocated unlocked=N" or "refused" (secureMemoryUnavailable).
-// The vault password is the first line of stdin (not for memscan or secure-memory). KDF parameters come from
+//   CofferTestWriter allocator default|keep|keep-then-return BYTES
+//       on the main thread of a fresh process: the allocator as it starts, after
+//       ProcessMemory.keepFreedMemory(), or after that and returnFreedMemory(); allocates
+//       BYTES twice (the second after the first was freed) and prints "mapped" or "heap" for each.
+// The vault password is the first line of stdin (not for memscan, secure-memory or allocator). KDF parameters come from
 // the vault. Exit codes: 0 ok, 3 conflict, 4 other Coffer error, 64 usage.
 import Coffer
 // This target's one file, and a process of its own: it needs the C library directly
@@ -322,6 +326,16 @@ if args[1] == "secure-memory" {
     } catch {
         fail("\(error)", code: 4)
     }
+    exit(0)
+}
+if args[1] == "allocator" {
+    let modes = ["default", "keep", "keep-then-return"]
+    guard args.count == 4, modes.contains(args[2]), let bytes = Int(args[3]) else {
+        fail("usage: allocator default|keep|keep-then-return BYTES", code: 64)
+    }
+    if args[2] != "default" { guard ProcessMemory.keepFreedMemory() else { fail("keepFreedMemory refused", code: 4) } }
+    if args[2] == "keep-then-return" { ProcessMemory.returnFreedMemory() }
+    say((0..<2).map { _ in Platform.allocationIsMapped(bytes: bytes) ? "mapped" : "heap" }.joined(separator: " "))
     exit(0)
 }
 guard let password = readLine(strippingNewline: true) else { fail("usage: the password is the first line of stdin", code: 64) }

@@ -15,6 +15,12 @@ struct VaultStreamedListingTests {
             #expect(row.account == item.attributes.account && row.kind == item.attributes.kind)
             #expect(row.tags == item.attributes.tags && row.isFavorite == item.attributes.isFavorite)
             #expect(row.label == item.attributes.label && row.service == item.attributes.service && row.server == item.attributes.server)
+            // The same text as bytes in place (what `coffer list` prints from).
+            #expect(row.withListedNameUTF8 { Array($0) } == Array(item.attributes.listedName.utf8))
+            #expect(row.withAccountUTF8 { $0.map(Array.init) } == item.attributes.account.map { Array($0.utf8) })
+            var tags: [[UInt8]] = []
+            row.forEachTagUTF8 { tags.append(Array($0)) }
+            #expect(tags == item.attributes.tags.map { Array($0.utf8) })
             return "\(row.id.hex) r\(row.revision) \(row.listedName)"
         }
     }
@@ -66,6 +72,46 @@ struct VaultStreamedListingTests {
                 let decoded = try tx.readableItems().items.sortedForReading().map { "\($0.id.hex) r\($0.revision) \($0.attributes.listedName)" }
                 #expect(listed == decoded)
             }
+        }
+    }
+}
+
+/// The rules of `displayName` and `listedName` (ItemNameText, one owner for items and for a
+/// listing's rows): known answers, each shape of name once.
+@Suite("Vault: an item's display and listed names (known answers)")
+struct VaultItemNameTests {
+    static func named(_ attributes: ItemAttributes, label: String?) -> ItemAttributes {
+        var attributes = attributes
+        attributes.label = label
+        return attributes
+    }
+
+    @Test("Display and listed names of each kind, with and without a label, a label equal to the name, canonical equivalents",
+          arguments: [
+            (named(.genericPassword(service: "github.com", account: "me"), label: nil), "github.com", "github.com"),
+            (named(.genericPassword(service: "github.com", account: "me"), label: "GitHub"), "github.com", "GitHub (github.com)"),
+            (named(.genericPassword(service: "github.com", account: "me"), label: "github.com"), "github.com", "github.com"),
+            (named(.genericPassword(service: "cafe\u{301}", account: "me"), label: "caf\u{e9}"), "cafe\u{301}", "caf\u{e9}"),
+            (named(.internetPassword(server: "bank.example", account: "me", protocol: "https", port: 8443, path: "/login"), label: "Bank"),
+             "https://bank.example:8443/login", "Bank (https://bank.example:8443/login)"),
+            (named(.internetPassword(server: "bank.example", account: "me"), label: nil), "bank.example", "bank.example"),
+            (named(.internetPassword(server: "bank.example", account: "me", port: 22), label: "bank.example:22"), "bank.example:22", "bank.example:22"),
+            (.secureNote(title: "Diary"), "Diary", "Diary"),
+            (ItemAttributes(kind: .secureNote), "?", "?"),
+          ])
+    func names(_ attributes: ItemAttributes, display: String, listed: String) throws {
+        #expect(attributes.displayName == display)
+        #expect(attributes.listedName == listed)
+        // Byte for byte: a label canonically equal to the name is shown as the label was written.
+        #expect(Array(attributes.listedName.utf8) == Array(listed.utf8))
+        // A listing's row of the same item, read from its overview's bytes (a note needs its title).
+        guard attributes.kind != .secureNote || attributes.label != nil else { return }
+        try withTemporaryDirectory { dir in
+            let vault = try Vault.create(at: dir.appendingPathComponent("v.coffer").path, password: secure("pw"), options: testOptions)
+            _ = try vault.transaction { tx in try tx.add(attributes) }
+            let row = try #require(try vault.listing().first)
+            #expect(row.withListedNameUTF8 { Array($0) } == Array(listed.utf8))
+            #expect(row.listedName == listed)
         }
     }
 }

@@ -9,6 +9,19 @@ int coffer_set_dumpable(int value);
 /* prctl(PR_GET_DUMPABLE): 0 or 1, or -1 with errno set; -1 with ENOSYS off Linux. */
 int coffer_get_dumpable(void);
 
+/* glibc's allocator, for a short-lived process: blocks up to `keep_bytes` come from the heap
+   and freed memory stays in it (mallopt M_MMAP_THRESHOLD, M_TRIM_THRESHOLD), with at most
+   `arenas` arenas (M_ARENA_MAX). 0 on success or off glibc, -1 when glibc refuses. */
+int coffer_keep_freed_memory(int keep_bytes, int arenas);
+
+/* glibc: freed memory goes back to the system from now on (the default 128 KiB thresholds)
+   and now (malloc_trim(0)). */
+void coffer_return_freed_memory(void);
+
+/* Whether a block of `size` bytes is mapped on its own rather than taken from the heap
+   (glibc): malloc, touch, check its chunk's IS_MMAPPED bit, free. 0 off glibc. */
+int coffer_allocation_is_mapped(unsigned long size);
+
 /* posix_spawn of `path` with `argv` (NULL-terminated) and the current environment.
    stdin/stdout/stderr of the child are `in_fd`/`out_fd`/`err_fd`, or /dev/null for -1; every
    other descriptor is closed in the child, every signal has its default action and none is

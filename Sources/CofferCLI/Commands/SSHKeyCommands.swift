@@ -107,6 +107,8 @@ struct SSHAgentCommand: ParsableCommand {
             Output.error("coffer ssh-agent: \(path) is locked: no key is listed until `coffer unlock \(path)`")
         }
         Output.error("coffer ssh-agent: serving the SSH keys of \(path) on \(listener.path); stop with Ctrl-C")
+        // Serving for hours: what was freed goes back to the system (CLI.run kept it).
+        ProcessMemory.returnFreedMemory()
         listener.serve(agent) { ProcessIO.terminationRequested }
         Output.error("coffer ssh-agent: stopped; removed \(listener.path)")
     }

@@ -17,10 +17,18 @@ func printItems(_ items: [Item], json: Bool) throws {
         try JSONValue.array(items.map(itemJSON)).print()
         return
     }
-    try printTable(items.lazy.map { item in
-        let a = item.attributes
-        return tableRow(name: a.listedName, account: a.account, kind: a.kind, tags: a.tags, isFavorite: a.isFavorite)
-    })
+    try printTable(count: items.count) { index, cells in
+        let a = items[index].attributes
+        var name = a.listedName
+        name.withUTF8 { name in
+            cells.appendRow(name: UnsafeRawBufferPointer(name), isFavorite: a.isFavorite, kind: a.kind) { body in
+                guard var account = a.account else { return body(nil) }
+                account.withUTF8 { body(UnsafeRawBufferPointer($0)) }
+            } tags: { body in
+                for var tag in a.tags { tag.withUTF8 { body(UnsafeRawBufferPointer($0)) } }
+            }
+        }
+    }
 }
 
 /// ``printItems(_:json:)`` for a listing read from the overviews (``ItemListing``): the
@@ -44,19 +52,19 @@ func printListing<Rows: RandomAccessCollection>(_ rows: Rows, json: Bool) throws
         try Output.bytes(out.bytes)
         return
     }
-    try printTable(rows.lazy.map { row in
-        tableRow(name: row.listedName, account: row.account, kind: row.kind, tags: row.tags, isFavorite: row.isFavorite)
-    })
-}
-
-/// One row of the listing table. The label you gave first, then the service or address
-/// that `get` takes (``ItemAttributes/listedName``). Control characters are escaped: a
-/// name may hold ESC sequences.
-private func tableRow(name: String, account: String?, kind: ItemKind, tags: [String], isFavorite: Bool) -> [String] {
-    [Output.visible(isFavorite ? "* " + name : name),
-     Output.visible(account ?? ""),
-     kind.rawValue,
-     Output.visible(tags.isEmpty ? "" : tags.map { "#" + $0 }.joined(separator: " "))]
+    // Each cell's bytes straight from the row's overview (``ListedItem/withListedNameUTF8(_:)``):
+    // a string per cell, its escape and its row array were most of the table's time.
+    let rows = Array(rows)
+    try printTable(count: rows.count) { index, cells in
+        let row = rows[index]
+        row.withListedNameUTF8 { name in
+            cells.appendRow(name: name, isFavorite: row.isFavorite, kind: row.kind) { body in
+                row.withAccountUTF8(body)
+            } tags: { body in
+                row.forEachTagUTF8(body)
+            }
+        }
+    }
 }
 
 /// The cells of some rows as the table keeps them until the widths are known: their bytes
@@ -70,51 +78,75 @@ private struct TableCells {
 
     init(columns: Int, rows: Int) {
         self.columns = Array(repeating: 0, count: columns)
+        expectedRows = rows
         lengths.reserveCapacity(rows * columns)
         widths.reserveCapacity(rows * columns)
     }
 
-    // Widths in characters, as a terminal shows them; ASCII cells (the usual case) are
-    // measured by their byte count, which is the same and far cheaper.
-    private static func width(_ cell: String) -> Int {
-        let ascii = cell.utf8.withContiguousStorageIfAvailable { !$0.contains { $0 >= 0x80 } } ?? cell.utf8.allSatisfy { $0 < 0x80 }
-        return ascii ? cell.utf8.count : cell.count
+    private var cellStart = 0, column = 0
+
+    /// Ends the cell begun after the previous one: its length, and its width in characters
+    /// as a terminal shows them; an ASCII cell (the usual case) is measured by its byte
+    /// count, which is the same and far cheaper.
+    mutating func endCell() {
+        let length = text.count - cellStart
+        let width = text.withUnsafeBytes { all in
+            let cell = UnsafeRawBufferPointer(rebasing: all[cellStart...])
+            return isASCII(cell) ? length : String(decoding: cell, as: UTF8.self).count
+        }
+        lengths.append(UInt32(length))
+        widths.append(UInt32(truncatingIfNeeded: width))
+        if width > columns[column] { columns[column] = width }
+        column = column + 1 == columns.count ? 0 : column + 1
+        cellStart = text.count
     }
 
-    /// Rows `range` of `rows`.
-    init<Rows: RandomAccessCollection>(_ rows: Rows, _ range: Range<Int>, columns: Int) where Rows.Element == [String], Rows.Index == Int {
-        self.init(columns: columns, rows: range.count)
-        for rowIndex in range {
-            // Room for every row at the size of the first thousand (doubling as it grows left up to
-            // half of a large table's buffer unused).
-            let done = rowIndex - range.lowerBound
-            if done == 1024, range.count > done { text.reserveCapacity(text.count / done * range.count * 9 / 8) }
-            for (index, cell) in rows[rowIndex].enumerated() {
-                let start = text.count
-                if cell.utf8.withContiguousStorageIfAvailable({ text.append(contentsOf: $0) }) == nil { text.append(contentsOf: cell.utf8) }
-                let cellWidth = Self.width(cell)
-                lengths.append(UInt32(text.count - start))
-                widths.append(UInt32(truncatingIfNeeded: cellWidth))
-                self.columns[index] = max(self.columns[index], cellWidth)
-            }
+    /// Appends one row of the listing table (NAME, ACCOUNT, KIND, TAGS): the name you gave
+    /// first, then the service or address that `get` takes (``ItemAttributes/listedName``),
+    /// `* ` before a favorite's, the tags as `#tag`. Control characters are escaped
+    /// (``Output/appendVisible(_:to:)``): a name may hold ESC sequences.
+    mutating func appendRow(name: UnsafeRawBufferPointer, isFavorite: Bool, kind: ItemKind,
+                            account: ((UnsafeRawBufferPointer?) -> Void) -> Void,
+                            tags: ((UnsafeRawBufferPointer) -> Void) -> Void) {
+        if rowsStarted == 1024 { text.reserveCapacity(text.count / rowsStarted * expectedRows * 9 / 8) }
+        rowsStarted += 1
+        if isFavorite { text.append(contentsOf: "* ".utf8) }
+        Output.appendVisible(name, to: &text)
+        endCell()
+        account { if let account = $0 { Output.appendVisible(account, to: &text) } }
+        endCell()
+        var kindName = kind.rawValue
+        kindName.withUTF8 { text.append(contentsOf: $0) }
+        endCell()
+        var first = true
+        tags { tag in
+            text.append(contentsOf: first ? "#".utf8 : " #".utf8)
+            first = false
+            Output.appendVisible(tag, to: &text)
         }
+        endCell()
     }
+    // Room for every row at the size of the first thousand (doubling as it grows left up to
+    // half of a large table's buffer unused).
+    private var rowsStarted = 0
+    private let expectedRows: Int
 }
 
-/// The cells of `rows`, a range of rows per core for a large table (making a row's cells,
-/// its strings and their escapes, was most of a 100,000-row listing's time after its order).
+/// The cells of `count` rows, each written by `row`, a range of rows per core for a large
+/// table (making a row's cells, their escapes and widths, was most of a 100,000-row
+/// listing's time after its order).
 /// @unchecked: each range writes only its own slot, read once every range is done.
-private final class TableCellRanges<Rows: RandomAccessCollection>: @unchecked Sendable where Rows.Element == [String], Rows.Index == Int {
-    private let rows: Rows
+private final class TableCellRanges: @unchecked Sendable {
+    private let row: @Sendable (Int, inout TableCells) -> Void
     private let columns: Int
     private let ranges: [Range<Int>]
     private let slots: UnsafeMutableBufferPointer<TableCells?>
 
-    init(_ rows: Rows, columns: Int) {
-        self.rows = rows
+    init(count: Int, columns: Int, row: @escaping @Sendable (Int, inout TableCells) -> Void) {
+        self.row = row
         self.columns = columns
         // Below this many rows a second thread costs more than it saves.
-        let count = rows.count, chunks = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8, count / 4_096))
+        let chunks = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8, count / 4_096))
         ranges = (0..<chunks).map { (count * $0 / chunks)..<(count * ($0 + 1) / chunks) }
         slots = .allocate(capacity: chunks)
         slots.initialize(repeating: nil)
@@ -125,36 +157,83 @@ private final class TableCellRanges<Rows: RandomAccessCollection>: @unchecked Se
         slots.deallocate()
     }
 
+    private func cells(_ range: Range<Int>) -> TableCells {
+        var cells = TableCells(columns: columns, rows: range.count)
+        for index in range { row(index, &cells) }
+        return cells
+    }
+
     /// Every range's cells, in order.
     func make() -> [TableCells] {
-        if ranges.count == 1 { return [TableCells(rows, ranges[0], columns: columns)] }
+        if ranges.count == 1 { return [cells(ranges[0])] }
         DispatchQueue.concurrentPerform(iterations: ranges.count) { chunk in
-            slots[chunk] = TableCells(rows, ranges[chunk], columns: columns)
+            slots[chunk] = cells(ranges[chunk])
         }
         return slots.compactMap { $0 }
     }
 }
 
-/// Prints rows of cells as aligned columns under NAME, ACCOUNT, KIND, TAGS (nothing for no rows).
-private func printTable<Rows: RandomAccessCollection>(_ rows: Rows) throws where Rows.Element == [String], Rows.Index == Int {
+/// Prints `count` rows as aligned columns under NAME, ACCOUNT, KIND, TAGS (nothing for no
+/// rows), each row's cells written by `row` (``TableCells/appendRow(name:isFavorite:kind:account:tags:)``).
+private func printTable(count: Int, row: @escaping @Sendable (Int, inout TableCells) -> Void) throws {
     let header = ["NAME", "ACCOUNT", "KIND", "TAGS"]
-    let parts = TableCellRanges(rows, columns: header.count).make()
+    let parts = TableCellRanges(count: count, columns: header.count, row: row).make()
     var widths = header.map(\.count)
     for part in parts { widths = zip(widths, part.columns).map { max($0, $1) } }
     guard parts.contains(where: { !$0.lengths.isEmpty }) else { return }
     // Rows are built as bytes and written 64 KiB at a time: listing 100,000 items spent
     // most of its time here when each cell went through Foundation's padding and
     // trimming (bridged through NSString) and each row was its own write.
-    var out: [UInt8] = []
-    out.reserveCapacity(1 << 16)
-    func append(cells: Int, _ cell: (Int) -> (bytes: ArraySlice<UInt8>, width: Int)) throws {
+    var writer = TableWriter(widths: widths)
+    let headerText = Array(header.joined().utf8), headerLengths = header.map { UInt32($0.utf8.count) }
+    try headerText.withUnsafeBytes { text in
+        try headerLengths.withUnsafeBufferPointer { try writer.line(text, lengths: $0, widths: $0) }
+    }
+    for part in parts {
+        try part.text.withUnsafeBytes { text in
+            try part.lengths.withUnsafeBufferPointer { lengths in
+                try part.widths.withUnsafeBufferPointer { widths in
+                    var start = 0
+                    for first in stride(from: 0, to: lengths.count, by: header.count) {
+                        let cells = first..<(first + header.count)
+                        var length = 0
+                        for cell in cells { length += Int(lengths[cell]) }
+                        try writer.line(UnsafeRawBufferPointer(rebasing: text[start..<(start + length)]),
+                                        lengths: UnsafeBufferPointer(rebasing: lengths[cells]), widths: UnsafeBufferPointer(rebasing: widths[cells]))
+                        start += length
+                    }
+                }
+            }
+        }
+    }
+    try writer.flush()
+}
+
+/// The table's lines as bytes, written 64 KiB at a time: listing 100,000 items spent most
+/// of its time here when each cell went through Foundation's padding and trimming
+/// (bridged through NSString) and each row was its own write. A type of its own: a
+/// buffer captured by nested functions is checked for exclusive access at every use.
+private struct TableWriter {
+    private var out: [UInt8] = []
+    private let widths: [Int]
+
+    init(widths: [Int]) {
+        self.widths = widths
+        out.reserveCapacity(1 << 16)
+    }
+
+    /// One line: `cells` back to back (their `lengths` in bytes, their `widths` in
+    /// characters), each padded to its column's width but the last.
+    mutating func line(_ cells: UnsafeRawBufferPointer, lengths: UnsafeBufferPointer<UInt32>, widths cellWidths: UnsafeBufferPointer<UInt32>) throws {
         let lineStart = out.count
-        for index in 0..<cells {
-            if index > 0 { out.append(0x20); out.append(0x20) }
-            let (bytes, cellWidth) = cell(index)
-            out.append(contentsOf: bytes)
-            if index < cells - 1 {
-                out.append(contentsOf: repeatElement(UInt8(0x20), count: max(0, widths[index] - cellWidth)))
+        var start = 0
+        for index in 0..<lengths.count {
+            if index > 0 { out.append(contentsOf: [0x20, 0x20] as [UInt8]) }
+            let end = start + Int(lengths[index])
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: cells[start..<end]))
+            start = end
+            if index < widths.count - 1, widths[index] > Int(cellWidths[index]) {
+                out.append(contentsOf: repeatElement(UInt8(0x20), count: widths[index] - Int(cellWidths[index])))
             }
         }
         // Trailing blanks (padding before an empty last cell) go; leading blanks, or
@@ -168,23 +247,26 @@ private func printTable<Rows: RandomAccessCollection>(_ rows: Rows) throws where
         out.append(0x0A)
         if out.count >= 1 << 16 { try flush() }
     }
-    func flush() throws {
+
+    mutating func flush() throws {
         try out.withUnsafeBytes { try Output.bytes($0) }
         out.removeAll(keepingCapacity: true)
     }
-    try append(cells: header.count) { (ArraySlice(header[$0].utf8), header[$0].count) }
-    for part in parts {
-        var start = 0
-        for row in 0..<(part.lengths.count / header.count) {
-            try append(cells: header.count) { index in
-                let cell = row * header.count + index
-                let end = start + Int(part.lengths[cell])
-                defer { start = end }
-                return (part.text[start..<end], Int(part.widths[cell]))
-            }
-        }
+}
+
+/// Whether `bytes` are all ASCII, 8 at a time: every cell of a large table is measured.
+private func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    var index = 0
+    var high: UInt64 = 0
+    while index + 8 <= bytes.count {
+        high |= bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+        index += 8
     }
-    try flush()
+    while index < bytes.count {
+        high |= UInt64(bytes[index])
+        index += 1
+    }
+    return high & 0x8080_8080_8080_8080 == 0
 }
 
 /// `text` without leading and trailing spaces and tabs (what `.whitespaces` trims:

@@ -23,9 +23,8 @@ enum Output {
     /// JSON way; secrets (`get`, `generate`) are printed as they are.
     static func visible(_ text: String) -> String {
         func isControl(_ value: UInt32) -> Bool { value < 0x20 || (0x7F...0x9F).contains(value) }
-        func needsEscaping(_ byte: UInt8) -> Bool { byte < 0x20 || byte == 0x7F || byte == 0x5C || byte == 0xC2 }
-        // In place for a native string (every cell of a listing): iterating the UTF-8 view
-        // byte by byte took 264 million instructions for `coffer list` at 100,000 rows.
+        // In place for a native string: iterating the UTF-8 view byte by byte took 264
+        // million instructions for `coffer list` at 100,000 rows.
         let plain = text.utf8.withContiguousStorageIfAvailable { !$0.contains(where: needsEscaping) }
             ?? !text.utf8.contains(where: needsEscaping)
         guard !plain else { return text }
@@ -41,6 +40,21 @@ enum Output {
             }
         }
         return shown
+    }
+
+    /// A byte that may start what ``visible(_:)`` escapes: a C0 control, DEL, a backslash,
+    /// or 0xC2, the first byte of every C1 control (and of U+00A0–U+00BF, which are kept).
+    private static func needsEscaping(_ byte: UInt8) -> Bool { byte < 0x20 || byte == 0x7F || byte == 0x5C || byte == 0xC2 }
+
+    /// Appends ``visible(_:)`` of the UTF-8 text `bytes` to `out`: the bytes themselves
+    /// when nothing in them needs escaping (every cell of a usual listing), so a table
+    /// makes no string of them.
+    static func appendVisible(_ bytes: UnsafeRawBufferPointer, to out: inout [UInt8]) {
+        if !bytes.contains(where: needsEscaping) {
+            out.append(contentsOf: bytes)
+        } else {
+            out.append(contentsOf: visible(String(decoding: bytes, as: UTF8.self)).utf8)
+        }
     }
 
     /// Writes a secret's bytes to standard output, then a newline.
