@@ -340,6 +340,49 @@ struct FormatV2Tests {
         #expect(try tag(.genericPassword, "GitHub.com") == expected.prefix(8).reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) })
     }
 
+    @Test("Lookup tags: the fold of every byte value, and of names of mixed bytes, is SPEC §8.1's rule")
+    func lookupTagFoldEveryByte() {
+        // The rule as SPEC.md §8.1 states it, byte by byte.
+        func specFold(_ name: [UInt8]) -> [UInt8] {
+            name.contains { $0 >= 0x80 } ? [0xFF] : name.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }
+        }
+        for byte in 0...255 {
+            let name: [UInt8] = [0x41, UInt8(byte), 0x7A]
+            #expect(LookupTag.fold(name) == specFold(name), "byte \(byte)")
+        }
+        var random = SystemRandomNumberGenerator()
+        for _ in 0..<200 {
+            let name = (0..<Int.random(in: 0...40, using: &random)).map { _ in UInt8.random(in: 0x20...0x7F, using: &random) }
+            #expect(LookupTag.fold(name) == specFold(name))
+        }
+    }
+
+    @Test("Lookup tags of overview lists: each kind's name field, an absent name, a kind a deletion erased (a generic password)")
+    func lookupTagOfOverview() throws {
+        let keys = try EpochKeys(epochKey: try SecureBytes(copying: Array(0..<32).map(UInt8.init)))
+        let T = EntryCodec.OverviewTag.self
+        func list(_ fields: [(UInt16, [UInt8])]) -> [UInt8] {
+            fields.flatMap { tag, value in
+                withUnsafeBytes(of: tag.littleEndian, Array.init) + withUnsafeBytes(of: UInt32(value.count).littleEndian, Array.init) + value
+            }
+        }
+        func tag(_ kind: ItemKind, _ name: String) throws -> UInt64 { try LookupTag.tag(kind: kind, name: Array(name.utf8), keys: keys) }
+        let generic = list([(T.kind, [ItemKind.genericPassword.code]), (T.label, Array("Label".utf8)),
+                            (T.service, Array("GitHub.com".utf8)), (T.account, Array("me".utf8))])
+        #expect(try LookupTag.tag(ofOverview: generic, keys: keys) == tag(.genericPassword, "github.com"))
+        let internet = list([(T.kind, [ItemKind.internetPassword.code]), (T.label, Array("Bank".utf8)),
+                             (T.service, Array("svc".utf8)), (T.account, Array("me".utf8)), (T.server, Array("bank.example".utf8))])
+        #expect(try LookupTag.tag(ofOverview: internet, keys: keys) == tag(.internetPassword, "bank.example"))
+        let note = list([(T.kind, [ItemKind.secureNote.code]), (T.label, Array("Diary".utf8))])
+        #expect(try LookupTag.tag(ofOverview: note, keys: keys) == tag(.secureNote, "Diary"))
+        let noService = list([(T.kind, [ItemKind.genericPassword.code]), (T.label, Array("Label".utf8)), (T.account, Array("me".utf8))])
+        #expect(try LookupTag.tag(ofOverview: noService, keys: keys) == tag(.genericPassword, ""))
+        let erasedKind = list([(T.service, Array("github.com".utf8)), (T.account, Array("me".utf8))])
+        #expect(try LookupTag.tag(ofOverview: erasedKind, keys: keys) == tag(.genericPassword, "github.com"))
+        #expect(try LookupTag.tag(ofOverview: [], keys: keys) == tag(.genericPassword, ""))
+        #expect(throws: FormatError.self) { try LookupTag.tag(ofOverview: list([(T.kind, [0x7E])]), keys: keys) }
+    }
+
     // MARK: Records and files (SPEC.md §2, §7, §8, §10)
 
     @Test("A file round-trips, every record opens, and only its own nonce and id open a record")

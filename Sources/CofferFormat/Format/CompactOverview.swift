@@ -20,10 +20,15 @@ enum CompactOverview {
 
     /// The in-memory list of a format-2 overview, checked as SPEC.md §10 step 15 says.
     static func working(from compact: [UInt8], tombstone: Bool) throws(FormatError) -> [UInt8] {
+        try compact.withBytes { (raw) throws(FormatError) in try working(from: raw, tombstone: tombstone) }
+    }
+
+    /// ``working(from:tombstone:)`` of bytes in place (an overview opened into a buffer on the stack).
+    static func working(from compact: UnsafeRawBufferPointer, tombstone: Bool) throws(FormatError) -> [UInt8] {
         // Most overviews of a large vault have the usual shape, read in one pass
         // (``usualWorking(_:)``); any other, or one it does not vouch for, the full reading.
-        if !tombstone, let list = compact.withUnsafeBytes({ usualWorking($0) }) { return list }
-        return try checkedWorking(from: compact, tombstone: tombstone)
+        if !tombstone, let list = usualWorking(compact) { return list }
+        return try checkedWorking(from: Array(compact), tombstone: tombstone)
     }
 
     /// ``working(from:tombstone:)`` by the full reading: every shape, and the failure named.

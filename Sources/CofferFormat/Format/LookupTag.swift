@@ -33,17 +33,28 @@ package enum LookupTag {
 
     /// The length of ``fold(_:)``'s result.
     static func foldedLength(_ name: UnsafeRawBufferPointer) -> Int {
-        name.contains { $0 >= 0x80 } ? 1 : name.count
+        isASCII(name) ? name.count : 1
+    }
+
+    /// Whether every byte is below 0x80 (an OR of them all, which the compiler vectorizes:
+    /// every record's tag is checked when a large vault is listed or saved).
+    private static func isASCII(_ name: UnsafeRawBufferPointer) -> Bool {
+        var high: UInt8 = 0
+        for byte in name { high |= byte }
+        return high < 0x80
     }
 
     /// ``fold(_:)`` written at the start of `out` (at least ``foldedLength(_:)`` bytes);
     /// returns the length written.
     static func fold(_ name: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) -> Int {
-        guard !name.contains(where: { $0 >= 0x80 }) else {
+        guard isASCII(name) else {
             out[0] = nonASCII
             return 1
         }
-        for (i, byte) in name.enumerated() { out[i] = byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte }
+        for index in 0..<name.count {
+            let byte = name[index]
+            out[index] = byte &- 0x41 < 26 ? byte | 0x20 : byte
+        }
         return name.count
     }
 
@@ -77,16 +88,38 @@ package enum LookupTag {
         }
     }
 
-    /// The kind of a checked in-memory overview list, and where its name key is (nil: absent).
+    /// The kind of a checked in-memory overview list, and where its name key is (nil: absent):
+    /// one pass over the fields up to the name's (tags ascend), no other field read. A list
+    /// without a kind is a live item whose kind a deletion erased: a generic password
+    /// (SPEC.md §17.5, as ``OverviewFields`` reads it).
     private static func nameKeyRange(_ raw: UnsafeRawBufferPointer) throws(FormatError) -> (ItemKind, Range<Int>?) {
-        guard let fields = OverviewFields(raw), let kind = ItemKind(code: fields.kind) else {
-            throw .malformed("overview: no kind for its lookup tag")
+        let T = EntryCodec.OverviewTag.self
+        var kind: ItemKind?
+        var offset = 0
+        while offset < raw.count {
+            guard raw.count - offset >= 6 else { throw .malformed("overview: no kind for its lookup tag") }
+            let tag = UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt16.self))
+            let length = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 2, as: UInt32.self)))
+            let value = (offset + 6)..<(offset + 6 + length)
+            guard value.upperBound <= raw.count else { throw .malformed("overview: no kind for its lookup tag") }
+            offset = value.upperBound
+            if tag == T.kind {
+                guard length == 1, let code = ItemKind(code: raw[value.lowerBound]) else { throw .malformed("overview: no kind for its lookup tag") }
+                kind = code
+                continue
+            }
+            let found = kind ?? .genericPassword
+            kind = found
+            let nameTag: UInt16
+            switch found {
+            case .genericPassword: nameTag = T.service
+            case .internetPassword: nameTag = T.server
+            case .secureNote: nameTag = T.label
+            }
+            if tag == nameTag { return (found, value) }
+            if tag > nameTag { return (found, nil) }
         }
-        switch kind {
-        case .genericPassword: return (kind, fields.service)
-        case .internetPassword: return (kind, fields.server)
-        case .secureNote: return (kind, fields.label)
-        }
+        return (kind ?? .genericPassword, nil)
     }
 
     /// The name key of attributes (what a lookup by that name computes the tag of).

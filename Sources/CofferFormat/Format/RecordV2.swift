@@ -288,33 +288,38 @@ package struct RecordV2: Sendable {
     /// the AEAD ("entry failure"), the padding, the list and its lookup tag ("malformed").
     package func openOverviewList(vaultID: [UInt8], keys: EpochKeys) throws(FormatError) -> [UInt8] {
         try requireLoaded()
-        let plain: [UInt8]
-        do throws(CofferError) {
-            plain = try overviewCiphertext.withBytes { (cipher) throws(CofferError) in
-                try withNonce(associatedData: vaultID, part: .overview) { (nonceRaw, ad) throws(CofferError) in
-                    try XChaCha20Poly1305.openPublic(cipher, key: keys.overviewKey, nonce: nonceRaw, associatedData: ad)
+        // Opened into a buffer on the stack (an overview is a few hundred bytes): only the
+        // in-memory list made from it is kept.
+        let opened = overviewCiphertext.withUnsafeBytes { cipher -> Result<[UInt8], FormatError> in
+            withUnsafeTemporaryAllocation(byteCount: max(0, cipher.count - XChaCha20Poly1305.tagLength), alignment: 1) { plain in
+                Result { () throws(FormatError) in
+                    do throws(CofferError) {
+                        try withNonce(associatedData: vaultID, part: .overview) { (nonceRaw, ad) throws(CofferError) in
+                            try XChaCha20Poly1305.openPublic(cipher, into: plain, key: keys.overviewKey, nonce: nonceRaw, associatedData: ad)
+                        }
+                    } catch .authenticationFailed {
+                        throw .tampered(.entry(id.hex))
+                    } catch {
+                        throw .crypto(error)
+                    }
+                    return try checkedOverviewList(padded: UnsafeRawBufferPointer(plain), keys: keys)
                 }
             }
-        } catch .authenticationFailed {
-            throw .tampered(.entry(id.hex))
-        } catch {
-            throw .crypto(error)
         }
-        return try checkedOverviewList(padded: plain, keys: keys)
+        return try opened.get()
     }
 
     /// The in-memory list of this record's decrypted (padded) overview, checked as SPEC.md
     /// §10 step 15 says: the padding, the list and its lookup tag under `keys`. Shared by
     /// ``openOverviewList(vaultID:keys:)`` and a rotation that checks what it seals again.
-    private func checkedOverviewList(padded plain: consuming [UInt8], keys: EpochKeys) throws(FormatError) -> [UInt8] {
+    private func checkedOverviewList(padded plain: UnsafeRawBufferPointer, keys: EpochKeys) throws(FormatError) -> [UInt8] {
         let length: Int
         do throws(CofferError) {
-            length = try plain.withBytes { (raw) throws(CofferError) in try Padme.unpaddedLength(raw, structure: "entry overview") }
+            length = try Padme.unpaddedLength(plain, structure: "entry overview")
         } catch {
             throw FormatError(reading: error)
         }
-        plain.removeSubrange(length...)
-        let list = try CompactOverview.working(from: plain, tombstone: isTombstone)
+        let list = try CompactOverview.working(from: UnsafeRawBufferPointer(rebasing: plain[..<length]), tombstone: isTombstone)
         if !isTombstone {
             guard try LookupTag.tag(ofOverview: list, keys: keys) == lookupTag else {
                 throw .malformed("entry \(id.hex): its lookup tag does not match its name")
@@ -382,7 +387,7 @@ package struct RecordV2: Sendable {
         }
         var tag = LookupTag.tombstone
         if checkingOverview {
-            let list = try checkedOverviewList(padded: overview, keys: old)
+            let list = try overview.withBytes { (raw) throws(FormatError) in try checkedOverviewList(padded: raw, keys: old) }
             if !isTombstone { tag = try LookupTag.tag(ofOverview: list, keys: new) }
         } else if !isTombstone {
             let length = try aead { () throws(CofferError) in
