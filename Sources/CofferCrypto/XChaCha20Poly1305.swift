@@ -10,17 +10,36 @@ package enum XChaCha20Poly1305 {
     package static func seal(
         _ plaintext: UnsafeRawBufferPointer, key: SecureBytes, nonce: [UInt8], associatedData: [UInt8]
     ) throws(CofferError) -> [UInt8] {
+        try nonce.withBytes { (nonceRaw) throws(CofferError) in
+            try associatedData.withBytes { (ad) throws(CofferError) in
+                try [UInt8](unsafeUninitializedCapacity: plaintext.count + tagLength) { (buffer, count) throws(CofferError) in
+                    try seal(plaintext, into: UnsafeMutableRawBufferPointer(buffer), key: key, nonce: nonceRaw, associatedData: ad)
+                    count = buffer.count
+                }
+            }
+        }
+    }
+
+    /// ``seal(_:key:nonce:associatedData:)`` into `sealed`, exactly the plaintext's length
+    /// and a tag's: a key rotation seals both parts of every record straight into the new
+    /// record's buffer.
+    package static func seal(
+        _ plaintext: UnsafeRawBufferPointer, into sealed: UnsafeMutableRawBufferPointer, key: SecureBytes,
+        nonce: UnsafeRawBufferPointer, associatedData: UnsafeRawBufferPointer
+    ) throws(CofferError) {
         try check(key: key, nonceCount: nonce.count)
-        var out = [UInt8](repeating: 0, count: plaintext.count + tagLength)
+        guard sealed.count == plaintext.count + tagLength, let out = sealed.baseAddress, let nonceBase = nonce.baseAddress else {
+            throw .invalidArgument("XChaCha20-Poly1305 output buffer of the wrong length")
+        }
         var outLength: UInt64 = 0
         let status = key.withBytePointer { k, _ in
             crypto_aead_xchacha20poly1305_ietf_encrypt(
-                &out, &outLength,
+                out.assumingMemoryBound(to: UInt8.self), &outLength,
                 plaintext.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(plaintext.count),
-                associatedData, UInt64(associatedData.count), nil, nonce, k)
+                associatedData.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(associatedData.count), nil,
+                nonceBase.assumingMemoryBound(to: UInt8.self), k)
         }
-        guard status == 0, Int(outLength) == out.count else { throw .sealFailed }
-        return out
+        guard status == 0, Int(outLength) == sealed.count else { throw .sealFailed }
     }
 
     /// Seals bytes held in guarded memory.

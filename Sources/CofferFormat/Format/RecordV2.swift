@@ -287,10 +287,19 @@ package struct RecordV2: Sendable {
     /// Decrypts and checks the overview (SPEC.md §10 step 15) and returns its in-memory list:
     /// the AEAD ("entry failure"), the padding, the list and its lookup tag ("malformed").
     package func openOverviewList(vaultID: [UInt8], keys: EpochKeys) throws(FormatError) -> [UInt8] {
+        try withOpenedOverview(vaultID: vaultID, keys: keys) { (plain) throws(FormatError) in
+            try checkedOverviewList(padded: plain, keys: keys)
+        }
+    }
+
+    /// Calls `body` with this record's overview decrypted (padded) into a buffer on the stack
+    /// (an overview is a few hundred bytes): no array per record for a listing, a save's
+    /// checks or a rotation, which keep only what they make of it. A failed AEAD is
+    /// "entry failure" (`tampered`).
+    private func withOpenedOverview<R>(vaultID: [UInt8], keys: EpochKeys,
+                                       _ body: (UnsafeRawBufferPointer) throws(FormatError) -> R) throws(FormatError) -> R {
         try requireLoaded()
-        // Opened into a buffer on the stack (an overview is a few hundred bytes): only the
-        // in-memory list made from it is kept.
-        let opened = overviewCiphertext.withUnsafeBytes { cipher -> Result<[UInt8], FormatError> in
+        let opened = overviewCiphertext.withUnsafeBytes { cipher -> Result<R, FormatError> in
             withUnsafeTemporaryAllocation(byteCount: max(0, cipher.count - XChaCha20Poly1305.tagLength), alignment: 1) { plain in
                 Result { () throws(FormatError) in
                     do throws(CofferError) {
@@ -302,7 +311,7 @@ package struct RecordV2: Sendable {
                     } catch {
                         throw .crypto(error)
                     }
-                    return try checkedOverviewList(padded: UnsafeRawBufferPointer(plain), keys: keys)
+                    return try body(UnsafeRawBufferPointer(plain))
                 }
             }
         }
@@ -370,60 +379,62 @@ package struct RecordV2: Sendable {
     package func resealed(vaultID: [UInt8], from old: EpochKeys, to new: EpochKeys, nonce newNonce: [UInt8],
                           scratch: SecureBytes? = nil, checkingOverview: Bool = false) throws(FormatError) -> RecordV2 {
         try requireLoaded()
-        let overviewAD = Self.associatedData(vaultID: vaultID, id: id, part: .overview)
-        let secretAD = Self.associatedData(vaultID: vaultID, id: id, part: .secret)
         func aead<R>(_ body: () throws(CofferError) -> R) throws(FormatError) -> R {
             do throws(CofferError) { return try body() } catch .authenticationFailed { throw .tampered(.entry(id.hex)) } catch { throw FormatError(reading: error) }
         }
-        // An overview is not secret (a listing opens it into ordinary memory too).
-        let overview = try aead { () throws(CofferError) in
-            try overviewCiphertext.withBytes { (cipher) throws(CofferError) in
-                try nonce.bytes.withBytes { (nonceRaw) throws(CofferError) in
-                    try overviewAD.withBytes { (ad) throws(CofferError) in
-                        try XChaCha20Poly1305.openPublic(cipher, key: old.overviewKey, nonce: nonceRaw, associatedData: ad)
-                    }
-                }
-            }
-        }
+        // Both parts are sealed straight into the new record's buffer, of the old one's exact
+        // size (the plaintexts keep their lengths), and the associated data is on the stack:
+        // the arrays made per record and part were a tenth of a rotation's instructions.
         var tag = LookupTag.tombstone
-        if checkingOverview {
-            let list = try overview.withBytes { (raw) throws(FormatError) in try checkedOverviewList(padded: raw, keys: old) }
-            if !isTombstone { tag = try LookupTag.tag(ofOverview: list, keys: new) }
-        } else if !isTombstone {
-            let length = try aead { () throws(CofferError) in
-                try overview.withBytes { (raw) throws(CofferError) in try Padme.unpaddedLength(raw, structure: "entry \(id.hex) overview") }
-            }
-            let (kind, name) = try overview.withBytes { (raw) throws(FormatError) in
-                try CompactOverview.nameKey(UnsafeRawBufferPointer(rebasing: raw[0..<length]))
-            }
-            tag = try LookupTag.tag(kind: kind, name: name, keys: new)
-        }
-        // One buffer of the record's exact size: appending the secret ciphertext to the
-        // overview's grew it by half again (a rotation of 100,000 records held 6 MB more).
-        var body: [UInt8] = []
-        body.reserveCapacity(self.body.count)
-        body += try aead { () throws(CofferError) in
-            try overview.withBytes { (raw) throws(CofferError) in
-                try XChaCha20Poly1305.seal(raw, key: new.overviewKey, nonce: newNonce, associatedData: overviewAD)
-            }
-        }
-        let overviewLength = body.count
-        if !isTombstone {
-            body += try aead { () throws(CofferError) in
-                if let scratch, scratch.count >= secretCiphertext.count {
-                    return try withNonce(associatedData: vaultID, part: .secret) { (nonceRaw, ad) throws(CofferError) in
-                        try XChaCha20Poly1305.open(secretCiphertext, key: old.secretKey, nonce: nonceRaw, associatedData: ad,
-                                                   scratch: scratch) { (secret) throws(CofferError) in
-                            try XChaCha20Poly1305.seal(secret, key: new.secretKey, nonce: newNonce, associatedData: secretAD)
+        let overviewLength = self.overviewLength
+        // Every byte of the buffer is written below: a tombstone has no secret part.
+        guard !isTombstone || body.count == overviewLength else { throw .malformed("entry \(id.hex): a tombstone with a secret part") }
+        let sealed = try newNonce.withBytes { (newNonceRaw) throws(FormatError) -> [UInt8] in
+            try [UInt8](unsafeUninitializedCapacity: body.count) { (buffer, count) throws(FormatError) in
+                let out = UnsafeMutableRawBufferPointer(buffer)
+                // An overview is not secret (a listing opens it into ordinary memory too).
+                tag = try withOpenedOverview(vaultID: vaultID, keys: old) { (plain) throws(FormatError) -> UInt64 in
+                    var tag = LookupTag.tombstone
+                    if checkingOverview {
+                        let list = try checkedOverviewList(padded: plain, keys: old)
+                        if !isTombstone { tag = try LookupTag.tag(ofOverview: list, keys: new) }
+                    } else if !isTombstone {
+                        let length = try aead { () throws(CofferError) in try Padme.unpaddedLength(plain, structure: "entry \(id.hex) overview") }
+                        let (kind, name) = try CompactOverview.nameKey(UnsafeRawBufferPointer(rebasing: plain[0..<length]))
+                        tag = try LookupTag.tag(kind: kind, name: name, keys: new)
+                    }
+                    try aead { () throws(CofferError) in
+                        try withNonce(associatedData: vaultID, part: .overview) { (_, ad) throws(CofferError) in
+                            try XChaCha20Poly1305.seal(plain, into: UnsafeMutableRawBufferPointer(rebasing: out[..<overviewLength]),
+                                                       key: new.overviewKey, nonce: newNonceRaw, associatedData: ad)
+                        }
+                    }
+                    return tag
+                }
+                if !isTombstone {
+                    let secretOut = UnsafeMutableRawBufferPointer(rebasing: out[overviewLength...])
+                    try aead { () throws(CofferError) in
+                        try withNonce(associatedData: vaultID, part: .secret) { (nonceRaw, ad) throws(CofferError) in
+                            if let scratch, scratch.count >= secretCiphertext.count {
+                                try XChaCha20Poly1305.open(secretCiphertext, key: old.secretKey, nonce: nonceRaw, associatedData: ad,
+                                                           scratch: scratch) { (secret) throws(CofferError) in
+                                    try XChaCha20Poly1305.seal(secret, into: secretOut, key: new.secretKey, nonce: newNonceRaw, associatedData: ad)
+                                }
+                            } else {
+                                let secret = try XChaCha20Poly1305.open(secretCiphertext, key: old.secretKey, nonce: Array(nonceRaw),
+                                                                        associatedData: Array(ad))
+                                try secret.withUnsafeBytes { (raw) throws(CofferError) in
+                                    try XChaCha20Poly1305.seal(raw, into: secretOut, key: new.secretKey, nonce: newNonceRaw, associatedData: ad)
+                                }
+                            }
                         }
                     }
                 }
-                let secret = try XChaCha20Poly1305.open(secretCiphertext, key: old.secretKey, nonce: nonce.bytes, associatedData: secretAD)
-                return try XChaCha20Poly1305.seal(secret, key: new.secretKey, nonce: newNonce, associatedData: secretAD)
+                count = buffer.count
             }
         }
         return RecordV2(id: id, revision: revision, nonce: newNonce.withUnsafeBytes { Nonce($0) }, lookupTag: tag,
-                        isTombstone: isTombstone, body: body[...], overviewLength: overviewLength)
+                        isTombstone: isTombstone, body: sealed[...], overviewLength: overviewLength)
     }
 
     /// Checks the secret part's AEAD without decrypting it (``XChaCha20Poly1305/verify(_:key:nonce:associatedData:)``:
