@@ -12,9 +12,8 @@ package enum XChaCha20Poly1305 {
     ) throws(CofferError) -> [UInt8] {
         try nonce.withBytes { (nonceRaw) throws(CofferError) in
             try associatedData.withBytes { (ad) throws(CofferError) in
-                try [UInt8](unsafeUninitializedCapacity: plaintext.count + tagLength) { (buffer, count) throws(CofferError) in
-                    try seal(plaintext, into: UnsafeMutableRawBufferPointer(buffer), key: key, nonce: nonceRaw, associatedData: ad)
-                    count = buffer.count
+                try filled(count: plaintext.count + tagLength) { (out) throws(CofferError) in
+                    try seal(plaintext, into: out, key: key, nonce: nonceRaw, associatedData: ad)
                 }
             }
         }
@@ -125,6 +124,14 @@ package enum XChaCha20Poly1305 {
         guard status == 0 else { throw .authenticationFailed }
     }
 
+    /// An array of `count` bytes that `fill` writes whole (not zeroed first).
+    private static func filled(count: Int, _ fill: (UnsafeMutableRawBufferPointer) throws(CofferError) -> Void) throws(CofferError) -> [UInt8] {
+        try [UInt8](unsafeUninitializedCapacity: count) { (buffer, written) throws(CofferError) in
+            try fill(UnsafeMutableRawBufferPointer(buffer))
+            written = buffer.count
+        }
+    }
+
     private static func check(key: SecureBytes, nonceCount: Int) throws(CofferError) {
         try Sodium.ensureInitialized()
         guard key.count == keyLength else { throw .invalidKey("XChaCha20-Poly1305 key must be 32 bytes") }
@@ -139,9 +146,8 @@ extension XChaCha20Poly1305 {
         _ ciphertext: UnsafeRawBufferPointer, key: SecureBytes, nonce: UnsafeRawBufferPointer, associatedData: UnsafeRawBufferPointer
     ) throws(CofferError) -> [UInt8] {
         guard ciphertext.count >= tagLength else { throw .authenticationFailed }
-        return try [UInt8](unsafeUninitializedCapacity: ciphertext.count - tagLength) { (buffer, count) throws(CofferError) in
-            try openPublic(ciphertext, into: UnsafeMutableRawBufferPointer(buffer), key: key, nonce: nonce, associatedData: associatedData)
-            count = buffer.count
+        return try filled(count: ciphertext.count - tagLength) { (out) throws(CofferError) in
+            try openPublic(ciphertext, into: out, key: key, nonce: nonce, associatedData: associatedData)
         }
     }
 
