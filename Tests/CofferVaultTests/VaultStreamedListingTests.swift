@@ -76,6 +76,39 @@ struct VaultStreamedListingTests {
     }
 }
 
+/// The reading order's sort (`DisplayOrder.ReadingKeys.order`): ranges sorted on several
+/// cores and merged must give exactly the order one sort of the keys gives.
+@Suite("Vault: the reading order sorted on several cores")
+struct VaultReadingOrderSortTests {
+    @Test("10,000 keys with many equal names and accounts (ties to the last rule): the merged runs equal a reference sort",
+          arguments: [10_000, 2_047, 1])
+    func mergedRunsEqualOneSort(count: Int) {
+        var random = SeededRandom("reading-order-\(count)")
+        let names = ["alpha", "Alpha", "beta 2", "beta 10", "caf\u{e9}", "cafe\u{301}", "zz", "", "abcdefghij", "abcdefghik"]
+        let accounts = ["me", "Me", "you", ""]
+        let locale = Locale(identifier: "en_US")
+        var keys = DisplayOrder.ReadingKeys(capacity: count)
+        var nameKeys: [[UInt8]] = [], accountKeys: [[UInt8]] = []
+        for _ in 0..<count {
+            let name = names.randomElement(using: &random)!, account = accounts.randomElement(using: &random)!
+            keys.append(name: name, account: account, locale: locale)
+            var nameKey: [UInt8] = [], accountKey: [UInt8] = []
+            DisplayOrder.appendReadingKey(name, locale: locale, to: &nameKey)
+            DisplayOrder.appendReadingKey(account, locale: locale, to: &accountKey)
+            nameKeys.append(nameKey)
+            accountKeys.append(accountKey)
+        }
+        // Ties broken from the last index down: not the order the items came in.
+        let tie = { (a: Int, b: Int) in a > b }
+        let expected = Array(0..<count).sorted { a, b in
+            if nameKeys[a] != nameKeys[b] { return nameKeys[a].lexicographicallyPrecedes(nameKeys[b]) }
+            if accountKeys[a] != accountKeys[b] { return accountKeys[a].lexicographicallyPrecedes(accountKeys[b]) }
+            return tie(a, b)
+        }
+        #expect(keys.order(tie: tie) == expected)
+    }
+}
+
 /// The rules of `displayName` and `listedName` (ItemNameText, one owner for items and for a
 /// listing's rows): known answers, each shape of name once.
 @Suite("Vault: an item's display and listed names (known answers)")
