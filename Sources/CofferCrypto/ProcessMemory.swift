@@ -7,7 +7,7 @@
 /// frees the Argon2id working memory (64 MiB or more, wiped by libargon2 before it is freed)
 /// and then reads tens of megabytes of overviews; ``keepFreedMemory()`` has those reuse
 /// the pages already touched. `coffer list` at 100,000 entries took 44,000 page faults
-/// before and 23,000 after, and 40 ms less; `coffer passwd` 57,000 and 23,000, 66 ms less.
+/// before and 23,000 after (about 29 ms less); `coffer passwd` 57,000 and 23,000 (55 ms less).
 ///
 /// Freed memory stays in the process until it exits, so an app that keeps running should
 /// not call it; a tool that goes on to serve for a long time calls ``returnFreedMemory()``

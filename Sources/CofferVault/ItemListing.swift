@@ -119,8 +119,8 @@ public struct ListedItem: Sendable {
     public var listedName: String { withListedNameUTF8 { String(decoding: $0, as: UTF8.self) } }
 
     /// Calls `body` with the UTF-8 of ``listedName``: in place in the overview when it is one
-    /// field (a service without a label, the usual row), else composed in a buffer. A large
-    /// listing's table so makes no string per row.
+    /// field (a service without a label, the usual row), else composed in a buffer; the
+    /// bytes are valid only inside `body`. A large listing's table so makes no string per row.
     ///
     /// ```swift
     /// let width = row.withListedNameUTF8 { $0.count }   // bytes, not characters
@@ -142,7 +142,8 @@ public struct ListedItem: Sendable {
         }
     }
 
-    /// Calls `body` with the UTF-8 of ``account`` (nil when absent), in place in the overview.
+    /// Calls `body` with the UTF-8 of ``account`` (nil when absent), in place in the overview;
+    /// the bytes are valid only inside `body`.
     ///
     /// ```swift
     /// let hasAccount = row.withAccountUTF8 { $0 != nil }
@@ -157,7 +158,8 @@ public struct ListedItem: Sendable {
         }
     }
 
-    /// Calls `body` with the UTF-8 of each of ``tags``, in order, in place in the overview.
+    /// Calls `body` with the UTF-8 of each of ``tags``, in order, in place in the overview;
+    /// the bytes are valid only inside `body`.
     ///
     /// ```swift
     /// var count = 0

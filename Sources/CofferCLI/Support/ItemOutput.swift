@@ -75,6 +75,12 @@ private struct TableCells {
     // Per cell (one item's field: far below 4 GiB).
     var lengths: [UInt32] = [], widths: [UInt32] = []
     var columns: [Int]
+    /// Where the cell being written starts in `text`, and its column.
+    private var cellStart = 0, column = 0
+    // Room for every row at the size of the first thousand (doubling as it grows left up to
+    // half of a large table's buffer unused).
+    private var rowsStarted = 0
+    private let expectedRows: Int
 
     init(columns: Int, rows: Int) {
         self.columns = Array(repeating: 0, count: columns)
@@ -82,8 +88,6 @@ private struct TableCells {
         lengths.reserveCapacity(rows * columns)
         widths.reserveCapacity(rows * columns)
     }
-
-    private var cellStart = 0, column = 0
 
     /// Ends the cell begun after the previous one: its length, and its width in characters
     /// as a terminal shows them; an ASCII cell (the usual case) is measured by its byte
@@ -126,10 +130,6 @@ private struct TableCells {
         }
         endCell()
     }
-    // Room for every row at the size of the first thousand (doubling as it grows left up to
-    // half of a large table's buffer unused).
-    private var rowsStarted = 0
-    private let expectedRows: Int
 }
 
 /// The cells of `count` rows, each written by `row`, a range of rows per core for a large
