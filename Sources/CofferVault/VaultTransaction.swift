@@ -256,11 +256,11 @@ public final class VaultTransaction {
         let verdicts: [Bool?]? = query.selectsEverything ? nil : ParallelWork.map(count: entries.count) { (index) -> Bool? in
             query.matches(overview: entries[index].overview)
         }
-        var candidates: [SnapshotEntry] = []
-        candidates.reserveCapacity(verdicts == nil ? entries.count : 0)
+        // Every entry when the query selects everything (no second copy of 100,000 of them).
+        var candidates: [SnapshotEntry] = verdicts == nil ? entries : []
         for (index, entry) in entries.enumerated() {
-            let verdict: Bool? = verdicts.map { $0[index] } ?? true
-            switch verdict {
+            guard let verdicts else { break }
+            switch verdicts[index] {
             case true?: candidates.append(entry)
             case false?: continue
             case nil:

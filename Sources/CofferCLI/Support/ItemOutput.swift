@@ -34,7 +34,7 @@ func printItems(_ items: [Item], json: Bool) throws {
 /// ``printItems(_:json:)`` for a listing read from the overviews (``ItemListing``): the
 /// table's cells come from each row's bytes, and JSON is written row by row, each item
 /// decoded only while it is written (the same bytes as the array of items would give).
-func printListing<Rows: RandomAccessCollection>(_ rows: Rows, json: Bool) throws where Rows.Element == ListedItem, Rows.Index == Int {
+func printListing<Rows: RandomAccessCollection & Sendable>(_ rows: Rows, json: Bool) throws where Rows.Element == ListedItem, Rows.Index == Int {
     if json {
         let out = WipingBuffer(capacity: 1 << 16)
         defer { out.removeAll() }
@@ -53,8 +53,8 @@ func printListing<Rows: RandomAccessCollection>(_ rows: Rows, json: Bool) throws
         return
     }
     // Each cell's bytes straight from the row's overview (``ListedItem/withListedNameUTF8(_:)``):
-    // a string per cell, its escape and its row array were most of the table's time.
-    let rows = Array(rows)
+    // a string per cell, its escape and its row array were most of the table's time. The
+    // rows are read where they are (a copy of 100,000 took 3.5 ms before the first cell).
     try printTable(count: rows.count) { index, cells in
         let row = rows[index]
         row.withListedNameUTF8 { name in
