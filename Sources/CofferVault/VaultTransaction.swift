@@ -258,14 +258,15 @@ public final class VaultTransaction {
         }
         // Every entry when the query selects everything (no second copy of 100,000 of them).
         var candidates: [SnapshotEntry] = verdicts == nil ? entries : []
-        for (index, entry) in entries.enumerated() {
-            guard let verdicts else { break }
-            switch verdicts[index] {
-            case true?: candidates.append(entry)
-            case false?: continue
-            case nil:
-                let attributes = try formatCall { () throws(FormatError) in try EntryCodec.decodeOverview(entry.overview) }
-                if query.matches(attributes) { candidates.append(entry) }
+        if let verdicts {
+            for (entry, verdict) in zip(entries, verdicts) {
+                switch verdict {
+                case true?: candidates.append(entry)
+                case false?: continue
+                case nil:
+                    let attributes = try formatCall { () throws(FormatError) in try EntryCodec.decodeOverview(entry.overview) }
+                    if query.matches(attributes) { candidates.append(entry) }
+                }
             }
         }
         let damaged = base.damaged.keys.sorted().map(DamagedItem.init(id:))
