@@ -19,6 +19,13 @@ trap 'rm -rf "$stage" "$empty"' EXIT
 helper="$stage/usr/local/bin/git-credential-coffer"
 [ -x "$helper" ] && sh -n "$helper" && grep -qx 'exec "/usr/local/bin/coffer" git-credential "$@"' "$helper" \
   || { echo "install-check: FAILED: git-credential-coffer is missing or does not run coffer git-credential"; exit 1; }
+# A release coffer carries the Swift runtime and Foundation (the Makefile's INSTALL_LINK_FLAGS):
+# it loads none of the toolchain's shared libraries.
+if [ "$CONFIGURATION" = release ] && command -v ldd >/dev/null 2>&1; then
+  if ldd "$stage/usr/local/bin/coffer" | grep -E 'libswiftCore\.so|libFoundation[A-Za-z]*\.so'; then
+    echo "install-check: FAILED: the release coffer loads the Swift runtime or Foundation at run time (above)"; exit 1
+  fi
+fi
 cp "$stage/usr/local/bin/coffer" "$empty/coffer"
 cd "$empty"
 [ "$(ls -A)" = "coffer" ] || { echo "install-check: the folder holds more than coffer"; exit 1; }
