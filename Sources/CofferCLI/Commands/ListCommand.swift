@@ -93,6 +93,9 @@ struct ListCommand: ParsableCommand {
         }
         if let items { try printListing(items, json: json) } else { try printListing(listing, json: json) }
         let listedCount = items?.count ?? listing.count
+        // Printed: the rows are not freed, since the process exits next (ProcessIO.keepUntilExit).
+        ProcessIO.keepUntilExit(listing)
+        if let items { ProcessIO.keepUntilExit(items) }
         if !damaged.isEmpty { throw DamagedEntries.failure(damaged, vault: vault.vault, shown: "the others are listed") }
         if listedCount == 0 && (query != .all || conflicts || expired) {
             throw CLIFailure(.noMatch, conflicts ? "no item matched with conflicting edits" : expired ? "no item has expired" : "no item matched")

@@ -1,5 +1,6 @@
 import CCofferSystem
 import Coffer
+import Foundation
 // The one file of the CLI that imports the C library: the process itself (its standard
 // descriptors, SIGPIPE, exit) and the helper programs it starts (the clipboard tools:
 // finding them on PATH, posix_spawn through CCofferSystem, their pipes, waitpid). Files
@@ -49,6 +50,13 @@ enum ProcessIO {
 
     /// Ends the process with `status`.
     static func exit(_ status: Int32) -> Never { cExit(status) }
+
+    /// Keeps `value` until the process exits, never releasing it. `coffer` runs one command
+    /// and exits: freeing what a command printed only delays that exit (a listing of 100,000
+    /// rows took 24 ms of one core to free, after its last line was out). Only for what is
+    /// not secret (listed rows, overviews): secrets live in guarded memory that is wiped when
+    /// released, and a value kept here never is.
+    static func keepUntilExit(_ value: some Sendable) { KeptUntilExit.shared.append(value) }
 
     /// Whether `path` is a program this process may run (`access(X_OK)`): finding a
     /// clipboard tool on PATH, as posix_spawnp would.
@@ -273,4 +281,17 @@ struct ChildProcess {
     private static func failure(_ what: String, _ code: Int32) -> CLIFailure {
         CLIFailure(.ioError, "cannot \(what): \(ProcessIO.errorText(code))")
     }
+}
+
+/// What ``ProcessIO/keepUntilExit(_:)`` holds.
+final class KeptUntilExit: @unchecked Sendable {
+    // @unchecked: `values` is guarded by `lock` (a command's own thread adds to it; a lock all the same).
+    static let shared = KeptUntilExit()
+    private let lock = NSLock()
+    private var values: [any Sendable] = []
+
+    func append(_ value: any Sendable) { lock.withLock { values.append(value) } }
+
+    /// How many values are kept.
+    var count: Int { lock.withLock { values.count } }
 }
