@@ -109,6 +109,38 @@ struct VaultReadingOrderSortTests {
     }
 }
 
+/// Reading keys (`DisplayOrder.appendReadingKey`), byte for byte: the text folded, each run of
+/// ASCII digits as '/', its length without leading zeros (two bytes, big-endian), its digits.
+@Suite("Vault: reading keys (known answers)")
+struct VaultReadingKeyTests {
+    static func key(_ text: String) -> [UInt8] {
+        var key: [UInt8] = []
+        DisplayOrder.appendReadingKey(text, locale: Locale(identifier: "en_US"), to: &key)
+        return key
+    }
+
+    static func number(_ digits: String) -> [UInt8] {
+        [0x2F, UInt8(digits.utf8.count >> 8), UInt8(digits.utf8.count & 0xFF)] + Array(digits.utf8)
+    }
+
+    @Test("ASCII and folded texts, digit runs with and without leading zeros, at either end and alone")
+    func knownAnswers() {
+        #expect(Self.key("") == [])
+        #expect(Self.key("GitHub") == Array("github".utf8))
+        #expect(Self.key("Item10") == Array("item".utf8) + Self.number("10"))
+        #expect(Self.key("a007B") == Array("a".utf8) + Self.number("7") + Array("b".utf8))
+        #expect(Self.key("0") == Self.number(""))
+        #expect(Self.key("000") == Self.number(""))
+        #expect(Self.key("12 Z9") == Self.number("12") + Array(" z".utf8) + Self.number("9"))
+        #expect(Self.key("batch-wizard-000120.EXAMPLE.com") == Array("batch-wizard-".utf8) + Self.number("120") + Array(".example.com".utf8))
+        // Not ASCII: folded as search folds (case, diacritics), then the same digit rule.
+        #expect(Self.key("\u{c9}clair 02") == Array("eclair ".utf8) + Self.number("2"))
+        // A run longer than 65,535 digits keeps its first 65,535 (the length field's limit).
+        let long = String(repeating: "7", count: 70_000)
+        #expect(Self.key(long) == [0x2F, 0xFF, 0xFF] + Array(repeating: 0x37, count: 65_535))
+    }
+}
+
 /// The rules of `displayName` and `listedName` (ItemNameText, one owner for items and for a
 /// listing's rows): known answers, each shape of name once.
 @Suite("Vault: an item's display and listed names (known answers)")
