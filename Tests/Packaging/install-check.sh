@@ -2,7 +2,8 @@
 # `make install-check` (part of `make test`): the `coffer` that `make install` puts in place,
 # copied alone into an empty folder and run from there with a bare environment, still has
 # its word lists. (Until they were compiled in, such a copy lost the resource bundle: it
-# rated password123 4/4 "very unguessable" and `passphrase` exited 74.)
+# rated password123 4/4 "very unguessable" and `passphrase` exited 74.) A release build must
+# also load neither the Swift runtime nor Foundation (it carries them: --static-swift-stdlib).
 #
 #   Tests/Packaging/install-check.sh   CONFIGURATION=debug (default; `make test` has built it)
 #                                      or release (what `make install` builds by default)
