@@ -48,23 +48,4 @@ struct GeneratorBundledWordListTests {
         #expect(lines == ["abc", "école", "", "11111\tzoom"])
         #expect(BundledWordList.lowercasedLines(of: "").isEmpty)
     }
-
-    @Test("ASCII text (the fast path) splits, drops CR and lowercases as the decoding path does")
-    func asciiLines() {
-        func strings(_ lines: [[UInt32]]) -> [String] {
-            lines.map { String(String.UnicodeScalarView($0.compactMap(Unicode.Scalar.init))) }
-        }
-        #expect(strings(BundledWordList.lowercasedLines(of: "Abc\r\nZ@[`{\n\n11111\tZoom")) == ["abc", "z@[`{", "", "11111\tzoom"])
-        #expect(strings(BundledWordList.lowercasedLines(of: "ONE\n")) == ["one"])
-        #expect(strings(BundledWordList.lowercasedLines(of: "\n\nX")) == ["", "", "x"])
-    }
-
-    @Test("Each list's scalars and lines are those of its text split at LF and lowercased", arguments: BundledWordList.allCases)
-    func listMatchesReference(list: BundledWordList) {
-        let (scalars, lines) = list.lowercasedText()
-        let reference = String(decoding: list.bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-            .map { lowercaseScalars(String($0)) }
-        #expect(lines.count == reference.count)
-        #expect(zip(lines, reference).allSatisfy { Array(scalars[$0]) == $1 })
-    }
 }

@@ -127,17 +127,12 @@ struct RollingHash {
 extension RankedDictionary {
     /// The dictionaries compiled into the library (``BundledWordList``), built once on first
     /// use (swift_once). Building them cannot fail, so no estimate runs with one left out.
-    /// The English words (three fifths of the text) are built here while the other two are
-    /// built on another core: a `coffer passwd` or `init` waited about 15 ms for all three.
-    static let bundled: [RankedDictionary] = {
-        let passwords = ParallelWork.Background<RankedDictionary, Never> { ranked(BundledWordList.commonPasswords, name: .commonPasswords) }
+    static let bundled: [RankedDictionary] = [
+        ranked(BundledWordList.commonPasswords, name: .commonPasswords),
+        tiered(BundledWordList.englishWords, name: .englishWords),
         // Passphrase words are picked uniformly: each costs the list size to guess.
-        let passphraseWords = ParallelWork.Background<RankedDictionary, Never> {
-            ranked(BundledWordList.effLarge, name: .effWordlist, everyRank: Wordlist.effLargeCount)
-        }
-        let english = tiered(BundledWordList.englishWords, name: .englishWords)
-        return [passwords.wait(), english, passphraseWords.wait()]
-    }()
+        ranked(BundledWordList.effLarge, name: .effWordlist, everyRank: Wordlist.effLargeCount),
+    ]
 
     /// A dictionary of the caller's words (user name, site name...), ranked in order given.
     static func userInputs(_ inputs: [String]) -> RankedDictionary? {

@@ -56,6 +56,7 @@ enum BundledWordList: CaseIterable, Sendable {
     static func lowercasedText(of text: StaticString) -> (scalars: [UInt32], lines: [Range<Int>]) {
         text.withUTF8Buffer { buffer -> (scalars: [UInt32], lines: [Range<Int>]) in
             var scalars: [UInt32] = []
+            scalars.reserveCapacity(buffer.count)
             var lines: [Range<Int>] = []
             var start = 0
             func take(_ scalar: UInt32) {
@@ -70,26 +71,8 @@ enum BundledWordList: CaseIterable, Sendable {
                 }
             }
             if buffer.allSatisfy({ $0 < 0x80 }) {
-                // Widened and lowercased in one pass into the array's storage (a call per byte
-                // through `take` was a third of building the dictionaries).
-                scalars = [UInt32](unsafeUninitializedCapacity: buffer.count) { out, written in
-                    var at = 0
-                    for byte in buffer {
-                        switch byte {
-                        case 0x0A:
-                            lines.append(start..<at)
-                            start = at
-                        case 0x0D:
-                            continue
-                        default:
-                            out[at] = lowercaseScalar(UInt32(byte))
-                            at += 1
-                        }
-                    }
-                    written = at
-                }
+                for byte in buffer { take(UInt32(byte)) }
             } else {
-                scalars.reserveCapacity(buffer.count)
                 for scalar in String(decoding: buffer, as: UTF8.self).unicodeScalars { take(scalar.value) }
             }
             if scalars.count > start { lines.append(start..<scalars.count) }
