@@ -11,8 +11,9 @@
 ///
 /// Freed memory stays in the process until it exits, so an app that keeps running should
 /// not call it; a tool that goes on to serve for a long time calls ``returnFreedMemory()``
-/// first. At most two allocator arenas (the main thread's and one
-/// for every worker thread) keep a large listing's peak memory where it was. Secrets are
+/// first. At most two allocator arenas (the main thread's, and one that every other thread
+/// shares) keep a large listing's peak memory where it was: each arena keeps what it freed,
+/// so more of them hold more memory. Secrets are
 /// not in this memory: they live in guarded allocations of their own (``SecureBytes``).
 /// Elsewhere than glibc, both calls do nothing.
 ///

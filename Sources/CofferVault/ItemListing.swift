@@ -130,7 +130,9 @@ public struct ListedItem: Sendable {
         case .overview(let list, let fields):
             return list.withUnsafeBytes { raw in
                 func text(_ range: Range<Int>?) -> UnsafeRawBufferPointer? { range.map { UnsafeRawBufferPointer(rebasing: raw[$0]) } }
-                if fields.label == nil, kind == .genericPassword, let service = text(fields.service) { return body(service) }
+                if let field = ItemNameText.listedNameField(kind: kind, label: text(fields.label), service: text(fields.service)) {
+                    return body(field)
+                }
                 var name: [UInt8] = []
                 ItemNameText.appendListedName(kind: kind, label: text(fields.label), service: text(fields.service), server: text(fields.server),
                                               protocol: text(fields.protocol), port: fields.port, path: text(fields.path), to: &name)

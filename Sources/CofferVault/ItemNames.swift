@@ -117,6 +117,14 @@ enum ItemNameText {
         }
     }
 
+    /// The field that the listed name is, unchanged, when it is one: a generic password's
+    /// service when it has no label (the usual row, whose bytes a table then reads in
+    /// place); nil otherwise (``appendListedName(kind:label:service:server:protocol:port:path:to:)``
+    /// composes it).
+    static func listedNameField<Text>(kind: ItemKind, label: Text?, service: Text?) -> Text? {
+        label == nil && kind == .genericPassword ? service : nil
+    }
+
     /// Appends the listed name: the label, with the display name in parentheses when they
     /// differ (as strings do: canonically equivalent texts are the same name); the display
     /// name alone without a label.

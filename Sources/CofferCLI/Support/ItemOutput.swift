@@ -181,9 +181,6 @@ private func printTable(count: Int, row: @escaping @Sendable (Int, inout TableCe
     var widths = header.map(\.count)
     for part in parts { widths = zip(widths, part.columns).map { max($0, $1) } }
     guard parts.contains(where: { !$0.lengths.isEmpty }) else { return }
-    // Rows are built as bytes and written 64 KiB at a time: listing 100,000 items spent
-    // most of its time here when each cell went through Foundation's padding and
-    // trimming (bridged through NSString) and each row was its own write.
     var writer = TableWriter(widths: widths)
     let headerText = Array(header.joined().utf8), headerLengths = header.map { UInt32($0.utf8.count) }
     try headerText.withUnsafeBytes { text in
