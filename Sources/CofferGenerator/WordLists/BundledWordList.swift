@@ -48,11 +48,10 @@ enum BundledWordList: CaseIterable, Sendable {
 
     /// The lines of `text`, lowercased, back to back in one array of Unicode scalar values,
     /// with each line's range in it (no line breaks; `\r` is dropped; no empty last line). ASCII
-    /// text (all the lists, which the tests check) is read byte by byte, which keeps the one
-    /// load per process fast; anything else is decoded as UTF-8. Total: it cannot fail.
+    /// text is read byte by byte; anything else is decoded as UTF-8. Total: it cannot fail.
     ///
-    /// One array, not one per line: the dictionaries are built from it without a word's
-    /// array each (a process that estimated a password's strength kept 40 MB more).
+    /// The estimator's dictionaries read a list that is ASCII without CR (every bundled list)
+    /// in place instead (``RankedDictionary``); this is for any other text.
     static func lowercasedText(of text: StaticString) -> (scalars: [UInt32], lines: [Range<Int>]) {
         text.withUTF8Buffer { buffer -> (scalars: [UInt32], lines: [Range<Int>]) in
             var scalars: [UInt32] = []
