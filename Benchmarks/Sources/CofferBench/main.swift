@@ -4,6 +4,7 @@
 //   CofferBench kdf --memory-kib M --iterations T --lanes L --implementation libsodium|libargon2
 //   CofferBench micro [--quick] [--json PATH]
 //   CofferBench merge VAULT --password P [--percent 1] [--runs 5]
+//   CofferBench work list|passwd VAULT --password P [--new-password Q] [--memory-kib M --iterations T --lanes L]
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -13,8 +14,9 @@ do {
     case "kdf": try KDFFloor.run(Options(arguments.dropFirst()))
     case "micro": try Micro.run(Options(arguments.dropFirst()))
     case "merge": try MergeReplicas.run(Options(arguments.dropFirst()))
+    case "work": try FormatWork.run(Options(arguments.dropFirst()))
     default:
-        FileHandle.standardError.write(Data("usage: CofferBench create|kdf|micro|merge … (see Benchmarks/README.md)\n".utf8))
+        FileHandle.standardError.write(Data("usage: CofferBench create|kdf|micro|merge|work … (see Benchmarks/README.md)\n".utf8))
         exit(64)
     }
 } catch {

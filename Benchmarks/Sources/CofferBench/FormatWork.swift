@@ -1,0 +1,103 @@
+import CofferCrypto
+import CofferFormat
+import CofferStore
+import Foundation
+
+/// `CofferBench work list|passwd VAULT --password P [--new-password Q] [KDF options]`: the
+/// format's own work for an operation and nothing else, timed by `make bench` beside
+/// `coffer` ("the work alone" in BENCHMARKS.md). What `coffer` takes above it is its own:
+/// bookkeeping, ordering, printing.
+///
+/// - `list`: SPEC.md §10 for every record, as `coffer list` reads them: the header and
+///   manifest read and parsed, the slot opened (the KDF), the manifest MAC, the records read
+///   in 4 MiB windows, and every overview opened and checked (step 15: AEAD, padding, list,
+///   lookup tag) on every core. Nothing is kept, ordered or printed.
+/// - `passwd`: the same read and unlock, then what a password change must do (SPEC.md §11.2):
+///   a new epoch key, a new password slot (the second KDF), every record opened, its
+///   overview checked, and sealed again under the new keys on every core, the file encoded,
+///   written to a temporary file, synced and renamed over the vault. No strength estimate,
+///   no snapshot kept. The vault must be a copy: it is replaced.
+///
+/// It runs Coffer's own format code (the `package` API), so its figure moves with the
+/// format's work; the process is linked as `coffer` is.
+enum FormatWork {
+    static func run(_ options: Options) throws {
+        guard options.positional.count == 2, let operation = options.positional.first, let path = options.positional.last,
+              ["list", "passwd"].contains(operation) else {
+            throw BenchError("usage: CofferBench work list|passwd VAULT --password P [--new-password Q] [--memory-kib M --iterations T --lanes L]")
+        }
+        let password = try SecureBytes(copying: try options.string("password"))
+        let store = VaultFileStore(path: path)
+        let held = try store.openHeld()
+        let start = try held.read(at: 0, count: min(VaultFileV2.summaryPrefixLength, held.size))
+        let head = try VaultFileV2.Start(start)
+        let headBytes = head.manifestMACEnd <= start.count ? start : try held.read(at: 0, count: min(head.manifestMACEnd, held.size))
+        let parsed = try VaultFileV2.parse(head: headBytes, fileSize: held.size)
+        let keys = try parsed.unlock(with: .password(password)).keys
+        _ = try parsed.authenticate(keys: keys)
+        var records = parsed.records
+        let vaultID = parsed.header.vaultID
+
+        switch operation {
+        case "list":
+            try forEachWindow(of: &records, held: held) { window in
+                try window.withUnsafeBufferPointer { (window) throws(FormatError) in
+                    try ParallelWork.forEachRange(count: window.count) { (range) throws(FormatError) in
+                        for index in range where !window[index].isTombstone {
+                            _ = try window[index].openOverviewList(vaultID: vaultID, keys: keys)
+                        }
+                    }
+                }
+            }
+        default:
+            let newPassword = try SecureBytes(copying: try options.string("new-password", default: "new-master-password-2"))
+            let stamp = Stamp(replica: 1, time: UInt64(Date().timeIntervalSince1970 * 1000) << 16)
+            var rekeyed = try EpochRotation.rekeyed(header: parsed.header, keys: keys, at: stamp, entropy: .system)
+            let slot = try KeySlotV2.make(for: .password(newPassword), kdf: try options.kdf(), vaultID: vaultID,
+                                          epoch: rekeyed.keys, entropy: .system).slot
+            rekeyed.header.slots = [slot]
+            let nonces = try EntropySource.system.bytes(records.count * FormatV1.nonceLength)
+            var sealed: [RecordV2] = []
+            sealed.reserveCapacity(records.count)
+            var first = 0
+            try forEachWindow(of: &records, held: held) { window in
+                var batch = window
+                let length = FormatV1.nonceLength
+                try EpochRotation.reseal(&batch, vaultID: vaultID, from: keys, to: rekeyed.keys,
+                                         nonces: Array(nonces[(first * length)..<((first + batch.count) * length)]),
+                                         checkingOverviews: Array(repeating: true, count: batch.count))
+                first += batch.count
+                sealed += batch
+            }
+            let file = try VaultFileV2.encode(header: rekeyed.header, generation: parsed.generation + 1, records: sealed, keys: rekeyed.keys)
+            _ = try store.replace(with: file, keepBackup: false, slotsChanged: true)
+        }
+    }
+
+    /// Calls `body` with the records of each run of at most 4 MiB in the file (as a listing
+    /// reads them), loaded from one read each.
+    private static func forEachWindow(of records: inout [RecordV2], held: HeldFile,
+                                      _ body: ([RecordV2]) throws -> Void) throws {
+        let window = 4 << 20
+        var index = 0
+        while index < records.count {
+            guard let first = records[index].location else { throw BenchError("a record of a file just read is in memory") }
+            var end = index + 1, length = first.length
+            while end < records.count, let next = records[end].location, next.offset == first.offset + length,
+                  length + next.length <= window {
+                length += next.length
+                end += 1
+            }
+            let bytes = try held.read(at: first.offset, count: length)
+            var loaded: [RecordV2] = []
+            loaded.reserveCapacity(end - index)
+            for position in index..<end {
+                guard let at = records[position].location else { continue }
+                let from = at.offset - first.offset
+                loaded.append(try records[position].loaded(from: bytes[from..<(from + at.length)]))
+            }
+            try body(loaded)
+            index = end
+        }
+    }
+}
