@@ -249,6 +249,19 @@ extension DisplayOrder {
             guard let out = buffer.baseAddress else { return }
             var at = 0, index = 0
             while index < count {
+                // Eight ASCII bytes at a time up to the next digit (a listing folds every name
+                // and account: byte by byte this loop was 25 instructions a byte).
+                if foldingASCII, index + 8 <= count {
+                    let block = UnsafeRawPointer(text + index).loadUnaligned(as: UInt64.self)
+                    let digits = Self.asciiBytes(in: block, from: 0x30, through: 0x39)
+                    let folded = block | Self.asciiBytes(in: block, from: 0x41, through: 0x5A) >> 2
+                    UnsafeMutableRawPointer(out + at).storeBytes(of: folded, as: UInt64.self)
+                    // Little-endian: the first digit is the lowest set bit's byte.
+                    let plain = digits == 0 ? 8 : digits.trailingZeroBitCount / 8
+                    at += plain
+                    index += plain
+                    if plain == 8 { continue }
+                }
                 let byte = text[index]
                 guard byte >= 0x30 && byte <= 0x39 else {
                     out[at] = foldingASCII ? SearchFolding.foldASCII(byte) : byte
@@ -270,6 +283,17 @@ extension DisplayOrder {
             }
             key.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<at]))
         }
+    }
+
+    /// The high bit of each byte of `block` (7-bit ASCII bytes only) that lies in
+    /// `low...high`: adding `0x80 - low` sets a byte's high bit when it is at least `low`,
+    /// adding `0x7F - high` when it is above `high`, and neither carries into the next byte.
+    @inline(__always)
+    private static func asciiBytes(in block: UInt64, from low: UInt8, through high: UInt8) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let atLeastLow = block &+ ones &* UInt64(0x80 - low)
+        let aboveHigh = block &+ ones &* UInt64(0x7F - high)
+        return atLeastLow & ~aboveHigh & 0x8080_8080_8080_8080
     }
 
     /// The stable order of two items (code points of name and account, then id): what

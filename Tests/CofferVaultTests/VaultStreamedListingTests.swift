@@ -139,6 +139,42 @@ struct VaultReadingKeyTests {
         let long = String(repeating: "7", count: 70_000)
         #expect(Self.key(long) == [0x2F, 0xFF, 0xFF] + Array(repeating: 0x37, count: 65_535))
     }
+
+    /// The rule written out byte by byte, for ASCII text: the reference the keys are checked against.
+    static func reference(_ text: String) -> [UInt8] {
+        let bytes = Array(text.utf8)
+        var key: [UInt8] = [], index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            guard (0x30...0x39).contains(byte) else {
+                key.append((0x41...0x5A).contains(byte) ? byte + 0x20 : byte)
+                index += 1
+                continue
+            }
+            var end = index
+            while end < bytes.count, (0x30...0x39).contains(bytes[end]) { end += 1 }
+            let digits = bytes[index..<end].drop { $0 == 0x30 }.prefix(65_535)
+            key += [0x2F, UInt8(digits.count >> 8), UInt8(digits.count & 0xFF)] + digits
+            index = end
+        }
+        return key
+    }
+
+    @Test("Random ASCII names and accounts (letters of both cases, digit runs, punctuation, every length to 40) give the rule's key byte for byte")
+    func randomASCII() {
+        var random = SeededRandom("reading-keys-ascii")
+        // Digits and the letters next to the folded range ('@', 'A', 'Z', '[', '`', 'a', 'z', '{') and '/', '0', '9', ':'.
+        let alphabet = Array("0123456789/:@AZ[`az{-. _~GgHhQq".utf8)
+        var mismatches: [String] = []
+        for length in 0...40 {
+            for _ in 0..<60 {
+                let bytes = (0..<length).map { _ in alphabet.randomElement(using: &random)! }
+                let text = String(decoding: bytes, as: UTF8.self)
+                if Self.key(text) != Self.reference(text) { mismatches.append(text) }
+            }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
+    }
 }
 
 /// The rules of `displayName` and `listedName` (ItemNameText, one owner for items and for a
