@@ -25,7 +25,7 @@ enum Output {
         func isControl(_ value: UInt32) -> Bool { value < 0x20 || (0x7F...0x9F).contains(value) }
         // In place for a native string: iterating the UTF-8 view byte by byte took 264
         // million instructions for `coffer list` at 100,000 rows.
-        let plain = text.utf8.withContiguousStorageIfAvailable { !$0.contains(where: needsEscaping) }
+        let plain = text.utf8.withContiguousStorageIfAvailable { !needsEscaping(UnsafeRawBufferPointer($0)) }
             ?? !text.utf8.contains(where: needsEscaping)
         guard !plain else { return text }
         var shown = ""
@@ -44,13 +44,34 @@ enum Output {
 
     /// A byte that may start what ``visible(_:)`` escapes: a C0 control, DEL, a backslash,
     /// or 0xC2, the first byte of every C1 control (and of U+00A0–U+00BF, which are kept).
-    private static func needsEscaping(_ byte: UInt8) -> Bool { byte < 0x20 || byte == 0x7F || byte == 0x5C || byte == 0xC2 }
+    static func needsEscaping(_ byte: UInt8) -> Bool { byte < 0x20 || byte == 0x7F || byte == 0x5C || byte == 0xC2 }
+
+    /// Whether any of `bytes` ``needsEscaping(_:)``, eight at a time (every cell of a large
+    /// listing is tested): a byte below 0x20 (`(v - 0x20…) & ~v & 0x80…`, exact for whether
+    /// one exists), or one equal to 0x7F, 0x5C or 0xC2 (a zero byte of `v ^ c…`).
+    static func needsEscaping(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        @inline(__always) func below(_ v: UInt64, _ n: UInt64) -> UInt64 { (v &- ones &* n) & ~v & highs }
+        var index = 0
+        while index + 8 <= bytes.count {
+            let v = bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            if below(v, 0x20) | below(v ^ (ones &* 0x7F), 1) | below(v ^ (ones &* 0x5C), 1) | below(v ^ (ones &* 0xC2), 1) != 0 {
+                return true
+            }
+            index += 8
+        }
+        while index < bytes.count {
+            if needsEscaping(bytes[index]) { return true }
+            index += 1
+        }
+        return false
+    }
 
     /// Appends ``visible(_:)`` of the UTF-8 text `bytes` to `out`: the bytes themselves
     /// when nothing in them needs escaping (every cell of a usual listing), so a table
     /// makes no string of them.
     static func appendVisible(_ bytes: UnsafeRawBufferPointer, to out: inout [UInt8]) {
-        if !bytes.contains(where: needsEscaping) {
+        if !needsEscaping(bytes) {
             out.append(contentsOf: bytes)
         } else {
             out.append(contentsOf: visible(String(decoding: bytes, as: UTF8.self)).utf8)
