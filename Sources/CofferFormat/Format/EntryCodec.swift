@@ -146,7 +146,7 @@ package enum EntryCodec {
                 guard length == 8, dateRange.contains(Int64(littleEndian: value.loadUnaligned(as: Int64.self))) else { return false }
                 if tag == T.created { sawCreated = true } else { sawModified = true }
             default:   // label, service, account, server, protocol, path, comment, url, tag: text
-                guard value.allSatisfy({ $0 < 0x80 }) else { return false }
+                guard ASCIIBytes.all(value) else { return false }
             }
             last = tag
             offset = start + length

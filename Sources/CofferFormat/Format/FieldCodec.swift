@@ -37,7 +37,7 @@ struct FieldReader {
     /// The checks of ``string(_:_:)`` without making the string.
     func checkString(_ range: Range<Int>, _ name: String) throws(FormatError) {
         let slice = UnsafeRawBufferPointer(rebasing: buffer[range])
-        if slice.allSatisfy({ $0 < 0x80 }) { return }
+        if ASCIIBytes.all(slice) { return }
         _ = try string(range, name)
     }
 
@@ -45,7 +45,7 @@ struct FieldReader {
         let slice = UnsafeRawBufferPointer(rebasing: buffer[range])
         let text = String(decoding: slice, as: UTF8.self)
         // ASCII is valid UTF-8: skip the byte-by-byte comparison below in the usual case.
-        if slice.allSatisfy({ $0 < 0x80 }) { return text }
+        if ASCIIBytes.all(slice) { return text }
         // Decoding repairs invalid UTF-8; a repaired string no longer matches the bytes.
         guard text.utf8.elementsEqual(slice) else { throw .malformed("\(structure): \(name) is not UTF-8") }
         return text

@@ -33,21 +33,13 @@ package enum LookupTag {
 
     /// The length of ``fold(_:)``'s result.
     static func foldedLength(_ name: UnsafeRawBufferPointer) -> Int {
-        isASCII(name) ? name.count : 1
-    }
-
-    /// Whether every byte is below 0x80 (an OR of them all, which the compiler vectorizes:
-    /// every record's tag is checked when a large vault is listed or saved).
-    private static func isASCII(_ name: UnsafeRawBufferPointer) -> Bool {
-        var high: UInt8 = 0
-        for byte in name { high |= byte }
-        return high < 0x80
+        ASCIIBytes.all(name) ? name.count : 1
     }
 
     /// ``fold(_:)`` written at the start of `out` (at least ``foldedLength(_:)`` bytes);
     /// returns the length written.
     static func fold(_ name: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) -> Int {
-        guard isASCII(name) else {
+        guard ASCIIBytes.all(name) else {
             out[0] = nonASCII
             return 1
         }

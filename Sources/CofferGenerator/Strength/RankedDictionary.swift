@@ -200,20 +200,6 @@ private struct ScalarCharacters: WordCharacters {
     subscript(_ index: Int) -> UInt32 { base[index] }
 }
 
-/// Whether `bytes` are all ASCII, 8 at a time (a bundled list is checked once per process).
-private func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
-    var index = 0, high: UInt64 = 0
-    while index + 8 <= bytes.count {
-        high |= bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-        index += 8
-    }
-    while index < bytes.count {
-        high |= UInt64(bytes[index])
-        index += 1
-    }
-    return high & 0x8080_8080_8080_8080 == 0
-}
-
 /// FNV-1a over scalar values, extendable one scalar at a time.
 struct RollingHash {
     private var state: UInt64 = 0xcbf2_9ce4_8422_2325
@@ -302,7 +288,7 @@ extension RankedDictionary {
                                   _ pick: (_ characters: ListCharacters, _ lines: [Range<Int>]) -> [(range: Range<Int>, rank: Int)]) -> RankedDictionary {
         if inPlace && text.hasPointerRepresentation {
             let bytes = UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)
-            if let base = bytes.baseAddress, isASCII(bytes), memchr(base, 0x0D, bytes.count) == nil {
+            if let base = bytes.baseAddress, ASCIIBytes.all(bytes), memchr(base, 0x0D, bytes.count) == nil {
                 var lines: [Range<Int>] = []
                 lines.reserveCapacity(bytes.count / 8)
                 var start = 0
