@@ -252,7 +252,7 @@ public final class VaultTransaction {
         }
         guard changes.entries.isEmpty, (query.text ?? "").isEmpty else { return try decoded() }
         try base.openAll(keepingRecords: false)   // a listing holds the overviews, not the file
-        let entries = Array(base.entries.values)
+        let entries = base.liveEntriesInFileOrder()
         let verdicts: [Bool?]? = query.selectsEverything ? nil : ParallelWork.map(count: entries.count) { (index) -> Bool? in
             query.matches(overview: entries[index].overview)
         }

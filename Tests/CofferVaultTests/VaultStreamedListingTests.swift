@@ -216,3 +216,41 @@ struct VaultItemNameTests {
         }
     }
 }
+
+/// A listing reads every overview for its rows and keys: it takes the entries in the order of
+/// their records in the file (the order they and their overviews were made in when the file
+/// was read in windows), not the dictionary's hash order, where each one was a cache miss.
+@Suite("Vault: a listing reads the entries in file order")
+struct VaultListingFileOrderTests {
+    @Test("After every overview is opened from a file read in windows, the live entries come in ascending file offsets, every one once")
+    func liveEntriesInFileOrder() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("v.coffer").path
+            let vault = try Vault.create(at: path, password: secure("pw"), options: testOptions)
+            let removed = try vault.transaction { tx in
+                var ids: [ItemID] = []
+                for index in 0..<600 { ids.append(try tx.add(.genericPassword(service: "svc-\(index)", account: "me")).id) }
+                return ids
+            }
+            try vault.transaction { tx in for id in removed.prefix(50) { try tx.delete(id) } }   // tombstones are not listed
+            let store = VaultFileStore(path: path)
+            let held = try store.openHeld()
+            let bytes = try held.read(at: 0, count: held.size)
+            let head = try VaultFileV2.Start(bytes)
+            let codec = try VaultFileV2.parse(head: Array(bytes[..<head.manifestMACEnd]), fileSize: held.size)
+            let keys = try VaultFileV2.unlock(codec.header, with: .password(try secure("pw"))).keys
+            var snapshot = try VaultSnapshot(codec: codec, keys: keys, identity: held.identity, held: held)
+            try snapshot.openAll(keepingRecords: false)
+            let listed = snapshot.liveEntriesInFileOrder()
+            let offsets = listed.map { $0.record.location?.offset ?? -1 }
+            #expect(listed.count == 550)
+            #expect(Set(listed.map(\.record.id)) == Set(snapshot.entries.keys))
+            let located = offsets.allSatisfy { $0 >= 0 }
+            let ascending = zip(offsets, offsets.dropFirst()).allSatisfy { $0 < $1 }
+            let opened = listed.allSatisfy(\.isOpened)
+            #expect(located, "records let go after their overviews were opened")
+            #expect(ascending)
+            #expect(opened)
+        }
+    }
+}
