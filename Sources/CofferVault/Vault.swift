@@ -41,7 +41,7 @@ public final class Vault: @unchecked Sendable {
     var snapshotAsHeld: VaultSnapshot { withLock { engine.snapshot } }
     var currentSnapshot: VaultSnapshot {
         withLock {
-            try? engine.snapshot.openAll()
+            _ = try? engine.snapshot.openAll()
             return engine.snapshot
         }
     }
@@ -458,8 +458,8 @@ public final class Vault: @unchecked Sendable {
     package func read<R>(openingEveryOverview: Bool = false, _ body: (VaultTransaction) throws(CofferError) -> R) throws(CofferError) -> R {
         try withLock { () throws(CofferError) -> R in
             let keys = try requireKeys()
-            if openingEveryOverview { try engine.snapshot.openAll(keepingRecords: false) }
-            let tx = VaultTransaction(vault: self, keys: keys, base: engine.snapshot)
+            let opened = openingEveryOverview ? try engine.snapshot.openAll(keepingRecords: false) : nil
+            let tx = VaultTransaction(vault: self, keys: keys, base: engine.snapshot, openedInFileOrder: opened)
             defer { tx.close() }
             return try body(tx)
         }

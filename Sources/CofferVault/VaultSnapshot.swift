@@ -161,9 +161,6 @@ package struct VaultSnapshot: Sendable {
         }
     }
 
-    /// `entries` sorted by where their records are in the file, those in memory first. The
-    /// offsets are read once: a comparison that read them copied two records (and retained
-    /// their bytes) each time, n log n times over a large vault.
     /// The live entries in the order of their records in the file (those in memory first):
     /// the order their entries and overviews were made in when the file was read, so that a
     /// pass over every overview (a listing's rows and keys) reads memory in order rather than
@@ -172,6 +169,9 @@ package struct VaultSnapshot: Sendable {
         Self.inFileOrder(Array(entries.values))
     }
 
+    /// `entries` sorted by where their records are in the file, those in memory first. The
+    /// offsets are read once: a comparison that read them copied two records (and retained
+    /// their bytes) each time, n log n times over a large vault.
     private static func inFileOrder(_ entries: [SnapshotEntry]) -> [SnapshotEntry] {
         let order = fileOrder(offsets: entries.map { $0.record.location?.offset ?? -1 })
         return order.map { entries[$0] }
@@ -223,21 +223,29 @@ package struct VaultSnapshot: Sendable {
     /// none of them) the overviews not open yet are opened, checked and let go: the damaged
     /// are set apart as always, and the others open again when they are read (the snapshot
     /// stays lazy). At 100,000 entries that is 23 MB a save no longer holds.
+    ///
+    /// Returns the live entries, their overviews open, in file order (the order their entries
+    /// and overviews were made in, which a pass over every overview reads memory in: a
+    /// listing's), when it opened a lazily read snapshot whole; nil otherwise (then
+    /// ``liveEntriesInFileOrder()`` gives them).
+    @discardableResult
     mutating func openAll(reusing previous: VaultSnapshot? = nil, keepingRecords: Bool = true,
-                          keepingOverviews: Bool = true) throws(CofferError) {
-        guard let opener else { return }
+                          keepingOverviews: Bool = true) throws(CofferError) -> [SnapshotEntry]? {
+        guard let opener else { return nil }
         let all: [SnapshotEntry]
         // A lazily read snapshot: an entry per row now, in row order, and its dictionaries
         // built on another thread while the overviews are opened (100,000 random inserts
         // took a listing 40 ms before its first overview). Nothing below reads them until
         // they are in place.
         var building: ParallelWork.Background<(live: [ItemID: SnapshotEntry], deleted: [ItemID: SnapshotEntry]), Never>?
+        var madeInFileOrder = false
         if let looked {
             let made = rows.map { looked.entries[$0.id] ?? SnapshotEntry(unopened: $0) }
             // Ids and flags from the rows: a window's thread may be loading an entry's record.
             let keys = rows.map { ($0.id, $0.isTombstone) }
             building = ParallelWork.Background { Self.dictionaries(keys, made) }
             all = made
+            madeInFileOrder = true
             // The entries hold every record now (a listing of 100,000 held the rows too: 12.8 MB).
             self.looked = nil
             rows = []
@@ -267,10 +275,14 @@ package struct VaultSnapshot: Sendable {
                 for entry in window { entry.unloadRecord() }
             }
         }
-        guard keepingRecords else { return }
+        // Rows come in file order (Self.fileOrder checks, and a file written by Coffer is).
+        let live = madeInFileOrder && keepingOverviews
+            ? all.filter { !$0.record.isTombstone && (damaged.isEmpty || damaged[$0.record.id] == nil) } : nil
+        guard keepingRecords else { return live }
         rows = []
         source = nil   // every record is in memory: the file is closed
         if keepingOverviews { self.opener = nil }
+        return live
     }
 
     /// Opens the overviews of `pending` (records in memory) on all cores, setting the

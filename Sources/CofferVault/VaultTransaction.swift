@@ -23,15 +23,20 @@ public final class VaultTransaction {
     /// The vault when the transaction began. Never changed: reads see `changes` over
     /// it, so a write does not copy a large vault's dictionaries.
     private var base: VaultSnapshot
+    /// `base`'s live entries, every overview open, in file order, when the vault opened them
+    /// just before this transaction (``Vault/read(openingEveryOverview:_:)``): a listing takes
+    /// them as they are rather than going over the snapshot's dictionaries again.
+    private let openedInFileOrder: [SnapshotEntry]?
     private(set) var changes = Changeset()
     /// The holders of the unique keys `changes` took or freed (nil: none left), over the base's index.
     private var keyChanges: [UniquenessKey: KeyHolders?] = [:]
     private var isOpen = true
 
-    init(vault: Vault, keys: EpochKeys, base: VaultSnapshot) {
+    init(vault: Vault, keys: EpochKeys, base: VaultSnapshot, openedInFileOrder: [SnapshotEntry]? = nil) {
         self.vault = vault
         self.keys = keys
         self.base = base
+        self.openedInFileOrder = openedInFileOrder
         sealer = ItemSealer(vaultID: base.vaultID, keys: keys, entropy: vault.entropy)
         changes.basedOn = base.identity
     }
@@ -251,8 +256,13 @@ public final class VaultTransaction {
             return ItemListing(rows: readable.items.sortedForReading(locale: locale).map(ListedItem.init(item:)), damaged: readable.damaged)
         }
         guard changes.entries.isEmpty, (query.text ?? "").isEmpty else { return try decoded() }
-        try base.openAll(keepingRecords: false)   // a listing holds the overviews, not the file
-        let entries = base.liveEntriesInFileOrder()
+        let entries: [SnapshotEntry]
+        if let openedInFileOrder {
+            entries = openedInFileOrder
+        } else {
+            try base.openAll(keepingRecords: false)   // a listing holds the overviews, not the file
+            entries = base.liveEntriesInFileOrder()
+        }
         let verdicts: [Bool?]? = query.selectsEverything ? nil : ParallelWork.map(count: entries.count) { (index) -> Bool? in
             query.matches(overview: entries[index].overview)
         }

@@ -222,7 +222,7 @@ struct VaultItemNameTests {
 /// was read in windows), not the dictionary's hash order, where each one was a cache miss.
 @Suite("Vault: a listing reads the entries in file order")
 struct VaultListingFileOrderTests {
-    @Test("After every overview is opened from a file read in windows, the live entries come in ascending file offsets, every one once")
+    @Test("After every overview is opened from a file read in windows, the live entries come in ascending file offsets, every one once, as opening them returned them")
     func liveEntriesInFileOrder() throws {
         try withTemporaryDirectory { dir in
             let path = dir.appendingPathComponent("v.coffer").path
@@ -240,8 +240,11 @@ struct VaultListingFileOrderTests {
             let codec = try VaultFileV2.parse(head: Array(bytes[..<head.manifestMACEnd]), fileSize: held.size)
             let keys = try VaultFileV2.unlock(codec.header, with: .password(try secure("pw"))).keys
             var snapshot = try VaultSnapshot(codec: codec, keys: keys, identity: held.identity, held: held)
-            try snapshot.openAll(keepingRecords: false)
+            let returned = try #require(try snapshot.openAll(keepingRecords: false), "a lazily read snapshot opened whole gives its live entries")
             let listed = snapshot.liveEntriesInFileOrder()
+            #expect(returned.map(ObjectIdentifier.init) == listed.map(ObjectIdentifier.init), "the same entries, in the same order")
+            let again = try snapshot.openAll(keepingRecords: false)
+            #expect(again == nil, "opened already (its dictionaries built): the caller asks liveEntriesInFileOrder")
             let offsets = listed.map { $0.record.location?.offset ?? -1 }
             #expect(listed.count == 550)
             #expect(Set(listed.map(\.record.id)) == Set(snapshot.entries.keys))
@@ -249,7 +252,7 @@ struct VaultListingFileOrderTests {
             let ascending = zip(offsets, offsets.dropFirst()).allSatisfy { $0 < $1 }
             let opened = listed.allSatisfy(\.isOpened)
             #expect(located, "records let go after their overviews were opened")
-            #expect(ascending)
+            #expect(ascending, "\(zip(offsets, offsets.dropFirst()).filter { $0 >= $1 }.prefix(5)) \(offsets.prefix(8))")
             #expect(opened)
         }
     }
