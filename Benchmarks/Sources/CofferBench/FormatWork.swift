@@ -19,13 +19,17 @@ import Foundation
 ///   no snapshot kept. The vault must be a copy: it is replaced.
 ///
 /// It runs Coffer's own format code (the `package` API), so its figure moves with the
-/// format's work; the process is linked as `coffer` is.
+/// format's work; the process is linked as `coffer` is and keeps its freed memory as `coffer`
+/// does (``ProcessMemory/keepFreedMemory()``).
 enum FormatWork {
     static func run(_ options: Options) throws {
         guard options.positional.count == 2, let operation = options.positional.first, let path = options.positional.last,
               ["list", "passwd"].contains(operation) else {
             throw BenchError("usage: CofferBench work list|passwd VAULT --password P [--new-password Q] [--memory-kib M --iterations T --lanes L]")
         }
+        // As `coffer` does (CLI.run): freed memory is reused rather than given back and faulted
+        // in again, window after window.
+        _ = ProcessMemory.keepFreedMemory()
         let password = try SecureBytes(copying: try options.string("password"))
         let store = VaultFileStore(path: path)
         let held = try store.openHeld()

@@ -1,4 +1,4 @@
-// coffer-bench: the helper process of `make bench` (see Benchmarks/README.md).
+// coffer-bench: the helper process of `make bench` (see BENCHMARKS.md, "How to run").
 //
 //   CofferBench create ENTRIES.tsv VAULT --password P --memory-kib M --iterations T --lanes L
 //   CofferBench kdf --memory-kib M --iterations T --lanes L --implementation libsodium|libargon2
@@ -16,7 +16,7 @@ do {
     case "merge": try MergeReplicas.run(Options(arguments.dropFirst()))
     case "work": try FormatWork.run(Options(arguments.dropFirst()))
     default:
-        FileHandle.standardError.write(Data("usage: CofferBench create|kdf|micro|merge|work … (see Benchmarks/README.md)\n".utf8))
+        FileHandle.standardError.write(Data("usage: CofferBench create|kdf|micro|merge|work … (see BENCHMARKS.md)\n".utf8))
         exit(64)
     }
 } catch {
