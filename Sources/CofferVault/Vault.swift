@@ -459,7 +459,7 @@ public final class Vault: @unchecked Sendable {
         try withLock { () throws(CofferError) -> R in
             let keys = try requireKeys()
             let opened = openingEveryOverview ? try engine.snapshot.openAll(keepingRecords: false) : nil
-            let tx = VaultTransaction(vault: self, keys: keys, base: engine.snapshot, openedInFileOrder: opened)
+            let tx = VaultTransaction(vault: self, keys: keys, base: engine.snapshot, openedInRowOrder: opened)
             defer { tx.close() }
             return try body(tx)
         }

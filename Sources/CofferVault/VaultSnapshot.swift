@@ -224,9 +224,10 @@ package struct VaultSnapshot: Sendable {
     /// are set apart as always, and the others open again when they are read (the snapshot
     /// stays lazy). At 100,000 entries that is 23 MB a save no longer holds.
     ///
-    /// Returns the live entries, their overviews open, in file order (the order their entries
-    /// and overviews were made in, which a pass over every overview reads memory in: a
-    /// listing's), when it opened a lazily read snapshot whole; nil otherwise (then
+    /// Returns the live entries, their overviews open, in the manifest's row order (the order
+    /// their entries and overviews were made in, so that a pass over every overview, a
+    /// listing's, reads memory in order; the file's order too in every file Coffer writes),
+    /// when it opened a lazily read snapshot whole; nil otherwise (then
     /// ``liveEntriesInFileOrder()`` gives them).
     @discardableResult
     mutating func openAll(reusing previous: VaultSnapshot? = nil, keepingRecords: Bool = true,
@@ -238,14 +239,14 @@ package struct VaultSnapshot: Sendable {
         // took a listing 40 ms before its first overview). Nothing below reads them until
         // they are in place.
         var building: ParallelWork.Background<(live: [ItemID: SnapshotEntry], deleted: [ItemID: SnapshotEntry]), Never>?
-        var madeInFileOrder = false
+        var madeInRowOrder = false
         if let looked {
             let made = rows.map { looked.entries[$0.id] ?? SnapshotEntry(unopened: $0) }
             // Ids and flags from the rows: a window's thread may be loading an entry's record.
             let keys = rows.map { ($0.id, $0.isTombstone) }
             building = ParallelWork.Background { Self.dictionaries(keys, made) }
             all = made
-            madeInFileOrder = true
+            madeInRowOrder = true
             // The entries hold every record now (a listing of 100,000 held the rows too: 12.8 MB).
             self.looked = nil
             rows = []
@@ -275,8 +276,7 @@ package struct VaultSnapshot: Sendable {
                 for entry in window { entry.unloadRecord() }
             }
         }
-        // Rows come in file order (Self.fileOrder checks, and a file written by Coffer is).
-        let live = madeInFileOrder && keepingOverviews
+        let live = madeInRowOrder && keepingOverviews
             ? all.filter { !$0.record.isTombstone && (damaged.isEmpty || damaged[$0.record.id] == nil) } : nil
         guard keepingRecords else { return live }
         rows = []

@@ -23,20 +23,20 @@ public final class VaultTransaction {
     /// The vault when the transaction began. Never changed: reads see `changes` over
     /// it, so a write does not copy a large vault's dictionaries.
     private var base: VaultSnapshot
-    /// `base`'s live entries, every overview open, in file order, when the vault opened them
-    /// just before this transaction (``Vault/read(openingEveryOverview:_:)``): a listing takes
-    /// them as they are rather than going over the snapshot's dictionaries again.
-    private let openedInFileOrder: [SnapshotEntry]?
+    /// `base`'s live entries, every overview open, in the order they were made (row order),
+    /// when the vault opened them just before this transaction (``Vault/read(openingEveryOverview:_:)``):
+    /// a listing takes them as they are rather than going over the snapshot's dictionaries again.
+    private let openedInRowOrder: [SnapshotEntry]?
     private(set) var changes = Changeset()
     /// The holders of the unique keys `changes` took or freed (nil: none left), over the base's index.
     private var keyChanges: [UniquenessKey: KeyHolders?] = [:]
     private var isOpen = true
 
-    init(vault: Vault, keys: EpochKeys, base: VaultSnapshot, openedInFileOrder: [SnapshotEntry]? = nil) {
+    init(vault: Vault, keys: EpochKeys, base: VaultSnapshot, openedInRowOrder: [SnapshotEntry]? = nil) {
         self.vault = vault
         self.keys = keys
         self.base = base
-        self.openedInFileOrder = openedInFileOrder
+        self.openedInRowOrder = openedInRowOrder
         sealer = ItemSealer(vaultID: base.vaultID, keys: keys, entropy: vault.entropy)
         changes.basedOn = base.identity
     }
@@ -257,8 +257,8 @@ public final class VaultTransaction {
         }
         guard changes.entries.isEmpty, (query.text ?? "").isEmpty else { return try decoded() }
         let entries: [SnapshotEntry]
-        if let openedInFileOrder {
-            entries = openedInFileOrder
+        if let openedInRowOrder {
+            entries = openedInRowOrder
         } else {
             try base.openAll(keepingRecords: false)   // a listing holds the overviews, not the file
             entries = base.liveEntriesInFileOrder()
