@@ -149,7 +149,7 @@ package struct VaultSnapshot: Sendable {
     }
 
     /// The most bytes of records read at once when every record is read (``openAll(reusing:)``).
-    static let windowSize = 4 << 20
+    package static let windowSize = 4 << 20
 
     /// Reads the records of `entries` not read yet from ``source``, in windows of consecutive
     /// records of at most ``windowSize`` bytes (a larger record alone).

@@ -1,6 +1,7 @@
 import CofferCrypto
 import CofferFormat
 import CofferStore
+import CofferVault
 import Foundation
 
 /// `CofferBench work list|passwd VAULT --password P [--new-password Q] [KDF options]`: the
@@ -39,12 +40,12 @@ enum FormatWork {
         let parsed = try VaultFileV2.parse(head: headBytes, fileSize: held.size)
         let keys = try parsed.unlock(with: .password(password)).keys
         _ = try parsed.authenticate(keys: keys)
-        var records = parsed.records
+        let records = parsed.records
         let vaultID = parsed.header.vaultID
 
         switch operation {
         case "list":
-            try forEachWindow(of: &records, held: held) { window in
+            try forEachWindow(of: records, held: held) { window in
                 try window.withUnsafeBufferPointer { (window) throws(FormatError) in
                     try ParallelWork.forEachRange(count: window.count) { (range) throws(FormatError) in
                         for index in range where !window[index].isTombstone {
@@ -64,7 +65,7 @@ enum FormatWork {
             var sealed: [RecordV2] = []
             sealed.reserveCapacity(records.count)
             var first = 0
-            try forEachWindow(of: &records, held: held) { window in
+            try forEachWindow(of: records, held: held) { window in
                 var batch = window
                 let length = FormatV1.nonceLength
                 try EpochRotation.reseal(&batch, vaultID: vaultID, from: keys, to: rekeyed.keys,
@@ -78,11 +79,11 @@ enum FormatWork {
         }
     }
 
-    /// Calls `body` with the records of each run of at most 4 MiB in the file (as a listing
-    /// reads them), loaded from one read each.
-    private static func forEachWindow(of records: inout [RecordV2], held: HeldFile,
+    /// Calls `body` with the records of each run of at most ``VaultSnapshot/windowSize`` bytes
+    /// in the file (as a listing reads them), loaded from one read each.
+    private static func forEachWindow(of records: [RecordV2], held: HeldFile,
                                       _ body: ([RecordV2]) throws -> Void) throws {
-        let window = 4 << 20
+        let window = VaultSnapshot.windowSize
         var index = 0
         while index < records.count {
             guard let first = records[index].location else { throw BenchError("a record of a file just read is in memory") }

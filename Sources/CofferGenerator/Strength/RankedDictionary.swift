@@ -187,10 +187,16 @@ private struct ASCIICharacters: WordCharacters {
 }
 
 /// A list's characters while its words are picked from its lines: either kind.
-private struct ListCharacters {
-    let ascii: ASCIICharacters?
-    let scalars: ScalarCharacters?
-    subscript(_ index: Int) -> UInt32 { ascii?[index] ?? scalars?[index] ?? 0 }
+private enum ListCharacters {
+    case ascii(ASCIICharacters)
+    case scalars(ScalarCharacters)
+
+    subscript(_ index: Int) -> UInt32 {
+        switch self {
+        case .ascii(let characters): return characters[index]
+        case .scalars(let characters): return characters[index]
+        }
+    }
 }
 
 /// Scalar values, already lowercase.
@@ -298,13 +304,13 @@ extension RankedDictionary {
                     start = end + 1
                 }
                 if bytes.count > start { lines.append(start..<bytes.count) }
-                let words = pick(ListCharacters(ascii: ASCIICharacters(base: text.utf8Start), scalars: nil), lines)
+                let words = pick(.ascii(ASCIICharacters(base: text.utf8Start)), lines)
                 return RankedDictionary(name: name, characters: ASCIICharacters(base: text.utf8Start), text: text.utf8Start,
                                         scalars: [], words: words)
             }
         }
         let (scalars, lines) = BundledWordList.lowercasedText(of: text)
-        let words = scalars.withUnsafeBufferPointer { pick(ListCharacters(ascii: nil, scalars: ScalarCharacters(base: $0)), lines) }
+        let words = scalars.withUnsafeBufferPointer { pick(.scalars(ScalarCharacters(base: $0)), lines) }
         return RankedDictionary(name: name, source: scalars, words: words)
     }
 }

@@ -1,3 +1,5 @@
+import CofferCrypto
+
 /// The word lists compiled into the library: the strength estimator's dictionaries and the
 /// EFF list for passphrases.
 ///
@@ -69,7 +71,7 @@ enum BundledWordList: CaseIterable, Sendable {
                     scalars.append(lowercaseScalar(scalar))
                 }
             }
-            if buffer.allSatisfy({ $0 < 0x80 }) {
+            if ASCIIBytes.all(UnsafeRawBufferPointer(buffer)) {
                 for byte in buffer { take(UInt32(byte)) }
             } else {
                 for scalar in String(decoding: buffer, as: UTF8.self).unicodeScalars { take(scalar.value) }
