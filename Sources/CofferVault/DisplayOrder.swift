@@ -305,17 +305,24 @@ extension DisplayOrder {
     /// A key's first 8 bytes in `buffer` (its range `key`) as a big-endian integer, zeros past
     /// its end: where two keys' prefixes differ, the keys differ there and in the same
     /// direction, so sorts compare these first and the keys only on equal prefixes.
-    static func prefix(_ buffer: UnsafeBufferPointer<UInt8>, _ key: Range<Int>) -> UInt64 {
+    /// `skipping` leaves out the key's first bytes (8: its second 8 bytes).
+    static func prefix(_ buffer: UnsafeBufferPointer<UInt8>, _ key: Range<Int>, skipping: Int = 0) -> UInt64 {
         var prefix: UInt64 = 0
-        for offset in 0..<8 { prefix = prefix << 8 | (key.lowerBound + offset < key.upperBound ? UInt64(buffer[key.lowerBound + offset]) : 0) }
+        let first = key.lowerBound + skipping
+        for offset in 0..<8 { prefix = prefix << 8 | (first + offset < key.upperBound ? UInt64(buffer[first + offset]) : 0) }
         return prefix
     }
 
     /// The byte order of two keys in `buffer` (-1, 0 or 1), a shorter key before a longer one it begins.
     static func compare(_ buffer: UnsafeBufferPointer<UInt8>, _ a: Range<Int>, _ b: Range<Int>) -> Int {
+        compare(buffer, a, buffer, b)
+    }
+
+    /// The byte order of key `a` in `first` and key `b` in `second` (-1, 0 or 1).
+    static func compare(_ first: UnsafeBufferPointer<UInt8>, _ a: Range<Int>, _ second: UnsafeBufferPointer<UInt8>, _ b: Range<Int>) -> Int {
         let common = min(a.count, b.count)
-        if common > 0, let base = buffer.baseAddress {
-            let order = memcmp(base + a.lowerBound, base + b.lowerBound, common)
+        if common > 0, let x = first.baseAddress, let y = second.baseAddress {
+            let order = memcmp(x + a.lowerBound, y + b.lowerBound, common)
             if order != 0 { return order < 0 ? -1 : 1 }
         }
         return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
@@ -362,45 +369,99 @@ extension DisplayOrder {
             }
         }
 
+        /// An item's name key's first 16 bytes (``DisplayOrder/prefix(_:_:skipping:)``, two
+        /// words) and its index: what a sort moves, so that most comparisons read neither the
+        /// keys nor the items. (With 8 bytes, names of one first word, "abacus-c…", tied
+        /// often, and each tie read two keys at random places: the merge's cache misses.)
+        typealias Keyed = (prefix: UInt64, next: UInt64, index: Int)
+
+        /// Whether `a` precedes `b` by their prefixes; nil when these are the same.
+        @inline(__always)
+        static func byPrefix(_ a: Keyed, _ b: Keyed) -> Bool? {
+            a.prefix != b.prefix ? a.prefix < b.prefix : a.next != b.next ? a.next < b.next : nil
+        }
+
         /// The item indices in reading order: by name key, then account key, then `tie`,
         /// which must be a total order of the items (the rows' stable order ends with their
         /// ids) and safe to call from several threads at once.
         func order(tie: (Int, Int) -> Bool) -> [Int] {
+            // A range of items sorted on each core, then the sorted runs merged: the order
+            // is total, so this is the one order a single sort gives (a 100,000-row
+            // listing's sort was its longest step on one core).
+            let runs = ParallelWork.mapRanges(count: bounds.count) { range in sorted(range, tie: tie) }
+            var order: [Int] = []
+            order.reserveCapacity(bounds.count)
+            Self.merge(runs, less: { _, a, _, b in
+                Self.byPrefix(a, b) ?? bytes.withUnsafeBufferPointer { precedes(a.index, b.index, in: $0, tie: tie) }
+            }) { _, item in order.append(item) }
+            return order
+        }
+
+        /// The items of `range` in reading order (`tie` as in ``order(tie:)``), with their
+        /// prefixes: one core's run, for ``merge(_:less:emit:)``.
+        func sorted(_ range: Range<Int>, tie: (Int, Int) -> Bool) -> [Keyed] {
             bytes.withUnsafeBufferPointer { buffer in
-                // Each name key's first 8 bytes as a big-endian integer (zeros past its end)
+                // Each name key's first 16 bytes as big-endian integers (zeros past its end)
                 // decide most comparisons without reading the keys, as in SortKeys: where they
                 // differ, the keys differ there and in the same direction.
-                typealias Keyed = (prefix: UInt64, index: Int)
-                func less(_ a: Keyed, _ b: Keyed) -> Bool {
-                    a.prefix != b.prefix ? a.prefix < b.prefix : precedes(a.index, b.index, in: buffer, tie: tie)
+                var run = range.map { index -> Keyed in
+                    let name = bounds[index].start..<bounds[index].middle
+                    return (DisplayOrder.prefix(buffer, name), DisplayOrder.prefix(buffer, name, skipping: 8), index)
                 }
-                // A range of items sorted on each core, then the sorted runs merged: the order
-                // is total, so this is the one order a single sort gives (a 100,000-row
-                // listing's sort was its longest step on one core).
-                let runs = ParallelWork.mapRanges(count: bounds.count) { range -> [Keyed] in
-                    var run = range.map { (prefix: DisplayOrder.prefix(buffer, bounds[$0].start..<bounds[$0].middle), index: $0) }
-                    run.sort(by: less)
-                    return run
-                }
-                return Self.merged(runs, by: less)
+                run.sort { a, b in Self.byPrefix(a, b) ?? precedes(a.index, b.index, in: buffer, tie: tie) }
+                return run
             }
         }
 
-        /// The indices of sorted `runs` (a few, one per core) in one sorted sequence.
-        private static func merged(_ runs: [[(prefix: UInt64, index: Int)]],
-                                   by less: ((prefix: UInt64, index: Int), (prefix: UInt64, index: Int)) -> Bool) -> [Int] {
-            if runs.count == 1 { return runs[0].map(\.index) }
+        /// Whether item `a` here comes before item `b` of `other` by their keys (name, then
+        /// account); nil when both keys are the same. The keys of two runs made apart.
+        func precedes(_ a: Int, _ other: ReadingKeys, _ b: Int) -> Bool? {
+            bytes.withUnsafeBufferPointer { mine in
+                other.bytes.withUnsafeBufferPointer { theirs in
+                    let x = bounds[a], y = other.bounds[b]
+                    let name = DisplayOrder.compare(mine, x.start..<x.middle, theirs, y.start..<y.middle)
+                    if name != 0 { return name < 0 }
+                    let account = DisplayOrder.compare(mine, x.middle..<x.end, theirs, y.middle..<y.end)
+                    return account == 0 ? nil : account < 0
+                }
+            }
+        }
+
+        /// Sorted `runs` (a few, one per core) as one sorted sequence: `emit(run, index)` for
+        /// each item in order. `less(runA, a, runB, b)` orders an item of one run against one
+        /// of another (or of the same) and must be total, so the merge is the one order a
+        /// single sort gives.
+        static func merge(_ runs: [[Keyed]], less: (Int, Keyed, Int, Keyed) -> Bool, emit: (Int, Int) -> Void) {
+            if runs.count == 1 {
+                for item in runs[0] { emit(0, item.index) }
+                return
+            }
+            if runs.count == 2 {
+                // Two cores: the usual case, merged without looking for the smallest head.
+                let first = runs[0], second = runs[1]
+                var i = 0, j = 0
+                while i < first.count && j < second.count {
+                    if less(1, second[j], 0, first[i]) {
+                        emit(1, second[j].index)
+                        j += 1
+                    } else {
+                        emit(0, first[i].index)
+                        i += 1
+                    }
+                }
+                while i < first.count { emit(0, first[i].index); i += 1 }
+                while j < second.count { emit(1, second[j].index); j += 1 }
+                return
+            }
             var heads = runs.map(\.startIndex)
-            var merged: [Int] = []
-            merged.reserveCapacity(runs.reduce(0) { $0 + $1.count })
             while true {
                 var next: Int?
                 for run in runs.indices where heads[run] < runs[run].endIndex {
-                    if let best = next, !less(runs[run][heads[run]], runs[best][heads[best]]) { continue }
+                    if let best = next, !less(run, runs[run][heads[run]], best, runs[best][heads[best]]) { continue }
                     next = run
                 }
-                guard let run = next else { return merged }
-                merged.append(runs[run][heads[run]].index)
+                guard let run = next else { return }
+                emit(run, runs[run][heads[run]].index)
                 heads[run] += 1
             }
         }

@@ -84,7 +84,10 @@ struct VaultReadingOrderSortTests {
           arguments: [10_000, 2_047, 1])
     func mergedRunsEqualOneSort(count: Int) {
         var random = SeededRandom("reading-order-\(count)")
-        let names = ["alpha", "Alpha", "beta 2", "beta 10", "caf\u{e9}", "cafe\u{301}", "zz", "", "abcdefghij", "abcdefghik"]
+        // Names alike in their first 8 or 16 key bytes (the sort's two prefix words), one pair
+        // differing at byte 8 and byte 9 the other way round.
+        let names = ["alpha", "Alpha", "beta 2", "beta 10", "caf\u{e9}", "cafe\u{301}", "zz", "", "abcdefghij", "abcdefghik",
+                     "abcdefghxa", "abcdefghyZ", "abcdefghijklmnopb", "abcdefghijklmnopa", "abcdefghijklmnop", "abcdefgh"]
         let accounts = ["me", "Me", "you", ""]
         let locale = Locale(identifier: "en_US")
         var keys = DisplayOrder.ReadingKeys(capacity: count)
@@ -106,6 +109,38 @@ struct VaultReadingOrderSortTests {
             return tie(a, b)
         }
         #expect(keys.order(tie: tie) == expected)
+    }
+}
+
+/// The merge of sorted runs (`DisplayOrder.ReadingKeys.merge`), for any number of runs: a
+/// machine with more cores merges more than two.
+@Suite("Vault: sorted runs merged")
+struct VaultSortedRunMergeTests {
+    @Test("1 to 5 random sorted runs, some empty, with equal prefixes: merged, they are the sorted union, each item once",
+          arguments: 0..<40)
+    func mergedEqualsSortedUnion(seed: Int) {
+        var random = SeededRandom("merge-\(seed)")
+        let runCount = 1 + seed % 5
+        var values: [[(UInt64, UInt64, Int)]] = []
+        var all: [(run: Int, index: Int, key: (UInt64, UInt64, Int))] = []
+        for run in 0..<runCount {
+            let count = Int.random(in: 0..<(seed % 3 == 0 ? 3 : 200), using: &random)
+            // A small alphabet: many equal first words, some equal second words too.
+            var items = (0..<count).map { index in (UInt64.random(in: 0..<4, using: &random), UInt64.random(in: 0..<3, using: &random), index) }
+            // The third word (the index) is unique only within a run: ties across runs go to
+            // the lower run, as a total order must decide them.
+            items.sort { ($0.0, $0.1, $0.2) < ($1.0, $1.1, $1.2) }
+            values.append(items)
+            all += items.map { (run, $0.2, $0) }
+        }
+        func less(_ x: Int, _ a: DisplayOrder.ReadingKeys.Keyed, _ y: Int, _ b: DisplayOrder.ReadingKeys.Keyed) -> Bool {
+            if let order = DisplayOrder.ReadingKeys.byPrefix(a, b) { return order }
+            return (a.index, x) < (b.index, y)
+        }
+        var merged: [(Int, Int)] = []
+        DisplayOrder.ReadingKeys.merge(values.map { $0.map { (prefix: $0.0, next: $0.1, index: $0.2) } }, less: less) { merged.append(($0, $1)) }
+        let expected = all.sorted { ($0.key.0, $0.key.1, $0.key.2, $0.run) < ($1.key.0, $1.key.1, $1.key.2, $1.run) }.map { ($0.run, $0.index) }
+        #expect(merged.map { "\($0.0):\($0.1)" } == expected.map { "\($0.0):\($0.1)" })
     }
 }
 
