@@ -85,6 +85,35 @@ struct VaultLazyVerificationTests {
         }
     }
 
+    /// A listing as the first read of a vault opens every overview from the bytes of its
+    /// window, without loading the records (`VaultSnapshot.openAll(keepingRecords: false)`).
+    @Test("A listing as the first read sets damaged overviews apart, lists the rest, and the vault reads on the same")
+    func listingAtOpen() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("v.coffer").path
+            let vault = try Vault.create(at: path, password: secure("pw"), options: testOptions)
+            let ids = try vault.transaction { tx in try (0..<30).map { try tx.add(.genericPassword(service: "s\($0)", account: "me")).id } }
+            var bytes = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
+            let records = try VaultFileV2.parse(bytes).records
+            // A byte of the overview of the second record and of the last one (an overview is at least 32 bytes).
+            let hit = [records[1], records[records.count - 1]]
+            bytes[hit[0].body.startIndex] ^= 0x01
+            bytes[hit[1].body.startIndex + 20] ^= 0x80
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            let damaged = hit.map(\.id).sorted()
+            let opened = try Vault.open(at: path, password: secure("pw"), options: testOptions)
+            let listing = try opened.listing()
+            #expect(listing.damaged.map(\.id) == damaged)
+            #expect(Set(listing.map(\.id)) == Set(ids).subtracting(damaged) && listing.count == ids.count - 2)
+            // The same vault afterwards: the same items readable, the same damaged, its secrets read.
+            let readable = try opened.readableItems()
+            #expect(listing.map(\.id) == readable.items.sortedForReading().map(\.id) && readable.damaged.map(\.id) == damaged)
+            let kept = try #require(listing.first)
+            _ = try opened.secrets(for: kept.id)
+            expectTampered(damaged[0]) { try opened.verifyAll() }
+        }
+    }
+
     @Test("coffer: get of another item and list work; get of the damaged one, check and add exit 65")
     func cli() throws {
         try withTemporaryDirectory { dir in

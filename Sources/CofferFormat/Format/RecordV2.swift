@@ -292,6 +292,24 @@ package struct RecordV2: Sendable {
         }
     }
 
+    /// ``openOverviewList(vaultID:keys:)`` for a record not read into memory, from `bytes`:
+    /// its bytes as read from its file (as many as its row says, or "truncated"). A listing
+    /// opens every overview this way, on the core that opens it, and keeps no record's
+    /// bytes: loading each record first, then letting its bytes go, copied every record twice.
+    ///
+    /// ```swift
+    /// let list = try record.openOverviewList(readFrom: raw, vaultID: header.vaultID, keys: keys)
+    /// ```
+    package func openOverviewList(readFrom bytes: UnsafeRawBufferPointer, vaultID: [UInt8], keys: EpochKeys) throws(FormatError) -> [UInt8] {
+        guard let location else { throw .invalidArgument("entry record \(id.hex) is in memory, not read from its file") }
+        guard bytes.count == location.length, overviewLength <= bytes.count else {
+            throw .truncated("entry record \(id.hex): \(bytes.count) of \(location.length) bytes read")
+        }
+        return try withOpenedOverview(UnsafeRawBufferPointer(rebasing: bytes[..<overviewLength]), vaultID: vaultID, keys: keys) {
+            (plain) throws(FormatError) in try checkedOverviewList(padded: plain, keys: keys)
+        }
+    }
+
     /// Calls `body` with this record's overview decrypted (padded) into a buffer on the stack
     /// (an overview is a few hundred bytes): no array per record for a listing, a save's
     /// checks or a rotation, which keep only what they make of it. A failed AEAD is
@@ -300,19 +318,26 @@ package struct RecordV2: Sendable {
                                        _ body: (UnsafeRawBufferPointer) throws(FormatError) -> R) throws(FormatError) -> R {
         try requireLoaded()
         let opened = overviewCiphertext.withUnsafeBytes { cipher -> Result<R, FormatError> in
-            withUnsafeTemporaryAllocation(byteCount: max(0, cipher.count - XChaCha20Poly1305.tagLength), alignment: 1) { plain in
-                Result { () throws(FormatError) in
-                    do throws(CofferError) {
-                        try withNonce(associatedData: vaultID, part: .overview) { (nonceRaw, ad) throws(CofferError) in
-                            try XChaCha20Poly1305.openPublic(cipher, into: plain, key: keys.overviewKey, nonce: nonceRaw, associatedData: ad)
-                        }
-                    } catch .authenticationFailed {
-                        throw .tampered(.entry(id.hex))
-                    } catch {
-                        throw .crypto(error)
+            Result { () throws(FormatError) in try withOpenedOverview(cipher, vaultID: vaultID, keys: keys, body) }
+        }
+        return try opened.get()
+    }
+
+    /// The same, for the overview's ciphertext `cipher` (this record's, wherever it is).
+    private func withOpenedOverview<R>(_ cipher: UnsafeRawBufferPointer, vaultID: [UInt8], keys: EpochKeys,
+                                       _ body: (UnsafeRawBufferPointer) throws(FormatError) -> R) throws(FormatError) -> R {
+        let opened = withUnsafeTemporaryAllocation(byteCount: max(0, cipher.count - XChaCha20Poly1305.tagLength), alignment: 1) { plain in
+            Result { () throws(FormatError) in
+                do throws(CofferError) {
+                    try withNonce(associatedData: vaultID, part: .overview) { (nonceRaw, ad) throws(CofferError) in
+                        try XChaCha20Poly1305.openPublic(cipher, into: plain, key: keys.overviewKey, nonce: nonceRaw, associatedData: ad)
                     }
-                    return try body(UnsafeRawBufferPointer(plain))
+                } catch .authenticationFailed {
+                    throw .tampered(.entry(id.hex))
+                } catch {
+                    throw .crypto(error)
                 }
+                return try body(UnsafeRawBufferPointer(plain))
             }
         }
         return try opened.get()
