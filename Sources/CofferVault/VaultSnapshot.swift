@@ -240,8 +240,17 @@ package struct VaultSnapshot: Sendable {
         // they are in place.
         var building: ParallelWork.Background<(live: [ItemID: SnapshotEntry], deleted: [ItemID: SnapshotEntry]), Never>?
         var madeInRowOrder = false
+        // Every entry made now, none opened, in file order: then every entry is pending, as
+        // it is, without a pass that checks each entry and one that reads where each lies.
+        var madeUnopenedInFileOrder = false
         if let looked {
-            let made = rows.map { looked.entries[$0.id] ?? SnapshotEntry(unopened: $0) }
+            let found = looked.entries
+            // (A lookup per row in an empty dictionary took 5 ms at 100,000 rows.)
+            let made = found.isEmpty ? rows.map(SnapshotEntry.init(unopened:)) : rows.map { found[$0.id] ?? SnapshotEntry(unopened: $0) }
+            madeUnopenedInFileOrder = found.isEmpty && rows.indices.dropFirst().allSatisfy { index in
+                guard let before = rows[index - 1].location, let this = rows[index].location else { return false }
+                return before.offset < this.offset
+            }
             // Ids and flags from the rows: a window's thread may be loading an entry's record.
             let keys = rows.map { ($0.id, $0.isTombstone) }
             building = ParallelWork.Background { Self.dictionaries(keys, made) }
@@ -265,7 +274,8 @@ package struct VaultSnapshot: Sendable {
             }
         }
         // File order: windows of consecutive records (those in memory already go first).
-        let pending = Self.inFileOrder(all.filter { !$0.isOpened || (keepingRecords && $0.unloadedLocation != nil) })
+        let pending = madeUnopenedInFileOrder ? all
+            : Self.inFileOrder(all.filter { !$0.isOpened || (keepingRecords && $0.unloadedLocation != nil) })
         for range in Self.windows(count: pending.count, length: { pending[$0].unloadedLocation?.length ?? 0 }) {
             let window = Array(pending[range])
             // A listing's window of records one after another in the file: read at once, each
