@@ -226,9 +226,7 @@ extension DisplayOrder {
     static func appendReadingKey(utf8 text: UnsafeRawBufferPointer, locale: Locale, to key: inout [UInt8]) {
         // Search's folding (SearchFolding). ASCII (the usual name) folds here byte by byte,
         // without a lowercased copy: listing a large vault folds every name.
-        var ascii = true
-        for byte in text where byte >= 0x80 { ascii = false; break }
-        if ascii {
+        if ASCIIBytes.all(text) {
             appendKeyBytes(text, foldingASCII: true, to: &key)
             return
         }
