@@ -794,9 +794,8 @@ package final class SnapshotEntry: @unchecked Sendable {
 
     var isOpened: Bool { opened != nil }
 
-    /// Where the record is in its file while its bytes are not in memory (nil once loaded),
-    /// read in place: `entry.record.location` copied the whole record (retaining its bytes),
-    /// and a listing's passes over 100,000 entries made six such copies of each.
+    /// Where the record is in its file while its bytes are not in memory (nil once loaded):
+    /// what the passes that order and read records ask of each entry.
     var unloadedLocation: RecordV2.Location? { record.location }
 
     /// The checked overview field list. Read only once opened: every path that reads all
