@@ -257,10 +257,10 @@ extension DisplayOrder {
             ReadingKeys.merge(runs.map(\.order), less: { x, a, y, b in
                 if let order = ReadingKeys.byPrefix(a, b) { return order }
                 return runs[x].keys.precedes(a.index, runs[y].keys, b.index) ?? precedes(runs[x][a.index], runs[y][b.index])
-            }) { run, index in
-                runs[run].move(index, to: base + count)
-                count += 1
+            }) { position, run, index in
+                runs[run].move(index, to: base + position)
             }
+            count = entries.count
             for run in runs { run.release() }
         }
     }

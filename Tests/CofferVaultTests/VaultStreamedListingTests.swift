@@ -116,15 +116,19 @@ struct VaultReadingOrderSortTests {
 /// machine with more cores merges more than two.
 @Suite("Vault: sorted runs merged")
 struct VaultSortedRunMergeTests {
+    /// Seeds 40 and up merge two runs large enough to be merged a part per core (the parts'
+    /// bounds found by binary search), one of them empty or of one item at first.
     @Test("1 to 5 random sorted runs, some empty, with equal prefixes: merged, they are the sorted union, each item once",
-          arguments: 0..<40)
+          arguments: 0..<48)
     func mergedEqualsSortedUnion(seed: Int) {
         var random = SeededRandom("merge-\(seed)")
-        let runCount = 1 + seed % 5
+        let large = seed >= 40
+        let runCount = large ? 2 : 1 + seed % 5
         var values: [[(UInt64, UInt64, Int)]] = []
         var all: [(run: Int, index: Int, key: (UInt64, UInt64, Int))] = []
         for run in 0..<runCount {
-            let count = Int.random(in: 0..<(seed % 3 == 0 ? 3 : 200), using: &random)
+            let count = large ? (run == 0 && seed < 42 ? seed - 40 : Int.random(in: 2_000..<9_000, using: &random))
+                : Int.random(in: 0..<(seed % 3 == 0 ? 3 : 200), using: &random)
             // A small alphabet: many equal first words, some equal second words too.
             var items = (0..<count).map { index in (UInt64.random(in: 0..<4, using: &random), UInt64.random(in: 0..<3, using: &random), index) }
             // The third word (the index) is unique only within a run: ties across runs go to
@@ -137,8 +141,13 @@ struct VaultSortedRunMergeTests {
             if let order = DisplayOrder.ReadingKeys.byPrefix(a, b) { return order }
             return (a.index, x) < (b.index, y)
         }
-        var merged: [(Int, Int)] = []
-        DisplayOrder.ReadingKeys.merge(values.map { $0.map { (prefix: $0.0, next: $0.1, index: $0.2) } }, less: less) { merged.append(($0, $1)) }
+        let total = values.reduce(0) { $0 + $1.count }
+        // Each position written once, from whichever thread merges it.
+        let slots = UnsafeMutableBufferPointer<(Int, Int)>.allocate(capacity: max(1, total))
+        defer { slots.deallocate() }
+        slots.initialize(repeating: (-1, -1))
+        DisplayOrder.ReadingKeys.merge(values.map { $0.map { (prefix: $0.0, next: $0.1, index: $0.2) } }, less: less) { slots[$0] = ($1, $2) }
+        let merged = Array(slots.prefix(total))
         let expected = all.sorted { ($0.key.0, $0.key.1, $0.key.2, $0.run) < ($1.key.0, $1.key.1, $1.key.2, $1.run) }.map { ($0.run, $0.index) }
         #expect(merged.map { "\($0.0):\($0.1)" } == expected.map { "\($0.0):\($0.1)" })
     }
