@@ -415,14 +415,18 @@ extension DisplayOrder {
         /// account); nil when both keys are the same. The keys of two runs made apart.
         func precedes(_ a: Int, _ other: ReadingKeys, _ b: Int) -> Bool? {
             bytes.withUnsafeBufferPointer { mine in
-                other.bytes.withUnsafeBufferPointer { theirs in
-                    let x = bounds[a], y = other.bounds[b]
-                    let name = DisplayOrder.compare(mine, x.start..<x.middle, theirs, y.start..<y.middle)
-                    if name != 0 { return name < 0 }
-                    let account = DisplayOrder.compare(mine, x.middle..<x.end, theirs, y.middle..<y.end)
-                    return account == 0 ? nil : account < 0
-                }
+                other.bytes.withUnsafeBufferPointer { theirs in Self.keyOrder(bounds[a], in: mine, other.bounds[b], in: theirs) }
             }
+        }
+
+        /// Whether the item of bounds `x` in `first` comes before that of `y` in `second` by
+        /// their keys (name, then account); nil when both keys are the same.
+        private static func keyOrder(_ x: (start: Int, middle: Int, end: Int), in first: UnsafeBufferPointer<UInt8>,
+                                     _ y: (start: Int, middle: Int, end: Int), in second: UnsafeBufferPointer<UInt8>) -> Bool? {
+            let name = DisplayOrder.compare(first, x.start..<x.middle, second, y.start..<y.middle)
+            if name != 0 { return name < 0 }
+            let account = DisplayOrder.compare(first, x.middle..<x.end, second, y.middle..<y.end)
+            return account == 0 ? nil : account < 0
         }
 
         /// Sorted `runs` (a few, one per core) as one sorted sequence: `emit(position, run,
@@ -492,14 +496,7 @@ extension DisplayOrder {
         }
 
         private func precedes(_ a: Int, _ b: Int, in buffer: UnsafeBufferPointer<UInt8>, tie: (Int, Int) -> Bool) -> Bool {
-            func compare(_ a: Range<Int>, _ b: Range<Int>) -> Bool? {
-                let order = DisplayOrder.compare(buffer, a, b)
-                return order == 0 ? nil : order < 0
-            }
-            let x = bounds[a], y = bounds[b]
-            if let name = compare(x.start..<x.middle, y.start..<y.middle) { return name }
-            if let account = compare(x.middle..<x.end, y.middle..<y.end) { return account }
-            return tie(a, b)
+            Self.keyOrder(bounds[a], in: buffer, bounds[b], in: buffer) ?? tie(a, b)
         }
     }
 }

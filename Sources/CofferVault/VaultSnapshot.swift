@@ -283,7 +283,7 @@ package struct VaultSnapshot: Sendable {
             // (loading each record into its entry, then letting it go, copied every record
             // twice on one core: 12 ms of a 100,000-entry listing).
             if !keepingRecords, let bytes = try contiguousBytes(of: window) {
-                try openOverviews(of: window, readFrom: bytes, opener: opener, reusing: previous, keeping: keepingOverviews)
+                try openOverviews(of: window, from: bytes, opener: opener, reusing: previous, keeping: keepingOverviews)
                 continue
             }
             try loadRecords(of: window)
@@ -303,44 +303,51 @@ package struct VaultSnapshot: Sendable {
         return live
     }
 
-    /// The bytes of `entries`' records, read at once, when none is opened or in memory and
-    /// they lie one after another in the file (as a file read in order gives them); nil otherwise.
-    private func contiguousBytes(of entries: [SnapshotEntry]) throws(CofferError) -> [UInt8]? {
+    /// The bytes of `entries`' records, read at once, and where the first lies in the file,
+    /// when none is opened or in memory and they lie one after another in the file (as a file
+    /// read in order gives them); nil otherwise.
+    private func contiguousBytes(of entries: [SnapshotEntry]) throws(CofferError) -> RecordBytes? {
         guard let source, let first = entries.first?.unloadedLocation else { return nil }
         var end = first.offset
         for entry in entries {
             guard !entry.isOpened, let location = entry.unloadedLocation, location.offset == end else { return nil }
             end += location.length
         }
-        return try storeCall { () throws(StoreError) in try source.read(at: first.offset, count: end - first.offset) }
+        let bytes = try storeCall { () throws(StoreError) in try source.read(at: first.offset, count: end - first.offset) }
+        return RecordBytes(bytes: bytes, offset: first.offset)
     }
 
-    /// Opens the overviews of `pending` (``contiguousBytes(of:)``: `bytes` holds their records
-    /// one after another) on all cores, setting the damaged ones apart; their records stay unread.
-    private mutating func openOverviews(of pending: [SnapshotEntry], readFrom bytes: [UInt8], opener: OverviewOpener,
-                                        reusing previous: VaultSnapshot?, keeping: Bool) throws(CofferError) {
-        // Where each record starts in `bytes`: the offsets from the first.
-        var starts: [Int] = []
-        starts.reserveCapacity(pending.count)
-        var at = 0
-        for entry in pending {
-            starts.append(at)
-            at += entry.unloadedLocation?.length ?? 0
-        }
+    /// Records' bytes read at once from the file, the first of them at `offset`.
+    private struct RecordBytes {
+        let bytes: [UInt8]
+        let offset: Int
+    }
+
+    /// Opens the overviews of `pending` on all cores, setting the damaged ones apart: from
+    /// their records in memory, or, with `read` (``contiguousBytes(of:)``), from their bytes
+    /// read at once, their records staying unread.
+    private mutating func openOverviews(of pending: [SnapshotEntry], from read: RecordBytes? = nil, opener: OverviewOpener,
+                                        reusing previous: VaultSnapshot?, keeping: Bool = true) throws(CofferError) {
+        // Records are reached through a buffer pointer: indexing the array from the
+        // threads copied each record, retaining the file buffer they all share from
+        // every thread at once.
         let opened = try pending.withUnsafeBufferPointer { (pending) throws(CofferError) -> [Bool] in
-            try bytes.withUnsafeBytes { raw in Result { () throws(CofferError) -> [Bool] in
+            try (read?.bytes ?? []).withUnsafeBytes { raw in Result { () throws(CofferError) -> [Bool] in
                 try formatCall { () throws(FormatError) in try ParallelWork.map(count: pending.count) { (index) throws(FormatError) -> Bool in
                     let entry = pending[index]
                     let record = entry.record
-                    let start = starts[index], length = record.location?.length ?? 0
-                    guard start + length <= raw.count else { throw .truncated("entry record \(record.id.hex): past the bytes read") }
-                    let own = UnsafeRawBufferPointer(rebasing: raw[start..<(start + length)])
                     let overview: [UInt8]?
                     if let previous, let old = previous.entries[record.id] ?? previous.tombstones[record.id],
                        old.isOpened, old.record.isSameRecord(as: record) {
                         overview = old.overview
+                    } else if let read, let location = record.location {
+                        let start = location.offset - read.offset
+                        guard start >= 0, start + location.length <= raw.count else {
+                            throw .truncated("entry record \(record.id.hex): past the bytes read")
+                        }
+                        overview = try opener.open(record, readFrom: UnsafeRawBufferPointer(rebasing: raw[start..<(start + location.length)]))
                     } else {
-                        overview = try opener.open(record, readFrom: own)
+                        overview = try opener.open(record)
                     }
                     // Each entry is set by the one thread that opens it.
                     if let overview, keeping { entry.setOverview(overview) }
@@ -353,35 +360,6 @@ package struct VaultSnapshot: Sendable {
             entries[id] = nil
             tombstones[id] = nil
             damaged[id] = entry.record
-        }
-    }
-
-    /// Opens the overviews of `pending` (records in memory) on all cores, setting the
-    /// damaged ones apart.
-    private mutating func openOverviews(of pending: [SnapshotEntry], opener: OverviewOpener, reusing previous: VaultSnapshot?,
-                                        keeping: Bool = true) throws(CofferError) {
-        // Records are reached through a buffer pointer: indexing the array from the
-        // threads copied each record, retaining the file buffer they all share from
-        // every thread at once.
-        let opened = try pending.withUnsafeBufferPointer { (pending) throws(CofferError) -> [[UInt8]?] in
-            try formatCall { () throws(FormatError) in try ParallelWork.map(count: pending.count) { (index) throws(FormatError) -> [UInt8]? in
-                let record = pending[index].record
-                if let previous, let old = previous.entries[record.id] ?? previous.tombstones[record.id],
-                   old.isOpened, old.record.isSameRecord(as: record) {
-                    return old.overview
-                }
-                return try opener.open(record)
-            } }
-        }
-        for (entry, overview) in zip(pending, opened) {
-            if let overview {
-                if keeping { entry.setOverview(overview) }
-            } else {
-                let id = entry.record.id
-                entries[id] = nil
-                tombstones[id] = nil
-                damaged[id] = entry.record
-            }
         }
     }
 
