@@ -158,13 +158,20 @@ enum CompactOverview {
         }
 
         /// The largest entry of a version vector's field value, by time then replica: its
-        /// index and its time; nil when the value is not a version vector's length.
-        static func latest(in raw: UnsafeRawBufferPointer) -> (index: Int, time: UInt64)? {
+        /// index and its time; nil when the value is not a version vector's length. With
+        /// `checked`, also nil unless its entries are as the clock's reading requires
+        /// (replicas non-zero and strictly ascending, times at least 1).
+        static func latest(in raw: UnsafeRawBufferPointer, checked: Bool = false) -> (index: Int, time: UInt64)? {
             guard raw.count % 16 == 0, !raw.isEmpty, raw.count / 16 <= ItemClockCodec.maxReplicas else { return nil }
             var best = (time: UInt64(0), replica: UInt64(0), index: 0)
+            var previous: UInt64 = 0
             for i in 0..<(raw.count / 16) {
                 let replica = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i * 16, as: UInt64.self))
                 let time = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i * 16 + 8, as: UInt64.self))
+                if checked {
+                    guard replica > previous, time >= 1 else { return nil }
+                    previous = replica
+                }
                 if (time, replica) > (best.time, best.replica) { best = (time, replica, i) }
             }
             return (best.index, best.time)
