@@ -174,6 +174,30 @@ struct VaultTagLookupTests {
         }
     }
 
+    /// A listing as the first read of a vault whose records fill several windows reads each
+    /// window on another thread while the one before it opens (`VaultSnapshot.openAll`):
+    /// every item is listed as a full read lists it, and a damaged overview in a later
+    /// window is set apart by its id, the rest listed.
+    @Test("A listing as the first read of a vault of several windows lists every item, and sets apart a damaged overview in a later window")
+    func listingOverWindows() throws {
+        try withTemporaryDirectory { dir in
+            let (path, _) = try multiWindowVault(dir, seed: "tags-list-windows")
+            let expected = try Vault.open(at: path, password: secure("pw"), options: testOptions).readableItems().items.sortedForReading().map(\.id)
+            let listing = try Vault.open(at: path, password: secure("pw"), options: testOptions).listing()
+            #expect(listing.map(\.id) == expected && listing.damaged.isEmpty)
+            // The last live record: after the 40 large ones (more than a window), so in a later window.
+            var bytes = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
+            let records = try VaultFileV2.parse(bytes).records
+            let hit = try #require(records.last { !$0.isTombstone })
+            #expect(records.prefix { $0.id != hit.id }.reduce(0) { $0 + $1.body.count } > VaultSnapshot.windowSize)
+            bytes[hit.body.startIndex] ^= 0x01
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            let damaged = try Vault.open(at: path, password: secure("pw"), options: testOptions).listing()
+            #expect(damaged.damaged.map(\.id) == [hit.id])
+            #expect(damaged.map(\.id) == expected.filter { $0 != hit.id })
+        }
+    }
+
     /// A rotation reads the records of a vault read lazily a window of the file at a time,
     /// checks each overview not opened yet in the decryption that seals it again, and leaves
     /// the vault holding the new records with the overviews it had opened (the others open
