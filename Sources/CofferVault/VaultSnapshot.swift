@@ -98,8 +98,12 @@ package struct VaultSnapshot: Sendable {
         -> (live: [ItemID: SnapshotEntry], deleted: [ItemID: SnapshotEntry]) {
         var live: [ItemID: SnapshotEntry] = [:], deleted: [ItemID: SnapshotEntry] = [:]
         live.reserveCapacity(made.count)
-        for ((id, isTombstone), entry) in zip(keys, made) {
-            if isTombstone { deleted[id] = entry } else { live[id] = entry }
+        // By index, one retain per entry (a zip's copies took two and a release), and from the
+        // last entry back: the windows' threads open the entries from the first on, each
+        // writing its entry's overview beside the reference count an insert here changes.
+        for index in made.indices.reversed() {
+            let (id, isTombstone) = keys[index]
+            if isTombstone { deleted[id] = made[index] } else { live[id] = made[index] }
         }
         return (live, deleted)
     }
