@@ -5,6 +5,7 @@
 //   CofferBench micro [--quick] [--json PATH]
 //   CofferBench merge VAULT --password P [--percent 1] [--runs 5]
 //   CofferBench work list|passwd VAULT --password P [--new-password Q] [--memory-kib M --iterations T --lanes L]
+//   CofferBench physical VAULT --password P [--runs 5]
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -15,8 +16,9 @@ do {
     case "micro": try Micro.run(Options(arguments.dropFirst()))
     case "merge": try MergeReplicas.run(Options(arguments.dropFirst()))
     case "work": try FormatWork.run(Options(arguments.dropFirst()))
+    case "physical": try PhysicalWork.run(Options(arguments.dropFirst()))
     default:
-        FileHandle.standardError.write(Data("usage: CofferBench create|kdf|micro|merge|work … (see BENCHMARKS.md)\n".utf8))
+        FileHandle.standardError.write(Data("usage: CofferBench create|kdf|micro|merge|work|physical … (see BENCHMARKS.md)\n".utf8))
         exit(64)
     }
 } catch {

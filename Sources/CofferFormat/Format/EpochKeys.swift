@@ -17,10 +17,10 @@ package final class EpochKeys: Sendable {
     package let epochID: [UInt8]
     let headerKey: SecureBytes
     let manifestKey: SecureBytes
-    let overviewKey: SecureBytes
-    let secretKey: SecureBytes
+    package let overviewKey: SecureBytes
+    package let secretKey: SecureBytes
     let keyHistoryKey: SecureBytes
-    let lookupKey: SecureBytes
+    package let lookupKey: SecureBytes
 
     package init(epochKey: SecureBytes) throws(FormatError) {
         guard epochKey.count == FormatV1.keyLength else { throw .invalidKey("an epoch key is 32 bytes") }

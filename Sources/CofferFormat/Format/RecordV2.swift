@@ -86,13 +86,13 @@ package struct RecordV2: Sendable {
         package var bytes: [UInt8] { withUnsafeBytes(of: self) { Array($0) } }
     }
 
-    var overviewCiphertext: ArraySlice<UInt8> { body[body.startIndex..<(body.startIndex + overviewLength)] }
-    var secretCiphertext: ArraySlice<UInt8> { body[(body.startIndex + overviewLength)...] }
+    package var overviewCiphertext: ArraySlice<UInt8> { body[body.startIndex..<(body.startIndex + overviewLength)] }
+    package var secretCiphertext: ArraySlice<UInt8> { body[(body.startIndex + overviewLength)...] }
 
     /// The flags byte: bit 0 marks a tombstone; the other bits are zero.
     static let tombstoneFlag: UInt8 = 1
 
-    enum Part: UInt8 { case overview = 1, secret = 2 }
+    package enum Part: UInt8 { case overview = 1, secret = 2 }
 
     package init(id: ItemID, revision: UInt64, nonce: Nonce, lookupTag: UInt64, isTombstone: Bool,
                  body: ArraySlice<UInt8>, overviewLength: Int) {
@@ -527,7 +527,7 @@ package struct RecordV2: Sendable {
     }
 
     /// `"coffer.v2.entry" 0x00 || vault id || entry id || part` (SPEC.md §6).
-    static func associatedData(vaultID: [UInt8], id: ItemID, part: Part) -> [UInt8] {
+    package static func associatedData(vaultID: [UInt8], id: ItemID, part: Part) -> [UInt8] {
         FormatV2.entryADLabel + vaultID + id.bytes + [part.rawValue]
     }
 
