@@ -280,26 +280,14 @@ package struct VaultSnapshot: Sendable {
         // File order: windows of consecutive records (those in memory already go first).
         let pending = madeUnopenedInFileOrder ? all
             : Self.inFileOrder(all.filter { !$0.isOpened || (keepingRecords && $0.unloadedLocation != nil) })
-        let windows = Self.windows(count: pending.count, length: { pending[$0].unloadedLocation?.length ?? 0 })
-        // A listing's window of records one after another in the file is read at once, on
-        // another thread while the window before it opens (a read took one core 0.3-2 ms
-        // while the others waited: 8 ms of a 100,000-entry listing). Nil: read it here.
-        func reading(_ index: Int) -> ParallelWork.Background<RecordBytes, CofferError>? {
-            guard !keepingRecords, index < windows.count, let source, let span = Self.contiguousSpan(of: pending[windows[index]]) else { return nil }
-            return ParallelWork.Background { () throws(CofferError) in
-                RecordBytes(bytes: try storeCall { () throws(StoreError) in try source.read(at: span.offset, count: span.count) }, offset: span.offset)
-            }
-        }
-        var nextRead = reading(0)
-        for (index, range) in windows.enumerated() {
+        for range in Self.windows(count: pending.count, length: { pending[$0].unloadedLocation?.length ?? 0 }) {
             let window = Array(pending[range])
-            let read = nextRead
-            nextRead = reading(index + 1)
-            // Each overview opened from the window's bytes on the core that opens it, and no
-            // record kept (loading each record into its entry, then letting it go, copied
-            // every record twice on one core: 12 ms of a 100,000-entry listing).
-            if let read {
-                try openOverviews(of: window, from: try read.wait(), opener: opener, reusing: previous, keeping: keepingOverviews)
+            // A listing's window of records one after another in the file: read at once, each
+            // overview opened from those bytes on the core that opens it, and no record kept
+            // (loading each record into its entry, then letting it go, copied every record
+            // twice on one core: 12 ms of a 100,000-entry listing).
+            if !keepingRecords, let bytes = try contiguousBytes(of: window) {
+                try openOverviews(of: window, from: bytes, opener: opener, reusing: previous, keeping: keepingOverviews)
                 continue
             }
             try loadRecords(of: window)
@@ -319,27 +307,28 @@ package struct VaultSnapshot: Sendable {
         return live
     }
 
-    /// Where the bytes of `entries`' records lie in the file, when none is opened or in
-    /// memory and they lie one after another (as a file read in order gives them); nil
-    /// otherwise.
-    private static func contiguousSpan(of entries: ArraySlice<SnapshotEntry>) -> (offset: Int, count: Int)? {
-        guard let first = entries.first?.unloadedLocation else { return nil }
+    /// The bytes of `entries`' records, read at once, and where the first lies in the file,
+    /// when none is opened or in memory and they lie one after another in the file (as a file
+    /// read in order gives them); nil otherwise.
+    private func contiguousBytes(of entries: [SnapshotEntry]) throws(CofferError) -> RecordBytes? {
+        guard let source, let first = entries.first?.unloadedLocation else { return nil }
         var end = first.offset
         for entry in entries {
             guard !entry.isOpened, let location = entry.unloadedLocation, location.offset == end else { return nil }
             end += location.length
         }
-        return (first.offset, end - first.offset)
+        let bytes = try storeCall { () throws(StoreError) in try source.read(at: first.offset, count: end - first.offset) }
+        return RecordBytes(bytes: bytes, offset: first.offset)
     }
 
     /// Records' bytes read at once from the file, the first of them at `offset`.
-    private struct RecordBytes: Sendable {
+    private struct RecordBytes {
         let bytes: [UInt8]
         let offset: Int
     }
 
     /// Opens the overviews of `pending` on all cores, setting the damaged ones apart: from
-    /// their records in memory, or, with `read` (``contiguousSpan(of:)``), from their bytes
+    /// their records in memory, or, with `read` (``contiguousBytes(of:)``), from their bytes
     /// read at once, their records staying unread.
     private mutating func openOverviews(of pending: [SnapshotEntry], from read: RecordBytes? = nil, opener: OverviewOpener,
                                         reusing previous: VaultSnapshot?, keeping: Bool = true) throws(CofferError) {

@@ -174,10 +174,10 @@ struct VaultTagLookupTests {
         }
     }
 
-    /// A listing as the first read of a vault whose records fill several windows reads each
-    /// window on another thread while the one before it opens (`VaultSnapshot.openAll`):
-    /// every item is listed as a full read lists it, and a damaged overview in a later
-    /// window is set apart by its id, the rest listed.
+    /// A listing as the first read of a vault whose records fill several windows opens each
+    /// window's overviews from that window's bytes (`VaultSnapshot.openAll`): every item is
+    /// listed as a full read lists it, and a damaged overview in a later window is set apart
+    /// by its id, the rest listed.
     @Test("A listing as the first read of a vault of several windows lists every item, and sets apart a damaged overview in a later window")
     func listingOverWindows() throws {
         try withTemporaryDirectory { dir in
