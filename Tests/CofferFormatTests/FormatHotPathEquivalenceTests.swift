@@ -112,8 +112,9 @@ struct FormatHotPathEquivalenceTests {
 
     /// ``CompactOverview/usualWorking(_:)`` reads the usual overview in one pass. On random
     /// overviews near the usual shape (and with bytes changed, cut or added), whatever it
-    /// vouches for is exactly what the full reading returns; it never vouches for a list the
-    /// full reading refuses.
+    /// vouches for is exactly what the full reading returns, and passes the quick check
+    /// (``EntryCodec/isPlainValidOverview(_:)``); it never vouches for a list the full
+    /// reading refuses.
     @Test("The one-pass reading of a usual overview agrees with the full reading, and vouches for no refused list")
     func usualOverviewsAgree() throws {
         var random = SeededRandom(seed: 2911)
@@ -132,6 +133,8 @@ struct FormatHotPathEquivalenceTests {
             switch (quick, full) {
             case (let quick?, .success(let list)):
                 #expect(quick == list, "the two readings differ on \(compact)")
+                // What it vouches for passes the in-memory quick check, whose rules it applies as it reads.
+                #expect(quick.withUnsafeBytes { EntryCodec.isPlainValidOverview($0) }, "vouched for \(compact)")
                 vouched += 1
             case (_?, .failure(let error)):
                 Issue.record("vouched for a list the full reading refuses (\(error)): \(compact)")
