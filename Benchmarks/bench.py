@@ -340,7 +340,7 @@ class Bench:
                     "nothing kept, ordered or printed; for change password, the same read and unlock, a new slot (the "
                     "second KDF) and every record checked and sealed again under a new key (§11.2), then the file "
                     "written, synced and renamed. The floor is counted once per KDF.", "",
-                    "", "`the physical work` is `CofferBench physical` on the same vault, after the runs: only the "
+                    "`the physical work` is `CofferBench physical` on the same vault, after the runs: only the "
                     "primitives, timed in one process (best of 5) on every core, nothing parsed or checked beyond "
                     "them: the records read (4 MiB windows), the manifest MAC (BLAKE2b), and for open + list every "
                     "overview decrypted and one keyed BLAKE2b (its lookup tag) per live record; for change password "
