@@ -149,7 +149,8 @@ struct StreamedSave: FileContents {
                         var damaged: ItemID?
                         for index in range {
                             // Damaged: no secret part of it is opened (as a save from memory).
-                            guard try opener.open(records[index]) != nil else {
+                            // Checked and let go: no list made for it.
+                            guard try opener.check(records[index]) else {
                                 damaged = damaged ?? records[index].id
                                 continue
                             }

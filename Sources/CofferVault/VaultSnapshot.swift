@@ -830,6 +830,17 @@ final class OverviewOpener: Sendable {
         }
     }
 
+    /// ``open(_:)``'s checks, the list not kept: false when the record's overview fails its
+    /// AEAD (damaged on disk).
+    func check(_ record: RecordV2) throws(FormatError) -> Bool {
+        do throws(FormatError) {
+            try record.checkOverview(vaultID: vaultID, keys: keys)
+            return true
+        } catch .tampered {
+            return false
+        }
+    }
+
     /// The same for a record not in memory, from its bytes as read from its file.
     func open(_ record: RecordV2, readFrom bytes: UnsafeRawBufferPointer) throws(FormatError) -> [UInt8]? {
         do throws(FormatError) {

@@ -119,6 +119,7 @@ struct FormatHotPathEquivalenceTests {
     func usualOverviewsAgree() throws {
         var random = SeededRandom(seed: 2911)
         var vouched = 0, refusedByBoth = 0, fullOnly = 0
+        let tagKeys = try EpochKeys(epochKey: try SecureBytes(copying: [UInt8](repeating: 7, count: 32)))
         for round in 0..<20_000 {
             var compact = Self.nearlyUsualOverview(random)
             if round % 2 == 1, !compact.isEmpty {
@@ -135,10 +136,19 @@ struct FormatHotPathEquivalenceTests {
                 #expect(quick == list, "the two readings differ on \(compact)")
                 // What it vouches for passes the in-memory quick check, whose rules it applies as it reads.
                 #expect(quick.withUnsafeBytes { EntryCodec.isPlainValidOverview($0) }, "vouched for \(compact)")
+                // And the name a rotation hashes in place is the one the list's lookup tag hashes.
+                let named = try #require(compact.withUnsafeBytes { CompactOverview.usualNameKey($0) })
+                let inPlace = try compact.withUnsafeBytes { (raw) throws(FormatError) in
+                    try LookupTag.tag(kind: named.kind, nameBytes: named.name.map { UnsafeRawBufferPointer(rebasing: raw[$0]) }
+                                          ?? UnsafeRawBufferPointer(start: nil, count: 0), keys: tagKeys)
+                }
+                #expect(inPlace == (try LookupTag.tag(ofOverview: list, keys: tagKeys)), "the name of \(compact)")
                 vouched += 1
             case (_?, .failure(let error)):
                 Issue.record("vouched for a list the full reading refuses (\(error)): \(compact)")
-            case (nil, .success): fullOnly += 1
+            case (nil, .success):
+                #expect(compact.withUnsafeBytes { CompactOverview.usualNameKey($0) } == nil)
+                fullOnly += 1
             case (nil, .failure): refusedByBoth += 1
             }
             // What readers call: the one-pass reading first, then the full one.

@@ -462,6 +462,37 @@ struct FormatV2Tests {
         #expect(FormatReader.outcome(bytes, key: .password(try SecureBytes(copying: VectorCatalog.password))).0 == .wrongPassword)
     }
 
+    /// A rotation checks each overview it has not opened in the decryption that seals it
+    /// again (SPEC.md §11.2, §10 step 15): one in the usual shape is checked as it is read,
+    /// no list made; any other by the full reading. Either way a row whose lookup tag is not
+    /// its name's is malformed, and with the right tag the new row carries the name's tag
+    /// under the new key.
+    @Test("A rotation refuses a row whose lookup tag is not its name's, for usual and other overviews, and tags the new row under the new key",
+          arguments: [false, true])
+    func rotationChecksLookupTags(_ usual: Bool) throws {
+        let C = VectorCatalogV2.self
+        // Not the usual shape: a comment that is not ASCII (the full reading takes it).
+        let overview = usual ? C.baseOverview : C.kind + C.service + C.field(9, C.text("caf\u{e9}")) + C.versions
+        #expect((overview.withUnsafeBytes { CompactOverview.usualNameKey($0) } != nil) == usual)
+        let new = try EpochKeys(epochKey: try SecureBytes.random(count: 32))
+        func rotated(tag: UInt64?) throws -> [RecordV2] {
+            let codec = try VaultFileV2.parse(try C.withRecord("rotation-tag-\(usual)", overview: overview, secrets: C.emptySecrets, tag: tag))
+            let keys = try VaultFileV2.unlock(codec.header, with: try C.passwordKey()).keys
+            var records = codec.records
+            try EpochRotation.reseal(&records, vaultID: codec.header.vaultID, from: keys, to: new,
+                                     nonces: try EntropySource.system.bytes(24 * records.count),
+                                     checkingOverviews: Array(repeating: true, count: records.count))
+            return records
+        }
+        let error = #expect(throws: FormatError.self) { _ = try rotated(tag: 0x0102_0304_0506_0708) }
+        guard case .malformed = error else {
+            Issue.record("expected malformed, got \(String(describing: error))")
+            return
+        }
+        let records = try rotated(tag: nil)
+        #expect(records.map(\.lookupTag) == [try LookupTag.tag(kind: .genericPassword, name: C.text("example.com"), keys: new)])
+    }
+
     // MARK: Upgrade (SPEC.md §11.1)
 
     @Test("Every version-1 success vector upgrades: the same credential opens it through a legacy slot, the same items, tombstones emptied")

@@ -116,6 +116,34 @@ extension VaultTagLookupTests {
         }
     }
 
+    /// A record whose row's lookup tag is not its name's, in a window after the first, the
+    /// file otherwise authentic (sealed and MACed): a streamed save checks each overview it
+    /// carries as opening it does (SPEC.md §10 step 15, the lookup tag included) and stops
+    /// on it, "malformed", before replacing anything.
+    @Test("A streamed save refuses a record whose lookup tag is not its name's, and changes nothing")
+    func streamedSaveRefusesWrongLookupTag() throws {
+        try withTemporaryDirectory { dir in
+            let (path, big) = try multiWindowVault(dir, seed: "streamed-tag")
+            let codec = try VaultFileV2.parse(try Array(Data(contentsOf: URL(fileURLWithPath: path))))
+            let keys = try VaultFileV2.unlock(codec.header, with: .password(try secure("pw"))).keys
+            let victim = try #require(codec.records.first { $0.id == big[35] })
+            let records = codec.records.map { record in
+                record.id != victim.id ? record
+                    : RecordV2(id: record.id, revision: record.revision, nonce: record.nonce, lookupTag: record.lookupTag ^ 1,
+                               isTombstone: record.isTombstone, body: record.body, overviewLength: record.overviewLength)
+            }
+            let forged = Data(try VaultFileV2.encode(header: codec.header, generation: codec.generation, records: records, keys: keys).bytes)
+            try forged.write(to: URL(fileURLWithPath: path))
+            let vault = try Vault.open(at: path, password: secure("pw"), options: testOptions)
+            let error = #expect(throws: CofferError.self) {
+                try vault.add(.genericPassword(service: "refused", account: "me"))
+            }
+            #expect(error?.kind == .malformed)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == forged)
+            #expect(Reliability.temporaryFiles(in: dir.path).isEmpty)
+        }
+    }
+
     /// Flips one bit of `victim`'s overview (or secret part) in the file at `path`, in place
     /// (as damage on disk is), past the first window of records; the file's bytes after.
     static func damaging(_ path: String, victim: RecordV2, records: [RecordV2], secretPart: Bool) throws -> Data {

@@ -362,6 +362,42 @@ package struct RecordV2: Sendable {
         return list
     }
 
+    /// ``openOverviewList(vaultID:keys:)``'s checks, no list kept: what a save needs of each
+    /// overview it carries unread (SPEC.md §10 step 15 before a record goes into a new file).
+    /// A failed AEAD is "entry failure" (`tampered`).
+    package func checkOverview(vaultID: [UInt8], keys: EpochKeys) throws(FormatError) {
+        try withOpenedOverview(vaultID: vaultID, keys: keys) { (plain) throws(FormatError) in
+            try checkOverview(padded: plain, keys: keys, usual: { (_, _) throws(FormatError) in }, other: { (_) throws(FormatError) in })
+        }
+    }
+
+    /// The overview checked as ``checkedOverviewList(padded:keys:)`` checks it, for a caller
+    /// that keeps no list: one of the usual shape is checked as it is read, its lookup tag
+    /// hashed from the name in place (``CompactOverview/usualNameKey(_:)``), and `usual` gets
+    /// its kind and name; any other (and a tombstone) gets the full reading, and `other` the
+    /// list. No list is made and let go for the usual one (about 1,100 instructions a record).
+    private func checkOverview<R>(padded plain: UnsafeRawBufferPointer, keys: EpochKeys,
+                                  usual: (ItemKind, UnsafeRawBufferPointer) throws(FormatError) -> R,
+                                  other: ([UInt8]) throws(FormatError) -> R) throws(FormatError) -> R {
+        if !isTombstone {
+            let length: Int
+            do throws(CofferError) {
+                length = try Padme.unpaddedLength(plain, structure: "entry overview")
+            } catch {
+                throw FormatError(reading: error)
+            }
+            let compact = UnsafeRawBufferPointer(rebasing: plain[..<length])
+            if let (kind, name) = CompactOverview.usualNameKey(compact) {
+                let nameBytes = name.map { UnsafeRawBufferPointer(rebasing: compact[$0]) } ?? UnsafeRawBufferPointer(start: nil, count: 0)
+                guard try LookupTag.tag(kind: kind, nameBytes: nameBytes, keys: keys) == lookupTag else {
+                    throw .malformed("entry \(id.hex): its lookup tag does not match its name")
+                }
+                return try usual(kind, nameBytes)
+            }
+        }
+        return try other(try checkedOverviewList(padded: plain, keys: keys))
+    }
+
     /// Decrypts the secret part into guarded memory and returns its in-memory list, checked
     /// as SPEC.md §10 step 15 says; with the item's (checked) overview list, also the rules
     /// that need both parts (``ItemParts/checkConsistency(with:)``). A tombstone has none.
@@ -421,8 +457,12 @@ package struct RecordV2: Sendable {
                 tag = try withOpenedOverview(vaultID: vaultID, keys: old) { (plain) throws(FormatError) -> UInt64 in
                     var tag = LookupTag.tombstone
                     if checkingOverview {
-                        let list = try checkedOverviewList(padded: plain, keys: old)
-                        if !isTombstone { tag = try LookupTag.tag(ofOverview: list, keys: new) }
+                        // Checked under the old keys; the new tag from the name checked.
+                        tag = try checkOverview(padded: plain, keys: old, usual: { (kind, name) throws(FormatError) in
+                            try LookupTag.tag(kind: kind, nameBytes: name, keys: new)
+                        }, other: { (list) throws(FormatError) in
+                            isTombstone ? LookupTag.tombstone : try LookupTag.tag(ofOverview: list, keys: new)
+                        })
                     } else if !isTombstone {
                         let length = try aead { () throws(CofferError) in try Padme.unpaddedLength(plain, structure: "entry \(id.hex) overview") }
                         let (kind, name) = try CompactOverview.nameKey(UnsafeRawBufferPointer(rebasing: plain[0..<length]))
