@@ -23,27 +23,19 @@ extension CompactOverview {
     /// it seals again and needs only its lookup tag, so it makes no list.
     static func usualNameKey(_ compact: UnsafeRawBufferPointer) -> (kind: ItemKind, name: Range<Int>?)? {
         guard let shape = UsualShape(compact) else { return nil }
-        return (shape.kind, shape.nameKey)
+        return (shape.kind, shape.name)
     }
 
     /// What the one pass over a usual overview's bytes finds (pass 1 of ``usualWorking(_:)``).
     struct UsualShape {
         let kind: ItemKind
-        private(set) var label: Range<Int>?, service: Range<Int>?, server: Range<Int>?
+        /// The field a lookup tag hashes (``LookupTag/nameField(of:)``); nil: absent.
+        private(set) var name: Range<Int>?
         private(set) var created: Range<Int>?, modified: Range<Int>?
         let latest: (index: Int, time: UInt64)
         /// The implied date (SPEC.md §17.3): nil when the vector's time is past the dates' range.
         let date: UInt64?
         private(set) var fields = 0, valueBytes = 0
-
-        /// The field a lookup tag hashes: the service, the server or the label by kind.
-        var nameKey: Range<Int>? {
-            switch kind {
-            case .genericPassword: return service
-            case .internetPassword: return server
-            case .secureNote: return label
-            }
-        }
 
         /// Pass 1: the framing (shortest varints, values within the list), the tags, each
         /// attribute's value as the quick check wants it, the version vector as the clock's
@@ -74,12 +66,8 @@ extension CompactOverview {
                 case ItemClockCodec.Tag.versions: versions = value
                 case T.label...T.tag:   // label, service, account, server, protocol, path, comment, url, tag: text
                     guard ASCIIBytes.all(UnsafeRawBufferPointer(rebasing: compact[value])) else { return nil }
-                    switch t {
-                    case T.label: label = value
-                    case T.service: service = value
-                    case T.server: server = value
-                    default: break
-                    }
+                    // (The kind, tag 1, comes first when present: without one, nothing is vouched for.)
+                    if let kind, t == LookupTag.nameField(of: kind) { name = value }
                 default:
                     return nil
                 }

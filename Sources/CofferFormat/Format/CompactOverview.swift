@@ -116,11 +116,7 @@ enum CompactOverview {
         }
         // A checked list without a kind: its kind was erased, read as a generic password.
         let found = kind ?? .genericPassword
-        switch found {
-        case .genericPassword: return (found, fields[EntryCodec.OverviewTag.service] ?? [])
-        case .internetPassword: return (found, fields[EntryCodec.OverviewTag.server] ?? [])
-        case .secureNote: return (found, fields[EntryCodec.OverviewTag.label] ?? [])
-        }
+        return (found, fields[LookupTag.nameField(of: found)] ?? [])
     }
 
     /// The values format 2 leaves out, as an item's version vector gives them.

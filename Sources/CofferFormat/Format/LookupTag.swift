@@ -102,16 +102,21 @@ package enum LookupTag {
             }
             let found = kind ?? .genericPassword
             kind = found
-            let nameTag: UInt16
-            switch found {
-            case .genericPassword: nameTag = T.service
-            case .internetPassword: nameTag = T.server
-            case .secureNote: nameTag = T.label
-            }
+            let nameTag = nameField(of: found)
             if tag == nameTag { return (found, value) }
             if tag > nameTag { return (found, nil) }
         }
         return (kind ?? .genericPassword, nil)
+    }
+
+    /// The overview field that holds the name key of an item of `kind`: its service, server
+    /// or label (SPEC.md §8.1).
+    static func nameField(of kind: ItemKind) -> UInt16 {
+        switch kind {
+        case .genericPassword: return EntryCodec.OverviewTag.service
+        case .internetPassword: return EntryCodec.OverviewTag.server
+        case .secureNote: return EntryCodec.OverviewTag.label
+        }
     }
 
     /// The name key of attributes (what a lookup by that name computes the tag of).
