@@ -375,7 +375,8 @@ package struct RecordV2: Sendable {
     /// that keeps no list: one of the usual shape is checked as it is read, its lookup tag
     /// hashed from the name in place (``CompactOverview/usualNameKey(_:)``), and `usual` gets
     /// its kind and name; any other (and a tombstone) gets the full reading, and `other` the
-    /// list. No list is made and let go for the usual one (about 1,100 instructions a record).
+    /// list. No list is made and let go for the usual one (a rotation of 10,000 records:
+    /// 1,700 instructions fewer a record).
     private func checkOverview<R>(padded plain: UnsafeRawBufferPointer, keys: EpochKeys,
                                   usual: (ItemKind, UnsafeRawBufferPointer) throws(FormatError) -> R,
                                   other: ([UInt8]) throws(FormatError) -> R) throws(FormatError) -> R {
