@@ -31,21 +31,15 @@ enum FormatWork {
         // As `coffer` does (CLI.run): freed memory is reused rather than given back and faulted
         // in again, window after window.
         _ = ProcessMemory.keepFreedMemory()
-        let password = try SecureBytes(copying: try options.string("password"))
-        let store = VaultFileStore(path: path)
-        let held = try store.openHeld()
-        let start = try held.read(at: 0, count: min(VaultFileV2.summaryPrefixLength, held.size))
-        let head = try VaultFileV2.Start(start)
-        let headBytes = head.manifestMACEnd <= start.count ? start : try held.read(at: 0, count: min(head.manifestMACEnd, held.size))
-        let parsed = try VaultFileV2.parse(head: headBytes, fileSize: held.size)
-        let keys = try parsed.unlock(with: .password(password)).keys
+        let vault = try BenchVault(path: path, password: try SecureBytes(copying: try options.string("password")))
+        let parsed = vault.parsed, keys = vault.keys
         _ = try parsed.authenticate(keys: keys)
         let records = parsed.records
         let vaultID = parsed.header.vaultID
 
         switch operation {
         case "list":
-            try forEachWindow(of: records, held: held) { window in
+            try vault.forEachLoadedWindow { window in
                 try window.withUnsafeBufferPointer { (window) throws(FormatError) in
                     try ParallelWork.forEachRange(count: window.count) { (range) throws(FormatError) in
                         for index in range where !window[index].isTombstone {
@@ -65,7 +59,7 @@ enum FormatWork {
             var sealed: [RecordV2] = []
             sealed.reserveCapacity(records.count)
             var first = 0
-            try forEachWindow(of: records, held: held) { window in
+            try vault.forEachLoadedWindow { window in
                 var batch = window
                 let length = FormatV1.nonceLength
                 try EpochRotation.reseal(&batch, vaultID: vaultID, from: keys, to: rekeyed.keys,
@@ -75,34 +69,7 @@ enum FormatWork {
                 sealed += batch
             }
             let file = try VaultFileV2.encode(header: rekeyed.header, generation: parsed.generation + 1, records: sealed, keys: rekeyed.keys)
-            _ = try store.replace(with: file, keepBackup: false, slotsChanged: true)
-        }
-    }
-
-    /// Calls `body` with the records of each run of at most ``VaultSnapshot/windowSize`` bytes
-    /// in the file (as a listing reads them), loaded from one read each.
-    private static func forEachWindow(of records: [RecordV2], held: HeldFile,
-                                      _ body: ([RecordV2]) throws -> Void) throws {
-        let window = VaultSnapshot.windowSize
-        var index = 0
-        while index < records.count {
-            guard let first = records[index].location else { throw BenchError("a record of a file just read is in memory") }
-            var end = index + 1, length = first.length
-            while end < records.count, let next = records[end].location, next.offset == first.offset + length,
-                  length + next.length <= window {
-                length += next.length
-                end += 1
-            }
-            let bytes = try held.read(at: first.offset, count: length)
-            var loaded: [RecordV2] = []
-            loaded.reserveCapacity(end - index)
-            for position in index..<end {
-                guard let at = records[position].location else { continue }
-                let from = at.offset - first.offset
-                loaded.append(try records[position].loaded(from: bytes[from..<(from + at.length)]))
-            }
-            try body(loaded)
-            index = end
+            _ = try vault.store.replace(with: file, keepBackup: false, slotsChanged: true)
         }
     }
 }

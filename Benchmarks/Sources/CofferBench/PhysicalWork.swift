@@ -29,57 +29,46 @@ enum PhysicalWork {
         guard let path = options.positional.first else { throw BenchError("usage: CofferBench physical VAULT --password P [--runs 5]") }
         let runs = try options.int("runs", default: 5)
         _ = ProcessMemory.keepFreedMemory()
-        let password = try SecureBytes(copying: try options.string("password"))
-        let store = VaultFileStore(path: path)
-        let held = try store.openHeld()
-        let start = try held.read(at: 0, count: min(VaultFileV2.summaryPrefixLength, held.size))
-        let head = try VaultFileV2.Start(start)
-        let headBytes = try held.read(at: 0, count: min(head.manifestMACEnd, held.size))
-        let parsed = try VaultFileV2.parse(head: headBytes, fileSize: held.size)
-        let keys = try parsed.unlock(with: .password(password)).keys
-        let vaultID = parsed.header.vaultID
-        let records = parsed.records
+        let vault = try BenchVault(path: path, password: try SecureBytes(copying: try options.string("password")))
+        let keys = vault.keys, vaultID = vault.parsed.header.vaultID
         // Every record in memory once (not timed): the crypto is timed on bytes in memory,
         // the read apart.
         var loaded: [RecordV2] = []
-        loaded.reserveCapacity(records.count)
-        try windows(of: records, held: held) { range, bytes, first in
-            for record in records[range] {
-                guard let at = record.location else { continue }
-                loaded.append(try record.loaded(from: bytes[(at.offset - first)..<(at.offset - first + at.length)]))
-            }
-        }
+        loaded.reserveCapacity(vault.parsed.records.count)
+        try vault.forEachLoadedWindow { loaded += $0 }
         let live = loaded.filter { !$0.isTombstone }
         let other = try EpochKeys(epochKey: try EntropySource.system.secureBytes(32))
 
         var result: [String: Double] = [:]
-        result["read_ms"] = try best(runs) { try windows(of: records, held: held) { _, _, _ in } }
+        result["read_ms"] = try best(runs) { try vault.forEachWindow { _, _, _ in } }
         let macKey = try EntropySource.system.secureBytes(32)
         result["mac_ms"] = try best(runs) {
-            _ = try headBytes.withUnsafeBytes { raw in
-                try BLAKE2b.mac256(buffer: UnsafeRawBufferPointer(rebasing: raw[..<(head.manifestMACEnd - 32)]), key: macKey)
+            _ = try vault.headBytes.withUnsafeBytes { raw in
+                try BLAKE2b.mac256(buffer: UnsafeRawBufferPointer(rebasing: raw[..<(vault.manifestMACEnd - 32)]), key: macKey)
             }
         }
         result["overviews_ms"] = try best(runs) {
-            try onEveryCore(live) { record in
-                let plain = try open(record.overviewCiphertext, record, .overview, vaultID: vaultID, key: keys.overviewKey)
+            try onEveryCore(live) { record, _ in
+                let plain = try open(record, vaultID: vaultID, key: keys.overviewKey)
                 _ = try tag(plain, key: keys.lookupKey)
             }
         }
+        // A secret part is opened into guarded memory (a scratch buffer per core, as a
+        // rotation does) and sealed from there.
+        let largestSecret = loaded.map(\.secretCiphertext.count).max() ?? 0
         result["rotation_ms"] = try best(runs) {
-            try onEveryCore(loaded) { record in
-                let overview = try open(record.overviewCiphertext, record, .overview, vaultID: vaultID, key: keys.overviewKey)
+            try onEveryCore(loaded, scratch: largestSecret) { record, scratch in
+                let overview = try open(record, vaultID: vaultID, key: keys.overviewKey)
                 _ = try seal(overview, record, .overview, vaultID: vaultID, key: other.overviewKey)
                 guard !record.isTombstone else { return }
                 _ = try tag(overview, key: keys.lookupKey)
                 _ = try tag(overview, key: other.lookupKey)
-                let secret = try open(record.secretCiphertext, record, .secret, vaultID: vaultID, key: keys.secretKey)
-                _ = try seal(secret, record, .secret, vaultID: vaultID, key: other.secretKey)
+                try resealSecret(record, vaultID: vaultID, from: keys.secretKey, to: other.secretKey, scratch: scratch)
             }
         }
-        let size = held.size
+        let size = vault.held.size
         result["write_ms"] = try best(runs) { try write(count: size, beside: path) }
-        result["records"] = Double(records.count)
+        result["records"] = Double(loaded.count)
         result["live"] = Double(live.count)
         result["cores"] = Double(ParallelWork.cores)
         let json = try JSONSerialization.data(withJSONObject: result, options: [.sortedKeys])
@@ -97,11 +86,14 @@ enum PhysicalWork {
         return fastest
     }
 
-    private static func onEveryCore(_ records: [RecordV2], _ body: (RecordV2) throws -> Void) throws {
+    /// `body` for each record, on every core; with `scratch` bytes, each core's own guarded
+    /// scratch buffer of that size.
+    private static func onEveryCore(_ records: [RecordV2], scratch: Int = 0, _ body: (RecordV2, SecureBytes?) throws -> Void) throws {
         try records.withUnsafeBufferPointer { records in
             try ParallelWork.forEachRange(count: records.count) { (range) throws(CofferError) in
                 do {
-                    for index in range { try body(records[index]) }
+                    let buffer = scratch > 0 ? try SecureBytes(count: scratch) { (_: UnsafeMutableRawBufferPointer) in } : nil
+                    for index in range { try body(records[index], buffer) }
                 } catch let error as CofferError {
                     throw error
                 } catch {
@@ -111,11 +103,11 @@ enum PhysicalWork {
         }
     }
 
-    /// One part decrypted (the AEAD alone: no padding, no list read).
-    private static func open(_ cipher: ArraySlice<UInt8>, _ record: RecordV2, _ part: RecordV2.Part,
-                             vaultID: [UInt8], key: SecureBytes) throws -> [UInt8] {
-        let ad = RecordV2.associatedData(vaultID: vaultID, id: record.id, part: part)
-        return try cipher.withUnsafeBytes { c in
+    /// A record's overview decrypted (the AEAD alone: no padding, no list read). Not secret:
+    /// a listing opens it into ordinary memory too.
+    private static func open(_ record: RecordV2, vaultID: [UInt8], key: SecureBytes) throws -> [UInt8] {
+        let ad = RecordV2.associatedData(vaultID: vaultID, id: record.id, part: .overview)
+        return try record.overviewCiphertext.withUnsafeBytes { c in
             try record.nonce.bytes.withUnsafeBytes { n in
                 try ad.withUnsafeBytes { a in try XChaCha20Poly1305.openPublic(c, key: key, nonce: n, associatedData: a) }
             }
@@ -130,27 +122,28 @@ enum PhysicalWork {
         }
     }
 
+    /// A record's secret part opened into `scratch` (guarded memory) and sealed from there
+    /// under `new`, into a buffer of its own.
+    private static func resealSecret(_ record: RecordV2, vaultID: [UInt8], from old: SecureBytes, to new: SecureBytes,
+                                     scratch: SecureBytes?) throws {
+        guard let scratch else { throw BenchError("no scratch buffer") }
+        let ad = RecordV2.associatedData(vaultID: vaultID, id: record.id, part: .secret)
+        let nonce = record.nonce.bytes
+        var sealed = [UInt8](repeating: 0, count: record.secretCiphertext.count)
+        try nonce.withUnsafeBytes { n in
+            try ad.withUnsafeBytes { a in
+                try sealed.withUnsafeMutableBytes { out in
+                    try XChaCha20Poly1305.open(record.secretCiphertext, key: old, nonce: n, associatedData: a, scratch: scratch) { (secret) throws(CofferError) in
+                        try XChaCha20Poly1305.seal(secret, into: out, key: new, nonce: n, associatedData: a)
+                    }
+                }
+            }
+        }
+    }
+
     /// A lookup tag's hash: keyed BLAKE2b-256 of a kind and a 31-byte name (the benchmark's).
     private static func tag(_ plain: [UInt8], key: SecureBytes) throws -> Digest256 {
         try plain.withUnsafeBytes { raw in try BLAKE2b.mac256(buffer: UnsafeRawBufferPointer(rebasing: raw[..<min(32, raw.count)]), key: key) }
-    }
-
-    /// Calls `body` with each run of records one after another in the file, of at most
-    /// ``VaultSnapshot/windowSize`` bytes, as read at once, and the file offset of its first byte.
-    private static func windows(of records: [RecordV2], held: HeldFile,
-                                _ body: (Range<Int>, [UInt8], Int) throws -> Void) throws {
-        var index = 0
-        while index < records.count {
-            guard let first = records[index].location else { throw BenchError("a record of a file just read is in memory") }
-            var end = index + 1, length = first.length
-            while end < records.count, let next = records[end].location, next.offset == first.offset + length,
-                  length + next.length <= VaultSnapshot.windowSize {
-                length += next.length
-                end += 1
-            }
-            try body(index..<end, try held.read(at: first.offset, count: length), first.offset)
-            index = end
-        }
     }
 
     /// `count` bytes written to a new file beside `path`, synced, renamed, the directory

@@ -347,20 +347,27 @@ package struct RecordV2: Sendable {
     /// §10 step 15 says: the padding, the list and its lookup tag under `keys`. Shared by
     /// ``openOverviewList(vaultID:keys:)`` and a rotation that checks what it seals again.
     private func checkedOverviewList(padded plain: UnsafeRawBufferPointer, keys: EpochKeys) throws(FormatError) -> [UInt8] {
-        let length: Int
+        try checkedOverviewList(compact: try Self.unpaddedOverview(plain), keys: keys)
+    }
+
+    /// ``checkedOverviewList(padded:keys:)`` of the overview's list bytes, its padding checked.
+    private func checkedOverviewList(compact: UnsafeRawBufferPointer, keys: EpochKeys) throws(FormatError) -> [UInt8] {
+        let list = try CompactOverview.working(from: compact, tombstone: isTombstone)
+        if !isTombstone, try LookupTag.tag(ofOverview: list, keys: keys) != lookupTag { throw wrongLookupTag }
+        return list
+    }
+
+    /// A decrypted overview's list bytes: its padding checked and cut off.
+    private static func unpaddedOverview(_ plain: UnsafeRawBufferPointer) throws(FormatError) -> UnsafeRawBufferPointer {
         do throws(CofferError) {
-            length = try Padme.unpaddedLength(plain, structure: "entry overview")
+            return UnsafeRawBufferPointer(rebasing: plain[..<(try Padme.unpaddedLength(plain, structure: "entry overview"))])
         } catch {
             throw FormatError(reading: error)
         }
-        let list = try CompactOverview.working(from: UnsafeRawBufferPointer(rebasing: plain[..<length]), tombstone: isTombstone)
-        if !isTombstone {
-            guard try LookupTag.tag(ofOverview: list, keys: keys) == lookupTag else {
-                throw .malformed("entry \(id.hex): its lookup tag does not match its name")
-            }
-        }
-        return list
     }
+
+    /// A live record whose row's lookup tag is not its name's (SPEC.md §8.1).
+    private var wrongLookupTag: FormatError { .malformed("entry \(id.hex): its lookup tag does not match its name") }
 
     /// ``openOverviewList(vaultID:keys:)``'s checks, no list kept: what a save needs of each
     /// overview it carries unread (SPEC.md §10 step 15 before a record goes into a new file).
@@ -380,23 +387,13 @@ package struct RecordV2: Sendable {
     private func checkOverview<R>(padded plain: UnsafeRawBufferPointer, keys: EpochKeys,
                                   usual: (ItemKind, UnsafeRawBufferPointer) throws(FormatError) -> R,
                                   other: ([UInt8]) throws(FormatError) -> R) throws(FormatError) -> R {
-        if !isTombstone {
-            let length: Int
-            do throws(CofferError) {
-                length = try Padme.unpaddedLength(plain, structure: "entry overview")
-            } catch {
-                throw FormatError(reading: error)
-            }
-            let compact = UnsafeRawBufferPointer(rebasing: plain[..<length])
-            if let (kind, name) = CompactOverview.usualNameKey(compact) {
-                let nameBytes = name.map { UnsafeRawBufferPointer(rebasing: compact[$0]) } ?? UnsafeRawBufferPointer(start: nil, count: 0)
-                guard try LookupTag.tag(kind: kind, nameBytes: nameBytes, keys: keys) == lookupTag else {
-                    throw .malformed("entry \(id.hex): its lookup tag does not match its name")
-                }
-                return try usual(kind, nameBytes)
-            }
+        let compact = try Self.unpaddedOverview(plain)
+        if !isTombstone, let (kind, name) = CompactOverview.usualNameKey(compact) {
+            let nameBytes = name.map { UnsafeRawBufferPointer(rebasing: compact[$0]) } ?? UnsafeRawBufferPointer(start: nil, count: 0)
+            guard try LookupTag.tag(kind: kind, nameBytes: nameBytes, keys: keys) == lookupTag else { throw wrongLookupTag }
+            return try usual(kind, nameBytes)
         }
-        return try other(try checkedOverviewList(padded: plain, keys: keys))
+        return try other(try checkedOverviewList(compact: compact, keys: keys))
     }
 
     /// Decrypts the secret part into guarded memory and returns its in-memory list, checked
