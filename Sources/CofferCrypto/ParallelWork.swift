@@ -154,6 +154,18 @@ package enum ParallelWork {
         (count * chunk / chunks)..<(count * (chunk + 1) / chunks)
     }
 
+    /// Lets `value` go on another thread: when the caller held the last other reference, its
+    /// deallocation (a large save's 100,000 records, each a release of memory long out of
+    /// cache) no longer delays what follows, and a process that exits first skips it.
+    /// Only for values that hold no secret (a secret is wiped where it is released).
+    ///
+    /// ```swift
+    /// ParallelWork.release(inBackground: replacedRecords)
+    /// ```
+    package static func release<T: Sendable>(inBackground value: T) {
+        DispatchQueue.global(qos: .utility).async { withExtendedLifetime(value) {} }
+    }
+
     /// Runs `work` on another thread; `wait()` returns its result.
     package final class Background<T: Sendable, E: Error>: @unchecked Sendable {
         // @unchecked: `result` is written once before `done` is signalled, read after.

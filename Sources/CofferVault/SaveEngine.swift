@@ -660,6 +660,8 @@ struct SaveEngine {
         try write(bytes, header: header, generation: generation, keepBackup: keepBackup, changesKey: changesKey, holding: false) {
             engine, identity, _ in install(&engine, identity)
         }
+        // Written: its reference to every record (ciphertexts only) is let go on another thread.
+        ParallelWork.release(inBackground: bytes)
     }
 
     /// Writes `contents`, the file of `header` and `generation`, in place of the vault file

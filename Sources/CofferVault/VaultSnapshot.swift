@@ -183,7 +183,7 @@ package struct VaultSnapshot: Sendable {
 
     /// The indices of `records` sorted by where they are in the file, those in memory first.
     private static func fileOrder(_ records: [RecordV2]) -> [Int] {
-        fileOrder(offsets: records.map { $0.location?.offset ?? -1 })
+        fileOrder(offsets: records.indices.map { records.location(at: $0)?.offset ?? -1 })
     }
 
     /// The indices of `offsets` in ascending order (-1, in memory, first); a file read in
@@ -557,22 +557,25 @@ package struct VaultSnapshot: Sendable {
         let held: [SnapshotEntry] = looked != nil ? [] : (Array(entries.values) + Array(tombstones.values)).sorted { $0.record.id < $1.record.id }
         var records = looked != nil ? rows.map { looked?.entries[$0.id]?.record ?? $0 } : held.map(\.record)
         let opened = looked != nil ? rows.map { looked?.entries[$0.id]?.isOpened ?? false } : held.map(\.isOpened)
-        let length = FormatV1.nonceLength
-        let nonces = try entropy.bytes(records.count * length)
+        let nonces = try entropy.bytes(records.count * FormatV1.nonceLength)
+        let checking = opened.map { !$0 }
         let order = Self.fileOrder(records)
         let vaultID = vaultID
-        for range in Self.windows(count: order.count, length: { records[order[$0]].location?.length ?? 0 }) {
-            let window = Array(order[range])
-            var batch = window.map { records[$0] }
-            try readRecords(batch.count, location: { batch[$0].location }) { (index, bytes) throws(FormatError) in
-                batch[index] = try batch[index].loaded(from: bytes)
+        // A window of records read at once, then loaded and sealed again on every core
+        // (``EpochRotation/reseal(_:at:loading:vaultID:from:to:nonces:checkingOverviews:threads:)``).
+        try records.withUnsafeMutableBufferPointer { (all) throws(CofferError) in
+            guard let base = all.baseAddress else { return }
+            for range in Self.windows(count: order.count, length: { RecordV2.location(at: base + order[$0])?.length ?? 0 }) {
+                let window = Array(order[range])
+                var bytes = [ArraySlice<UInt8>?](repeating: nil, count: window.count)
+                try readRecords(window.count, location: { RecordV2.location(at: base + window[$0]) }) { (position, read) throws(FormatError) in
+                    bytes[position] = read
+                }
+                try formatCall { () throws(FormatError) in
+                    try EpochRotation.reseal(all, at: window, loading: bytes, vaultID: vaultID, from: old, to: new,
+                                             nonces: nonces, checkingOverviews: checking)
+                }
             }
-            let batchNonces = window.flatMap { nonces[($0 * length)..<(($0 + 1) * length)] }
-            try formatCall { () throws(FormatError) in
-                try EpochRotation.reseal(&batch, vaultID: vaultID, from: old, to: new, nonces: batchNonces,
-                                         checkingOverviews: window.map { !opened[$0] })
-            }
-            for (index, record) in zip(window, batch) { records[index] = record }
         }
         return records
     }
@@ -623,7 +626,10 @@ package struct VaultSnapshot: Sendable {
                 }
             }
             self.looked = next
+            // The rows replaced (ciphertexts and places only) are let go on another thread.
+            let replaced = rows
             rows = records
+            ParallelWork.release(inBackground: replaced)
         } else {
             for record in records {
                 if let entry = entries[record.id] {

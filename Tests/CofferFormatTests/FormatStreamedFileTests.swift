@@ -47,12 +47,69 @@ struct FormatStreamedFileTests {
             }
             #expect(gathered == onDisk)
             #expect(encoded.count == onDisk.count)
+            // Gathered on another core or not: the same pieces.
+            for pipelined in [false, true] {
+                var pieces: [[UInt8]] = []
+                encoded.withChunks(pipelined: pipelined) { (chunk: UnsafeRawBufferPointer) in pieces.append(Array(chunk)) }
+                let same = pieces.reduce([], +) == onDisk
+                #expect(same, "pipelined: \(pipelined)")
+                #expect(pieces.count >= 3)
+            }
             #expect(pieces >= 3)   // the head, the small records, the large one
 
             let reopened = try Vault.open(at: path, password: secure("pw"), options: testOptions)
             let attachment = try #require(try reopened.secrets(for: big.id).attachments.first)
             #expect(attachment.data.withUnsafeBytes { Array($0) } == large)
         }
+    }
+
+    /// The writes of a large save: each megabyte gathered on another core while the one
+    /// before is written (``ChunkStaging/pipelined(count:size:piece:_:)``). They must be the
+    /// writes the staging on one core makes, call for call and byte for byte, for any sizes
+    /// of pieces (empty ones, ones that fill the buffer exactly, ones larger than it).
+    @Test("Pieces gathered on another core are written in the calls and bytes of the staging on one core", arguments: 0..<24)
+    func pipelinedWritesAreStagedWrites(_ seed: Int) throws {
+        var random = SeededRandom("pipelined-\(seed)")
+        let size = ChunkStaging.size
+        let count = Int.random(in: 0..<(seed < 4 ? 3 : 200), using: &random)
+        // Each piece filled with its own byte: a piece out of place changes the bytes.
+        let pieces: [[UInt8]] = (0..<count).map { index in
+            let length: Int
+            switch Int.random(in: 0..<40, using: &random) {
+            case 0..<4: length = 0
+            case 4, 5: length = [size, size + 1, size - 1, size / 2 + 1].randomElement(using: &random)!
+            case 6: length = Int.random(in: 1...(2 * size), using: &random)
+            default: length = Int.random(in: 1...40_000, using: &random)
+            }
+            return [UInt8](repeating: UInt8(truncatingIfNeeded: index &* 7 &+ 1), count: length)
+        }
+        var staged: [[UInt8]] = []
+        let staging = ChunkStaging()
+        for piece in pieces { piece.withUnsafeBytes { staging.append($0) { staged.append(Array($0)) } } }
+        staging.flush { staged.append(Array($0)) }
+        var pipelined: [[UInt8]] = []
+        ChunkStaging.pipelined(count: pieces.count, size: { pieces[$0].count }, piece: { index, body in pieces[index].withUnsafeBytes(body) }) {
+            pipelined.append(Array($0))
+        }
+        // (Compared apart: a failure names the write sizes, not megabytes of bytes.)
+        #expect(pipelined.map(\.count) == staged.map(\.count))
+        let sameBytes = pipelined == staged
+        #expect(sameBytes, "the writes gathered on another core hold other bytes")
+        #expect(ChunkStaging.writes(count: pieces.count, size: { pieces[$0].count }).count == staged.count)
+
+        // A write that fails stops the others: nothing more is handed on, and the error is the write's.
+        struct Refused: Error, Equatable {}
+        guard !staged.isEmpty else { return }
+        var handedOn = 0
+        let failing = Int.random(in: 0..<staged.count, using: &random)
+        #expect(throws: Refused()) {
+            try ChunkStaging.pipelined(count: pieces.count, size: { pieces[$0].count }, piece: { index, body in pieces[index].withUnsafeBytes(body) }) {
+                (_: UnsafeRawBufferPointer) throws(Refused) in
+                if handedOn == failing { throw Refused() }
+                handedOn += 1
+            }
+        }
+        #expect(handedOn == failing)
     }
 
     /// A large manifest's MAC is computed on another core while its rows are parsed, under the

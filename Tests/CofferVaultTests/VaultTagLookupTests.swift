@@ -216,7 +216,13 @@ struct VaultTagLookupTests {
             default: break                                                   // nothing read
             }
             let before = try Vault.open(at: path, password: secure("pw"), options: testOptions).items().count
+            func nonces() throws -> [RecordV2.Nonce] { try VaultFileV2.parse(Array(Data(contentsOf: URL(fileURLWithPath: path)))).records.map(\.nonce) }
+            let earlier = Set(try nonces())
             try vault.changePassword(from: secure("pw"), to: secure("new"))
+            // Every record sealed again under a nonce of its own, window after window: none
+            // repeated, none kept from before.
+            let rotated = try nonces()
+            #expect(Set(rotated).count == rotated.count && Set(rotated).isDisjoint(with: earlier))
             // A save right after the rotation, nothing read in between: it carries every record.
             let added = try vault.add(.genericPassword(service: "after-rotation", account: "me"), secrets: ItemSecrets(password: secure("s2")))
             #expect(throws: CofferError.self) { try Vault.open(at: path, password: secure("pw"), options: testOptions) }

@@ -33,10 +33,29 @@ package struct EncodedVaultFile: Sendable {
 
     /// Calls `body` with consecutive pieces of the file, in order; their concatenation is
     /// exactly the file (``bytes``). Pieces are valid only during the call. The records are
-    /// gathered into writes of about a megabyte (``ChunkStaging``).
+    /// gathered into writes of about a megabyte (``ChunkStaging``); in a large file on more
+    /// than one core, each while the one before is handed on (``ChunkStaging/pipelined(count:size:piece:_:)``),
+    /// the same pieces either way.
     package func withChunks<E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> Void) throws(E) {
+        try withChunks(pipelined: count - head.count > 4 * ChunkStaging.size && ParallelWork.cores > 1, body)
+    }
+
+    /// ``withChunks(_:)``, the records gathered on another core or not.
+    package func withChunks<E: Error>(pipelined: Bool, _ body: (UnsafeRawBufferPointer) throws(E) -> Void) throws(E) {
         try head.withBytes { (raw) throws(E) in try body(raw) }
         guard !bodies.isEmpty else { return }
+        if pipelined {
+            // Format 1's pieces are each record's length, then its body.
+            let bodies = bodies, prefixed = lengthPrefixed
+            try ChunkStaging.pipelined(count: prefixed ? 2 * bodies.count : bodies.count, size: { index in
+                prefixed ? (index % 2 == 0 ? 4 : bodies[index / 2].count) : bodies[index].count
+            }, piece: { index, piece in
+                guard prefixed else { return bodies[index].withUnsafeBytes(piece) }
+                if index % 2 == 1 { return bodies[index / 2].withUnsafeBytes(piece) }
+                withUnsafeBytes(of: UInt32(bodies[index / 2].count).littleEndian, piece)
+            }, body)
+            return
+        }
         let staging = ChunkStaging()
         for recordBody in bodies {
             if lengthPrefixed {

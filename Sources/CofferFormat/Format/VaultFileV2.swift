@@ -350,14 +350,20 @@ package struct VaultFileV2: Sendable {
         // Sorted by index, not by copying each record (128 bytes): 13 MB less for 100,000
         // entries; by their ids alone (reading a record's id through the array retained its
         // bytes at every comparison), and only when they are not in order already.
-        let ids = records.map(\.id)
+        let ids = records.withUnsafeBufferPointer { records in records.indices.map { records[$0].id } }
         let ordered = zip(ids, ids.dropFirst()).allSatisfy({ $0 < $1 }) ? Array(ids.indices) : ids.indices.sorted { ids[$0] < ids[$1] }
         for (a, b) in zip(ordered, ordered.dropFirst()) where ids[a] == ids[b] {
             throw .invalidArgument("two records share entry id \(ids[a].hex)")
         }
-        for index in ordered { try records[index].requireLoaded() }
+        // Fields read in place (a method or computed property on `records[index]` copied the
+        // record, retaining its bytes: 3 retains a record, 6 ms of a 100,000-entry save on one core).
+        try records.withUnsafeBufferPointer { (records) throws(FormatError) in
+            for index in ordered where records[index].location != nil { try records[index].requireLoaded() }
+        }
         let head = try encodeHead(header: header, generation: generation, records: records, order: ordered, keys: keys)
-        return EncodedVaultFile(head: head, bodies: ordered.map { records[$0].body })
+        return EncodedVaultFile(head: head, bodies: records.withUnsafeBufferPointer { records in
+            ordered.map { RecordV2.body(at: records.baseAddress! + $0) }
+        })
     }
 
     /// Everything of a format-2 file before its first record (preamble, header, checksum,
@@ -382,7 +388,9 @@ package struct VaultFileV2: Sendable {
         var manifest = ByteWriter(capacity: manifestFixedLength + ordered.count * 56)
         manifest.u64(generation)
         manifest.u32(UInt32(ordered.count))
-        for index in ordered { records[index].row.encode(into: &manifest) }
+        records.withUnsafeBufferPointer { records in
+            for index in ordered { RecordV2.encodeRow(of: records.baseAddress! + index, into: &manifest) }
+        }
 
         var writer = ByteWriter(capacity: FormatV1.preambleLength + body.count + 64 + 4 + manifest.bytes.count + 32)
         writer.bytes(FormatV1.magic)
