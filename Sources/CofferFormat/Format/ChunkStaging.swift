@@ -1,4 +1,5 @@
 import CofferCrypto
+
 /// Gathers the pieces of a file being written into writes of up to ``size`` bytes: a small
 /// piece is copied behind those before it, one as large as the buffer goes on alone (no
 /// copy). The writes a file takes then depend on its bytes, not on how it was cut up (a

@@ -240,14 +240,24 @@ package struct RecordV2: Sendable {
         record.pointer(to: \.location)!.pointee
     }
 
+    /// The id of the record at `record`, read where it is.
+    static func id(at record: UnsafePointer<RecordV2>) -> ItemID {
+        record.pointer(to: \.id)!.pointee
+    }
+
+    /// The secret ciphertext's length of the record at `record`, read or not: what its row
+    /// says (``row``).
+    static func secretLength(at record: UnsafePointer<RecordV2>) -> Int {
+        (location(at: record)?.length ?? body(at: record).count) - record.pointer(to: \.overviewLength)!.pointee
+    }
+
     /// Writes the manifest row of the record at `record` (``row``), its fields read where
     /// the record is: a save writes every record's row, and reading ``row`` through an
     /// array copied each record.
     static func encodeRow(of record: UnsafePointer<RecordV2>, into writer: inout ByteWriter) {
-        let length = record.pointee.location?.length ?? record.pointee.body.count
-        Row(id: record.pointee.id, nonce: record.pointee.nonce, lookupTag: record.pointee.lookupTag, isTombstone: record.pointee.isTombstone,
-            revision: record.pointee.revision, overviewLength: record.pointee.overviewLength,
-            secretLength: length - record.pointee.overviewLength).encode(into: &writer)
+        Row(id: id(at: record), nonce: record.pointer(to: \.nonce)!.pointee, lookupTag: record.pointer(to: \.lookupTag)!.pointee,
+            isTombstone: record.pointer(to: \.isTombstone)!.pointee, revision: record.pointer(to: \.revision)!.pointee,
+            overviewLength: record.pointer(to: \.overviewLength)!.pointee, secretLength: secretLength(at: record)).encode(into: &writer)
     }
 
     /// The record's manifest row; its lengths are known whether or not its bytes are read.
@@ -557,8 +567,7 @@ package struct RecordV2: Sendable {
         for index in positions {
             let record = records + index
             guard !record.pointer(to: \.isTombstone)!.pointee else { continue }
-            let length = (location(at: record)?.length ?? body(at: record).count) - record.pointer(to: \.overviewLength)!.pointee
-            longest = max(longest, length)
+            longest = max(longest, secretLength(at: record))
         }
         do throws(CofferError) { return try SecureBytes(count: max(longest, 1)) { (_) throws(CofferError) in } } catch { throw .crypto(error) }
     }
