@@ -183,7 +183,10 @@ package struct VaultSnapshot: Sendable {
 
     /// The indices of `records` sorted by where they are in the file, those in memory first.
     private static func fileOrder(_ records: [RecordV2]) -> [Int] {
-        fileOrder(offsets: records.indices.map { records.location(at: $0)?.offset ?? -1 })
+        // Each place read where the record is (``RecordV2/location(at:)``), not by copying it.
+        records.withUnsafeBufferPointer { records in
+            fileOrder(offsets: records.indices.map { RecordV2.location(at: records.baseAddress! + $0)?.offset ?? -1 })
+        }
     }
 
     /// The indices of `offsets` in ascending order (-1, in memory, first); a file read in
@@ -556,9 +559,9 @@ package struct VaultSnapshot: Sendable {
         // In id order: the rows of a lazily read snapshot are; the entries are sorted.
         let held: [SnapshotEntry] = looked != nil ? [] : (Array(entries.values) + Array(tombstones.values)).sorted { $0.record.id < $1.record.id }
         var records = looked != nil ? rows.map { looked?.entries[$0.id]?.record ?? $0 } : held.map(\.record)
-        let opened = looked != nil ? rows.map { looked?.entries[$0.id]?.isOpened ?? false } : held.map(\.isOpened)
+        // An overview not opened yet is checked as it is sealed again.
+        let checking = looked != nil ? rows.map { !(looked?.entries[$0.id]?.isOpened ?? false) } : held.map { !$0.isOpened }
         let nonces = try entropy.bytes(records.count * FormatV1.nonceLength)
-        let checking = opened.map { !$0 }
         let order = Self.fileOrder(records)
         let vaultID = vaultID
         // A window of records read at once, then loaded and sealed again on every core

@@ -626,11 +626,3 @@ package struct RecordV2: Sendable {
         return try result.get()
     }
 }
-
-extension Array where Element == RecordV2 {
-    /// ``RecordV2/location`` of record `index`, read where it is (``RecordV2/location(at:)``):
-    /// `records[index].location` copied the whole record to read its place.
-    package func location(at index: Int) -> RecordV2.Location? {
-        withUnsafeBufferPointer { RecordV2.location(at: $0.baseAddress! + index) }
-    }
-}
