@@ -251,20 +251,17 @@ package struct RecordV2: Sendable {
         (location(at: record)?.length ?? body(at: record).count) - record.pointer(to: \.overviewLength)!.pointee
     }
 
-    /// Writes the manifest row of the record at `record` (``row``), its fields read where
-    /// the record is: a save writes every record's row, and reading ``row`` through an
-    /// array copied each record.
-    static func encodeRow(of record: UnsafePointer<RecordV2>, into writer: inout ByteWriter) {
+    /// The manifest row of the record at `record` (``row``), its fields read where the record
+    /// is: a save writes every record's row, and reading ``row`` through an array copied each
+    /// record.
+    static func row(at record: UnsafePointer<RecordV2>) -> Row {
         Row(id: id(at: record), nonce: record.pointer(to: \.nonce)!.pointee, lookupTag: record.pointer(to: \.lookupTag)!.pointee,
             isTombstone: record.pointer(to: \.isTombstone)!.pointee, revision: record.pointer(to: \.revision)!.pointee,
-            overviewLength: record.pointer(to: \.overviewLength)!.pointee, secretLength: secretLength(at: record)).encode(into: &writer)
+            overviewLength: record.pointer(to: \.overviewLength)!.pointee, secretLength: secretLength(at: record))
     }
 
     /// The record's manifest row; its lengths are known whether or not its bytes are read.
-    var row: Row {
-        Row(id: id, nonce: nonce, lookupTag: lookupTag, isTombstone: isTombstone, revision: revision,
-            overviewLength: overviewLength, secretLength: (location?.length ?? body.count) - overviewLength)
-    }
+    var row: Row { withUnsafePointer(to: self) { Self.row(at: $0) } }
 
     // MARK: Sealing
 

@@ -389,7 +389,7 @@ package struct VaultFileV2: Sendable {
         manifest.u64(generation)
         manifest.u32(UInt32(ordered.count))
         records.withUnsafeBufferPointer { records in
-            for index in ordered { RecordV2.encodeRow(of: records.baseAddress! + index, into: &manifest) }
+            for index in ordered { RecordV2.row(at: records.baseAddress! + index).encode(into: &manifest) }
         }
 
         var writer = ByteWriter(capacity: FormatV1.preambleLength + body.count + 64 + 4 + manifest.bytes.count + 32)
