@@ -89,6 +89,33 @@ package enum ParallelWork {
         return results.compactMap { $0 }
     }
 
+    /// `body(0)`, `body(1)`, … `body(count - 1)` on every core, each index taken by the next
+    /// thread that is free: for a few dozen pieces of work each done where it is taken (a
+    /// piece of a file read, then its records opened), so that no core waits long on
+    /// another's last piece, and no core waits on a read the other could overlap. When
+    /// several throw, the error of the first failing index is thrown, as a plain loop would
+    /// throw it (the pieces after it may still have run).
+    ///
+    /// ```swift
+    /// try ParallelWork.forEachPiece(count: pieces.count) { piece in try process(pieces[piece]) }
+    /// ```
+    package static func forEachPiece<E: Error>(count: Int, threads: Int = cores,
+                                               _ body: (Int) throws(E) -> Void) throws(E) {
+        guard count > 1, threads > 1 else {
+            for piece in 0..<count { try body(piece) }
+            return
+        }
+        let failures = UnsafeMutableBufferPointer<E?>.allocate(capacity: count)
+        failures.initialize(repeating: nil)
+        defer { _ = failures.deinitialize(); failures.deallocate() }
+        withoutActuallyEscaping(body) { body in
+            let work = RangeWork<E>(failures: failures) { (_, piece) throws(E) in try body(piece) }
+            // concurrentPerform hands each index to the next free worker.
+            DispatchQueue.concurrentPerform(iterations: count) { piece in work.run(piece..<(piece + 1), chunk: piece) }
+        }
+        if let failure = failures.first(where: { $0 != nil }) ?? nil { throw failure }
+    }
+
     /// What the threads of one `forEachRange` share. @unchecked: each writes its own slot.
     final class RangeWork<E: Error>: @unchecked Sendable {
         let failures: UnsafeMutableBufferPointer<E?>

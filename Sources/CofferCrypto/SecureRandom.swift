@@ -9,14 +9,53 @@ package enum SecureRandom {
     }
 
     /// `count` random bytes in ordinary memory, for public values (salts, nonces, ids).
+    ///
+    /// A large draw (above ``streamedAbove`` bytes: the nonces of a rotation) is libsodium's
+    /// ChaCha20 stream (`randombytes_buf_deterministic`) under a 32-byte seed drawn from
+    /// the system for that draw alone, in guarded memory and wiped: libsodium reads the
+    /// kernel 256 bytes a `getrandom` call, and the 2.4 MB of a 100,000-entry rotation took
+    /// 9,375 calls, 6.5 ms on one core. A seed serves at most ``bytesPerSeed`` bytes.
+    ///
+    /// ```swift
+    /// let nonces = try SecureRandom.bytes(records.count * 24)
+    /// ```
     package static func bytes(_ count: Int) throws(CofferError) -> [UInt8] {
         try Sodium.ensureInitialized()
-        var out = [UInt8](repeating: 0, count: count)
-        out.withUnsafeMutableBytes { buffer in
-            if let base = buffer.baseAddress, buffer.count > 0 { randombytes_buf(base, buffer.count) }
+        guard count > streamedAbove else {
+            var out = [UInt8](repeating: 0, count: count)
+            out.withUnsafeMutableBytes { buffer in
+                if let base = buffer.baseAddress, buffer.count > 0 { randombytes_buf(base, buffer.count) }
+            }
+            return out
         }
+        var failure: CofferError?
+        let out = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            var at = 0
+            while at < count {
+                let length = min(bytesPerSeed, count - at)
+                do throws(CofferError) {
+                    let seed = try SecureBytes.random(count: Int(randombytes_SEEDBYTES))
+                    seed.withUnsafeBytes { seed in
+                        guard let base = buffer.baseAddress, let key = seed.bindMemory(to: UInt8.self).baseAddress else { return }
+                        randombytes_buf_deterministic(base + at, length, key)
+                    }
+                } catch {
+                    failure = error
+                    break
+                }
+                at += length
+            }
+            initialized = failure == nil ? count : 0
+        }
+        if let failure { throw failure }
         return out
     }
+
+    /// Draws of more bytes than this are streamed from a seed (``bytes(_:)``).
+    static let streamedAbove = 4096
+
+    /// The most bytes one seed's stream gives (libsodium allows 2^38).
+    static let bytesPerSeed = 1 << 30
 
     /// A uniform integer in `0..<upperBound`, without modulo bias.
     static func uniform(below upperBound: UInt32) throws(CofferError) -> UInt32 {

@@ -459,7 +459,9 @@ public final class Vault: @unchecked Sendable {
         try withLock { () throws(CofferError) -> R in
             let keys = try requireKeys()
             let opened = openingEveryOverview ? try engine.snapshot.openAll(keepingRecords: false) : nil
-            let tx = VaultTransaction(vault: self, keys: keys, base: engine.snapshot, openedInRowOrder: opened)
+            // Opened first, then the snapshot as opened; the entries held by the transaction
+            // alone, which lets them go on another thread (``VaultTransaction/close()``).
+            let tx = VaultTransaction(vault: self, keys: keys, base: engine.snapshot, openedInRowOrder: consume opened)
             defer { tx.close() }
             return try body(tx)
         }

@@ -196,14 +196,20 @@ package struct VaultSnapshot: Sendable {
         return offsets.indices.sorted { offsets[$0] < offsets[$1] }
     }
 
-    /// `count` records in file order cut into runs of at most ``windowSize`` bytes (a larger
+    /// The most bytes of records a core reads and opens at once when a listing opens every
+    /// overview (``openOverviewsInPieces(of:opener:reusing:keeping:)``): small enough that a
+    /// piece stays in the core's cache between its read and its decryption, and that the
+    /// last piece of one core keeps the other waiting for well under a millisecond.
+    package static let pieceSize = 256 << 10
+
+    /// `count` records in file order cut into runs of at most `limit` bytes (a larger
     /// record alone; one in memory counts nothing), `length(i)` the bytes of the `i`-th.
-    private static func windows(count: Int, length: (Int) -> Int) -> [Range<Int>] {
+    private static func windows(count: Int, limit: Int = windowSize, length: (Int) -> Int) -> [Range<Int>] {
         var out: [Range<Int>] = []
         var start = 0
         while start < count {
             var end = start + 1, bytes = length(start)
-            while end < count, bytes + length(end) <= windowSize {
+            while end < count, bytes + length(end) <= limit {
                 bytes += length(end)
                 end += 1
             }
@@ -221,10 +227,11 @@ package struct VaultSnapshot: Sendable {
     ///
     /// Records not read yet are read a window at a time (``windowSize``), in file order, and
     /// their overviews opened before the next window is read. With `keepingRecords` false (a
-    /// listing, which needs the overviews only) each window's bytes are let go once its
-    /// overviews are open: the snapshot stays lazy, and reads them again when they are used,
-    /// so a listing never holds the whole file. Otherwise every record is kept in memory and
-    /// the file is closed.
+    /// listing, which needs the overviews only) the records are read a piece at a time by the
+    /// core that opens them (``pieceSize``, ``openOverviewsInPieces(of:opener:reusing:keeping:)``)
+    /// and each piece's bytes are let go once its overviews are open: the snapshot stays lazy,
+    /// and reads them again when they are used, so a listing never holds the whole file.
+    /// Otherwise every record is kept in memory and the file is closed.
     ///
     /// Without `keepingOverviews` (a save, which checks every record it carries but reads
     /// none of them) the overviews not open yet are opened, checked and let go: the damaged
@@ -250,16 +257,31 @@ package struct VaultSnapshot: Sendable {
         // Every entry made now, none opened, in file order: then every entry is pending, as
         // it is, without a pass that checks each entry and one that reads where each lies.
         var madeUnopenedInFileOrder = false
+        // The rows' ids and tombstone flags, in row order (a lazily read snapshot's).
+        var rowKeys: [(ItemID, Bool)] = []
         if let looked {
             let found = looked.entries
             // (A lookup per row in an empty dictionary took 5 ms at 100,000 rows.)
             let made = found.isEmpty ? rows.map(SnapshotEntry.init(unopened:)) : rows.map { found[$0.id] ?? SnapshotEntry(unopened: $0) }
-            madeUnopenedInFileOrder = found.isEmpty && rows.indices.dropFirst().allSatisfy { index in
-                guard let before = rows[index - 1].location, let this = rows[index].location else { return false }
-                return before.offset < this.offset
+            // Ids, flags and places read where the rows are: `rows[i].location` copied the whole
+            // record (a retain and a release) for each of them.
+            let read = rows.withUnsafeBufferPointer { rows -> (keys: [(ItemID, Bool)], ascending: Bool) in
+                guard let base = rows.baseAddress else { return ([], true) }
+                var ascending = true, previous = -1
+                let keys = rows.indices.map { index in
+                    if ascending {
+                        let offset = RecordV2.location(at: base + index)?.offset ?? -1
+                        ascending = offset > previous
+                        previous = offset
+                    }
+                    return (RecordV2.id(at: base + index), RecordV2.isTombstone(at: base + index))
+                }
+                return (keys, ascending)
             }
+            madeUnopenedInFileOrder = found.isEmpty && read.ascending
             // Ids and flags from the rows: a window's thread may be loading an entry's record.
-            let keys = rows.map { ($0.id, $0.isTombstone) }
+            rowKeys = read.keys
+            let keys = rowKeys
             building = ParallelWork.Background { Self.dictionaries(keys, made) }
             all = made
             madeInRowOrder = true
@@ -283,7 +305,11 @@ package struct VaultSnapshot: Sendable {
         // File order: windows of consecutive records (those in memory already go first).
         let pending = madeUnopenedInFileOrder ? all
             : Self.inFileOrder(all.filter { !$0.isOpened || (keepingRecords && $0.unloadedLocation != nil) })
-        for range in Self.windows(count: pending.count, length: { pending[$0].unloadedLocation?.length ?? 0 }) {
+        // A listing of records one after another in the file: read and opened a piece at a
+        // time on every core (``openOverviewsInPieces(of:opener:reusing:keeping:)``).
+        var inPieces = false
+        if !keepingRecords { inPieces = try openOverviewsInPieces(of: pending, opener: opener, reusing: previous, keeping: keepingOverviews) }
+        for range in inPieces ? [] : Self.windows(count: pending.count, length: { pending[$0].unloadedLocation?.length ?? 0 }) {
             let window = Array(pending[range])
             // A listing's window of records one after another in the file: read at once, each
             // overview opened from those bytes on the core that opens it, and no record kept
@@ -301,13 +327,97 @@ package struct VaultSnapshot: Sendable {
                 for entry in window { entry.unloadRecord() }
             }
         }
-        let live = madeInRowOrder && keepingOverviews
-            ? all.filter { !$0.record.isTombstone && (damaged.isEmpty || damaged[$0.record.id] == nil) } : nil
+        // The live entries by the rows' ids and flags, not each entry's record (a copy of each);
+        // every entry as it is when none is deleted or damaged (no retain of each, far apart).
+        let damaged = self.damaged
+        let live = !(madeInRowOrder && keepingOverviews) ? nil
+            : damaged.isEmpty && !rowKeys.contains(where: \.1) ? all
+            : all.indices.filter { !rowKeys[$0].1 && damaged[rowKeys[$0].0] == nil }.map { all[$0] }
         guard keepingRecords else { return live }
         rows = []
         source = nil   // every record is in memory: the file is closed
         if keepingOverviews { self.opener = nil }
         return live
+    }
+
+    /// Opens the overviews of `pending` when none is opened or in memory and their records lie
+    /// one after another in the file held (as a file read in order gives them; false, and
+    /// nothing done, otherwise): the records are cut into pieces of at most ``pieceSize``
+    /// bytes, and each core takes the next piece, reads it and opens its overviews from
+    /// those bytes, keeping no record (``ParallelWork/forEachPiece(count:threads:_:)``).
+    ///
+    /// One window after another, each read on one core and then opened on all, left a core
+    /// idle during every read and at the end of every window: a quarter of the two cores'
+    /// time while a 100,000-entry listing opened its overviews (`perf`: 1.75 cores busy).
+    /// Failures are those of the windows: the first record in file order that fails decides.
+    private mutating func openOverviewsInPieces(of pending: [SnapshotEntry], opener: OverviewOpener, reusing previous: VaultSnapshot?,
+                                                keeping: Bool) throws(CofferError) -> Bool {
+        guard let source, let start = pending.first?.unloadedLocation else { return false }
+        var end = start.offset
+        for entry in pending {
+            guard !entry.isOpened, let location = entry.unloadedLocation, location.offset == end else { return false }
+            end += location.length
+        }
+        let pieces = Self.windows(count: pending.count, limit: Self.pieceSize) { pending[$0].unloadedLocation?.length ?? 0 }
+        var opened = [Bool](repeating: false, count: pending.count)
+        // Entries reached through a buffer pointer: indexing the array from the threads
+        // retained it from every thread at once.
+        let outcome = opened.withUnsafeMutableBufferPointer { opened in
+            pending.withUnsafeBufferPointer { pending in Result { () throws(CofferError) in
+                try ParallelWork.forEachPiece(count: pieces.count) { (piece) throws(CofferError) in
+                    let range = pieces[piece]
+                    guard let first = pending[range.lowerBound].unloadedLocation else { return }
+                    var length = 0
+                    for index in range { length += pending[index].unloadedLocation?.length ?? 0 }
+                    let bytes = try storeCall { () throws(StoreError) in try source.read(at: first.offset, count: length) }
+                    let done = bytes.withUnsafeBytes { raw in Result { () throws(FormatError) in
+                        for index in range {
+                            opened[index] = try Self.openOverview(of: pending[index], readFrom: raw, at: first.offset,
+                                                                  opener: opener, reusing: previous, keeping: keeping)
+                        }
+                    } }
+                    try formatCall { () throws(FormatError) in try done.get() }
+                }
+            } }
+        }
+        try outcome.get()
+        setDamaged(pending, opened: opened)
+        return true
+    }
+
+    /// Opens `entry`'s overview (SPEC.md §10 step 15): reused from `previous` when its record
+    /// is byte for byte the same there, else from `read` (its bytes read at once with others,
+    /// the first of them at file offset `offset`) when given, else from its record in memory.
+    /// Kept in the entry with `keeping`; false when its AEAD fails (damaged).
+    private static func openOverview(of entry: SnapshotEntry, readFrom read: UnsafeRawBufferPointer?, at offset: Int,
+                                     opener: OverviewOpener, reusing previous: VaultSnapshot?, keeping: Bool) throws(FormatError) -> Bool {
+        let record = entry.record
+        let overview: [UInt8]?
+        if let previous, let old = previous.entries[record.id] ?? previous.tombstones[record.id],
+           old.isOpened, old.record.isSameRecord(as: record) {
+            overview = old.overview
+        } else if let read, let location = record.location {
+            let start = location.offset - offset
+            guard start >= 0, start + location.length <= read.count else {
+                throw .truncated("entry record \(record.id.hex): past the bytes read")
+            }
+            overview = try opener.open(record, readFrom: UnsafeRawBufferPointer(rebasing: read[start..<(start + location.length)]))
+        } else {
+            overview = try opener.open(record)
+        }
+        // Each entry is set by the one thread that opens it.
+        if let overview, keeping { entry.setOverview(overview) }
+        return overview != nil
+    }
+
+    /// Sets apart the entries of `pending` whose overview did not open (`opened` false): damaged.
+    private mutating func setDamaged(_ pending: [SnapshotEntry], opened: [Bool]) {
+        for (entry, isOpen) in zip(pending, opened) where !isOpen {
+            let id = entry.record.id
+            entries[id] = nil
+            tombstones[id] = nil
+            damaged[id] = entry.record
+        }
     }
 
     /// The bytes of `entries`' records, read at once, and where the first lies in the file,
@@ -341,33 +451,12 @@ package struct VaultSnapshot: Sendable {
         let opened = try pending.withUnsafeBufferPointer { (pending) throws(CofferError) -> [Bool] in
             try (read?.bytes ?? []).withUnsafeBytes { raw in Result { () throws(CofferError) -> [Bool] in
                 try formatCall { () throws(FormatError) in try ParallelWork.map(count: pending.count) { (index) throws(FormatError) -> Bool in
-                    let entry = pending[index]
-                    let record = entry.record
-                    let overview: [UInt8]?
-                    if let previous, let old = previous.entries[record.id] ?? previous.tombstones[record.id],
-                       old.isOpened, old.record.isSameRecord(as: record) {
-                        overview = old.overview
-                    } else if let read, let location = record.location {
-                        let start = location.offset - read.offset
-                        guard start >= 0, start + location.length <= raw.count else {
-                            throw .truncated("entry record \(record.id.hex): past the bytes read")
-                        }
-                        overview = try opener.open(record, readFrom: UnsafeRawBufferPointer(rebasing: raw[start..<(start + location.length)]))
-                    } else {
-                        overview = try opener.open(record)
-                    }
-                    // Each entry is set by the one thread that opens it.
-                    if let overview, keeping { entry.setOverview(overview) }
-                    return overview != nil
+                    try Self.openOverview(of: pending[index], readFrom: read == nil ? nil : raw, at: read?.offset ?? 0,
+                                          opener: opener, reusing: previous, keeping: keeping)
                 } }
             } }.get()
         }
-        for (entry, isOpen) in zip(pending, opened) where !isOpen {
-            let id = entry.record.id
-            entries[id] = nil
-            tombstones[id] = nil
-            damaged[id] = entry.record
-        }
+        setDamaged(pending, opened: opened)
     }
 
     /// The entry of item `id` (live or deleted) with its overview open: opened now when the
@@ -549,34 +638,43 @@ package struct VaultSnapshot: Sendable {
     /// checked as opening it would (``RecordV2/resealed(vaultID:from:to:nonce:scratch:checkingOverview:)``),
     /// in the one decryption the sealing makes. A damaged record fails it, as it fails a save.
     ///
-    /// Records not read yet are read a window at a time (``windowSize``), in file order, and
-    /// each window is let go once it is sealed: a rotation holds the old records one window at
-    /// a time, not the whole file beside its successor. A snapshot read lazily stays so (its
+    /// Records not read yet are read a piece at a time (``pieceSize``), in file order, each by
+    /// the core that seals it again, and each piece is let go once it is sealed: a rotation
+    /// holds the old records a piece per core, not the whole file beside its successor. A snapshot read lazily stays so (its
     /// rows are sealed; no entry is made for every record). The snapshot itself is unchanged
     /// until ``replaceRecords(_:keys:)``.
     func resealedRecords(from old: EpochKeys, to new: EpochKeys, entropy: EntropySource) throws(CofferError) -> [RecordV2] {
         if let id = damaged.keys.min() { throw .tampered(.entry(id.hex)) }
         // In id order: the rows of a lazily read snapshot are; the entries are sorted.
         let held: [SnapshotEntry] = looked != nil ? [] : (Array(entries.values) + Array(tombstones.values)).sorted { $0.record.id < $1.record.id }
-        var records = looked != nil ? rows.map { looked?.entries[$0.id]?.record ?? $0 } : held.map(\.record)
+        // A lazily read snapshot that looked nothing up (a password change right after the
+        // unlock) takes its rows as they are: a lookup per row in the empty dictionary, twice,
+        // took 100,000 rows about 10 ms on one core.
+        let lookedUp = looked?.entries ?? [:]
+        var records = looked == nil ? held.map(\.record) : lookedUp.isEmpty ? rows : rows.map { lookedUp[$0.id]?.record ?? $0 }
         // An overview not opened yet is checked as it is sealed again.
-        let checking = looked != nil ? rows.map { !(looked?.entries[$0.id]?.isOpened ?? false) } : held.map { !$0.isOpened }
+        let checking = looked == nil ? held.map { !$0.isOpened }
+            : lookedUp.isEmpty ? [Bool](repeating: true, count: rows.count) : rows.map { !(lookedUp[$0.id]?.isOpened ?? false) }
         let nonces = try entropy.bytes(records.count * FormatV1.nonceLength)
         let order = Self.fileOrder(records)
         let vaultID = vaultID
-        // A window of records read at once, then loaded and sealed again on every core
-        // (``EpochRotation/reseal(_:at:loading:vaultID:from:to:nonces:checkingOverviews:threads:)``).
+        // A piece of records read at once, then loaded and sealed again, by the core that took
+        // the piece (``EpochRotation/reseal(_:at:loading:vaultID:from:to:nonces:checkingOverviews:threads:)``
+        // on one thread); each core takes the next piece when done (``ParallelWork/forEachPiece(count:threads:_:)``).
+        // Windows read on one core, then sealed on all, left a core idle at every read and
+        // every window's end. Each piece writes only its own records.
         try records.withUnsafeMutableBufferPointer { (all) throws(CofferError) in
             guard let base = all.baseAddress else { return }
-            for range in Self.windows(count: order.count, length: { RecordV2.location(at: base + order[$0])?.length ?? 0 }) {
-                let window = Array(order[range])
+            let pieces = Self.windows(count: order.count, limit: Self.pieceSize) { RecordV2.location(at: base + order[$0])?.length ?? 0 }
+            try ParallelWork.forEachPiece(count: pieces.count) { (piece) throws(CofferError) in
+                let window = Array(order[pieces[piece]])
                 var bytes = [ArraySlice<UInt8>?](repeating: nil, count: window.count)
                 try readRecords(window.count, location: { RecordV2.location(at: base + window[$0]) }) { (position, read) throws(FormatError) in
                     bytes[position] = read
                 }
                 try formatCall { () throws(FormatError) in
                     try EpochRotation.reseal(all, at: window, loading: bytes, vaultID: vaultID, from: old, to: new,
-                                             nonces: nonces, checkingOverviews: checking)
+                                             nonces: nonces, checkingOverviews: checking, threads: 1)
                 }
             }
         }

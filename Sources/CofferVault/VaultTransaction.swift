@@ -26,7 +26,7 @@ public final class VaultTransaction {
     /// `base`'s live entries, every overview open, in the order they were made (row order),
     /// when the vault opened them just before this transaction (``Vault/read(openingEveryOverview:_:)``):
     /// a listing takes them as they are rather than going over the snapshot's dictionaries again.
-    private let openedInRowOrder: [SnapshotEntry]?
+    private var openedInRowOrder: [SnapshotEntry]?
     private(set) var changes = Changeset()
     /// The holders of the unique keys `changes` took or freed (nil: none left), over the base's index.
     private var keyChanges: [UniquenessKey: KeyHolders?] = [:]
@@ -41,7 +41,16 @@ public final class VaultTransaction {
         changes.basedOn = base.identity
     }
 
-    func close() { isOpen = false }
+    /// Ends the transaction. The array of every entry a listing went through is let go on
+    /// another thread: its last release retains nothing but releases each entry, 100,000
+    /// objects far apart in memory (a millisecond of a 100,000-entry listing on its one core).
+    func close() {
+        isOpen = false
+        if let opened = openedInRowOrder {
+            openedInRowOrder = nil
+            ParallelWork.release(inBackground: opened)
+        }
+    }
 
     /// Ends the transaction and lets go of the base, so the vault can apply the
     /// changes to its snapshot in place.

@@ -1,4 +1,5 @@
 import Testing
+import CofferTestSupport
 @testable import CofferCrypto
 
 /// `ParallelWork.map` cuts large counts into several chunks per thread, taken as threads
@@ -34,4 +35,40 @@ struct CryptoParallelMapTests {
             }
         }
     }
+
+    /// `forEachPiece` hands each piece to the next free thread (issue 29: a listing and a
+    /// rotation read and open a file a piece at a time on every core). Whatever the order the
+    /// threads take them in, every piece runs once and the first failing piece's error is
+    /// the one thrown, as a loop's would be.
+    @Test("forEachPiece runs every piece once and throws the first failing piece's error", arguments: [0, 1, 2, 3, 17, 144, 1_000])
+    func piecesAreTheLoop(count: Int) {
+        let runs = UnsafeMutableBufferPointer<Int>.allocate(capacity: max(count, 1))
+        defer { runs.deallocate() }
+        let box = PieceRuns(runs)
+        for threads in [1, 2, 8] {
+            runs.initialize(repeating: 0)
+            ParallelWork.forEachPiece(count: count, threads: threads) { box.buffer[$0] += 1 }
+            #expect(runs.prefix(count).allSatisfy { $0 == 1 }, "threads \(threads)")
+        }
+        guard count > 0 else { return }
+        // Failing sets drawn from a seeded stream: the smallest failing piece throws the
+        // kind the others do not, wherever it lies and however many fail after it.
+        var random = SeededRandom(seed: UInt64(count))
+        for _ in 0..<20 {
+            let failing = Set((0..<Int.random(in: 1...min(count, 5), using: &random)).map { _ in Int.random(in: 0..<count, using: &random) })
+            let first = failing.min() ?? 0
+            #expect(throws: CofferError.invalidArgument("")) {
+                try ParallelWork.forEachPiece(count: count, threads: 2) { (piece) throws(CofferError) in
+                    if piece == first { throw .invalidArgument("piece \(piece)") }
+                    if failing.contains(piece) { throw .sealFailed }
+                }
+            }
+        }
+    }
+}
+
+/// Counts of how often each piece ran, written by the piece's own thread only.
+private struct PieceRuns: @unchecked Sendable {
+    let buffer: UnsafeMutableBufferPointer<Int>
+    init(_ buffer: UnsafeMutableBufferPointer<Int>) { self.buffer = buffer }
 }

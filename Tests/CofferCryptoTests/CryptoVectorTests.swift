@@ -158,6 +158,27 @@ struct CryptoVectorTests {
         #expect(!ConstantTime.equals(a, b))
         #expect(!ConstantTime.equals(a, Array(a.prefix(31))))
     }
+
+    /// A large draw (a rotation's nonces) is a stream under a seed of its own (issue 29): each
+    /// draw different from the last, no part of it repeating another, none of it left unset,
+    /// the sizes around the threshold each exact.
+    @Test("Large draws are whole, fresh and never repeat a block", arguments: [4_095, 4_096, 4_097, 24 * 100_003])
+    func largeDraws(count: Int) throws {
+        let a = try SecureRandom.bytes(count), b = try SecureRandom.bytes(count)
+        #expect(a.count == count && b.count == count)
+        #expect(a != b)
+        // 24-byte blocks (a nonce each): all distinct within and across the two draws, and
+        // no run of zeros where the stream was not written.
+        let blocks = stride(from: 0, to: count - 23, by: 24).flatMap { [Array(a[$0..<($0 + 24)]), Array(b[$0..<($0 + 24)])] }
+        #expect(Set(blocks).count == blocks.count)
+        #expect(!blocks.contains([UInt8](repeating: 0, count: 24)))
+        // Every byte value appears about as often as any other (2.4 MB: well within 10 %).
+        guard count > 1 << 20 else { return }
+        var counts = [Int](repeating: 0, count: 256)
+        for byte in a { counts[Int(byte)] += 1 }
+        let mean = Double(count) / 256
+        #expect(counts.allSatisfy { abs(Double($0) - mean) < mean / 10 })
+    }
 }
 
 /// RFC 7748 known answers for the X25519 wrapper (vault format 2's slots, SPEC.md §4.7).

@@ -241,8 +241,13 @@ package struct RecordV2: Sendable {
     }
 
     /// The id of the record at `record`, read where it is.
-    static func id(at record: UnsafePointer<RecordV2>) -> ItemID {
+    package static func id(at record: UnsafePointer<RecordV2>) -> ItemID {
         record.pointer(to: \.id)!.pointee
+    }
+
+    /// Whether the record at `record` is a tombstone's, read where it is.
+    package static func isTombstone(at record: UnsafePointer<RecordV2>) -> Bool {
+        record.pointer(to: \.isTombstone)!.pointee
     }
 
     /// The secret ciphertext's length of the record at `record`, read or not: what its row
@@ -563,7 +568,7 @@ package struct RecordV2: Sendable {
         var longest = 0
         for index in positions {
             let record = records + index
-            guard !record.pointer(to: \.isTombstone)!.pointee else { continue }
+            guard !isTombstone(at: record) else { continue }
             longest = max(longest, secretLength(at: record))
         }
         do throws(CofferError) { return try SecureBytes(count: max(longest, 1)) { (_) throws(CofferError) in } } catch { throw .crypto(error) }
