@@ -16,25 +16,6 @@ struct GeneratorStrengthEstimatorTests {
         #expect(byName[.effWordlist] == 7776)
     }
 
-    /// `prepare()` reads the word lists on another thread while the program goes on (issue 29:
-    /// `coffer passwd` reads them during its unlock): estimates made at the same time, on
-    /// several threads, while it is called again and again, are those made without it.
-    @Test("Estimates while prepare() runs on other threads are the estimates without it")
-    func prepareIsSafeWhileEstimating() async {
-        let passwords = ["password1", "Tr0ub4dor&3", "cubicle-ample-rover-gauze-rift-stump", "qwertyuiop", "zxcvbn 1999"]
-        let expected = passwords.map { StrengthEstimator.estimate($0) }
-        let results = await withTaskGroup(of: [StrengthEstimate].self) { group in
-            for _ in 0..<8 {
-                group.addTask {
-                    StrengthEstimator.prepare()
-                    return passwords.map { StrengthEstimator.estimate($0) }
-                }
-            }
-            return await group.reduce(into: []) { $0.append($1) }
-        }
-        #expect(results.count == 8 && results.allSatisfy { $0 == expected })
-    }
-
     @Test("Well-known weak passwords score low", arguments: [
         ("password1", 0), ("qwerty123", 0), ("Tr0ub4dor&3", 2), ("P@ssw0rd", 0), ("123456", 0),
         ("iloveyou", 0), ("letmein!", 1), ("monkey", 0), ("dragon2024", 1),

@@ -38,9 +38,6 @@ struct PasswdCommand: ParsableCommand {
     @OptionGroup var rekey: RekeyArguments
 
     func run() throws {
-        // The new password's strength is shown once it is read: its word lists are read
-        // while the unlock's KDF runs rather than after it.
-        StrengthEstimator.prepare()
         let unlocked = try vault.unlock(saving: rollback, cache: .credentialsOnly)
         guard let oldPassword = unlocked.password,
               unlocked.vault.slots.contains(where: { $0 == .password || $0 == .passwordAndKeyFile }) else {

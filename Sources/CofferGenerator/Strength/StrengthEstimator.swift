@@ -59,21 +59,6 @@ public enum StrengthEstimator {
         return estimate(scalars: scalars, userInputs: userInputs)
     }
 
-    /// Reads the bundled word lists now, on another thread, and returns at once: the first
-    /// estimate of a process otherwise reads them itself (about 4 ms). A program that will
-    /// estimate a password after slower work calls it first, and the lists are read while
-    /// that work runs (`coffer passwd` reads them during the unlock's KDF). Calling it again,
-    /// or estimating while it runs, is safe; the estimates are the same.
-    ///
-    /// ```swift
-    /// StrengthEstimator.prepare()
-    /// let vault = try Vault.open(at: path, password: current)   // the KDF runs meanwhile
-    /// let estimate = StrengthEstimator.estimate(newPassword)
-    /// ```
-    public static func prepare() {
-        DispatchQueue.global(qos: .userInitiated).async { _ = RankedDictionary.bundled }
-    }
-
     // MARK: Internals
 
     static func estimate(scalars: [UInt32], userInputs: [String]) -> StrengthEstimate {
