@@ -30,22 +30,30 @@ package enum SecureRandom {
         }
         var failure: CofferError?
         let out = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            initialized = 0
+            guard let base = buffer.baseAddress else {
+                failure = .invalidArgument("no buffer to draw random bytes into")
+                return
+            }
             var at = 0
             while at < count {
                 let length = min(bytesPerSeed, count - at)
                 do throws(CofferError) {
                     let seed = try SecureBytes.random(count: Int(randombytes_SEEDBYTES))
-                    seed.withUnsafeBytes { seed in
-                        guard let base = buffer.baseAddress, let key = seed.bindMemory(to: UInt8.self).baseAddress else { return }
+                    // A seed without an address would leave bytes unwritten: never counted as drawn.
+                    let streamed = seed.withUnsafeBytes { seed -> Bool in
+                        guard let key = seed.bindMemory(to: UInt8.self).baseAddress else { return false }
                         randombytes_buf_deterministic(base + at, length, key)
+                        return true
                     }
+                    guard streamed else { throw CofferError.invalidArgument("no seed to stream random bytes from") }
                 } catch {
                     failure = error
                     break
                 }
                 at += length
             }
-            initialized = failure == nil ? count : 0
+            if failure == nil { initialized = count }
         }
         if let failure { throw failure }
         return out

@@ -352,12 +352,7 @@ package struct VaultSnapshot: Sendable {
     /// Failures are those of the windows: the first record in file order that fails decides.
     private mutating func openOverviewsInPieces(of pending: [SnapshotEntry], opener: OverviewOpener, reusing previous: VaultSnapshot?,
                                                 keeping: Bool) throws(CofferError) -> Bool {
-        guard let source, let start = pending.first?.unloadedLocation else { return false }
-        var end = start.offset
-        for entry in pending {
-            guard !entry.isOpened, let location = entry.unloadedLocation, location.offset == end else { return false }
-            end += location.length
-        }
+        guard let source, Self.contiguousSpan(of: pending) != nil else { return false }
         let pieces = Self.windows(count: pending.count, limit: Self.pieceSize) { pending[$0].unloadedLocation?.length ?? 0 }
         var opened = [Bool](repeating: false, count: pending.count)
         // Entries reached through a buffer pointer: indexing the array from the threads
@@ -366,13 +361,14 @@ package struct VaultSnapshot: Sendable {
             pending.withUnsafeBufferPointer { pending in Result { () throws(CofferError) in
                 try ParallelWork.forEachPiece(count: pieces.count) { (piece) throws(CofferError) in
                     let range = pieces[piece]
-                    guard let first = pending[range.lowerBound].unloadedLocation else { return }
-                    var length = 0
-                    for index in range { length += pending[index].unloadedLocation?.length ?? 0 }
-                    let bytes = try storeCall { () throws(StoreError) in try source.read(at: first.offset, count: length) }
+                    // A part of the span checked above: one after another too.
+                    guard let span = Self.contiguousSpan(of: pending[range]) else {
+                        throw .invalidArgument("entry records \(range) are not one after another in the file")
+                    }
+                    let bytes = try storeCall { () throws(StoreError) in try source.read(at: span.lowerBound, count: span.count) }
                     let done = bytes.withUnsafeBytes { raw in Result { () throws(FormatError) in
                         for index in range {
-                            opened[index] = try Self.openOverview(of: pending[index], readFrom: raw, at: first.offset,
+                            opened[index] = try Self.openOverview(of: pending[index], readFrom: raw, at: span.lowerBound,
                                                                   opener: opener, reusing: previous, keeping: keeping)
                         }
                     } }
@@ -424,14 +420,21 @@ package struct VaultSnapshot: Sendable {
     /// when none is opened or in memory and they lie one after another in the file (as a file
     /// read in order gives them); nil otherwise.
     private func contiguousBytes(of entries: [SnapshotEntry]) throws(CofferError) -> RecordBytes? {
-        guard let source, let first = entries.first?.unloadedLocation else { return nil }
+        guard let source, let span = Self.contiguousSpan(of: entries) else { return nil }
+        let bytes = try storeCall { () throws(StoreError) in try source.read(at: span.lowerBound, count: span.count) }
+        return RecordBytes(bytes: bytes, offset: span.lowerBound)
+    }
+
+    /// Where `entries`' records lie in the file, when none is opened or in memory and they lie
+    /// one after another there (as a file read in order gives them); nil otherwise.
+    private static func contiguousSpan(of entries: some Collection<SnapshotEntry>) -> Range<Int>? {
+        guard let first = entries.first?.unloadedLocation else { return nil }
         var end = first.offset
         for entry in entries {
             guard !entry.isOpened, let location = entry.unloadedLocation, location.offset == end else { return nil }
             end += location.length
         }
-        let bytes = try storeCall { () throws(StoreError) in try source.read(at: first.offset, count: end - first.offset) }
-        return RecordBytes(bytes: bytes, offset: first.offset)
+        return first.offset..<end
     }
 
     /// Records' bytes read at once from the file, the first of them at `offset`.
