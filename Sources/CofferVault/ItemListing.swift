@@ -20,9 +20,60 @@ public struct ItemListing: RandomAccessCollection, Sendable {
     /// The damaged records (SPEC.md §10): nothing is read from them.
     public let damaged: [DamagedItem]
 
+    /// How many rows ahead ``withRowText(at:_:)`` asks for a row's overview.
+    private static let readAhead = 8
+
     public var startIndex: Int { rows.startIndex }
     public var endIndex: Int { rows.endIndex }
     public subscript(position: Int) -> ListedItem { rows[position] }
+
+    /// Calls `body` with what a table shows of the row at `position`, read where the row is:
+    /// the UTF-8 of its ``ListedItem/listedName`` and ``ListedItem/account``, whether it is a
+    /// favorite, its kind, and a function that gives each tag's UTF-8 in order. The bytes are
+    /// valid only inside `body`.
+    ///
+    /// A table of every row reads them through this rather than through a copy of each row:
+    /// a copy retains the row's overview, an atomic write to memory that reading order reaches
+    /// far from where it was made, so that each row's cache miss waited for the one before.
+    ///
+    /// ```swift
+    /// let width = listing.withRowText(at: 0) { name, account, _, _, _ in name.count + (account?.count ?? 0) }
+    /// ```
+    public func withRowText<R>(at position: Int, _ body: (_ name: UnsafeRawBufferPointer, _ account: UnsafeRawBufferPointer?, _ isFavorite: Bool,
+                                                     _ kind: ItemKind, _ tags: ((UnsafeRawBufferPointer) -> Void) -> Void) -> R) -> R {
+        rows.withUnsafeBufferPointer { rows in
+            // Stored properties read through the pointer, never the row as a value (a copy).
+            let row = rows.baseAddress.unsafelyUnwrapped + position
+            // A table asks for its rows in order: the overview of a row a few ahead is asked
+            // of memory now, so that its miss overlaps this row's work.
+            if position + Self.readAhead < rows.count, let ahead = rows[position + Self.readAhead].start {
+                MemoryPrefetch.lines(at: ahead, count: 2)
+            }
+            guard let start = row.pointee.start else {
+                let item = row.pointee
+                return item.withListedNameUTF8 { name in
+                    item.withAccountUTF8 { account in body(name, account, item.isFavorite, item.kind) { item.forEachTagUTF8($0) } }
+                }
+            }
+            let list = UnsafeRawBufferPointer(start: start, count: Int(row.pointee.length))
+            let kind = ItemKind(code: row.pointee.fields.kind) ?? .genericPassword
+            return ListedItem.withListedNameUTF8(in: list, row.pointee.fields, kind: kind) { name in
+                body(name, row.pointee.fields.account.map { UnsafeRawBufferPointer(rebasing: list[$0]) }, row.pointee.fields.isFavorite, kind) { each in
+                    for range in row.pointee.fields.tags { each(UnsafeRawBufferPointer(rebasing: list[range])) }
+                }
+            }
+        }
+    }
+
+    /// The rows for which `isIncluded` is true, in the same order, as a listing with the
+    /// same ``damaged`` records.
+    ///
+    /// ```swift
+    /// let favorites = try vault.listing().filtered(\.isFavorite)
+    /// ```
+    public func filtered(_ isIncluded: (ListedItem) throws -> Bool) rethrows -> ItemListing {
+        ItemListing(rows: try rows.filter(isIncluded), damaged: damaged)
+    }
 }
 
 /// One row of an ``ItemListing``: the item's id and revision, and what a listing shows,
@@ -34,48 +85,98 @@ public struct ItemListing: RandomAccessCollection, Sendable {
 public struct ListedItem: Sendable {
     public let id: ItemID
     public let revision: UInt64
-    private let source: Source
+    /// What holds the row's text: its checked overview list, or an item decoded already.
+    private let owner: Owner
+    // Where the overview list's bytes are, and where its fields are, in the row itself: a
+    // table reads its rows in reading order, far from the order they were made in, and reads
+    // them by these stored properties through a pointer (``ItemListing/withRowText(at:_:)``),
+    // with no copy of the row, so no retain of its list. The list is a `let` held by `owner`,
+    // never changed, so its bytes stay where they are while a row holds it. Nil for a
+    // decoded item. (A box for these was one more miss a row; rows are moved, not copied,
+    // into reading order, ``DisplayOrder/readingRows(of:locale:)``.)
+    nonisolated(unsafe) fileprivate let start: UnsafeRawPointer?
+    fileprivate let length: UInt32
+    fileprivate let fields: OverviewFields
 
-    // The field ranges in the row itself, not in a box: a table reads its rows in reading
-    // order, far from the order they were made in, and a box was one more cache miss a row
-    // (a 100,000-row listing 6-13 ms slower, 14-27 ms more CPU, for 1.5 MB less). Rows are
-    // moved, not copied, into that order (``DisplayOrder/readingRows(of:locale:)``).
-    private enum Source: Sendable {
-        /// A checked overview list and where its fields are.
-        case overview([UInt8], OverviewFields)
+    private enum Owner: Sendable {
+        /// A checked overview list.
+        case overview([UInt8])
         /// An item decoded already (a listing with pending changes, or a list of unusual shape).
-        indirect case item(Item)
+        case item(DecodedItem)
+    }
+
+    private final class DecodedItem: Sendable {
+        let item: Item
+        init(_ item: Item) { self.item = item }
     }
 
     /// A row from a checked overview list; nil when its bytes are not in the usual shape
     /// (the caller then lists decoded items).
     init?(id: ItemID, revision: UInt64, overview: [UInt8]) {
-        guard let fields = overview.withUnsafeBytes({ OverviewFields($0) }), ItemKind(code: fields.kind) != nil else { return nil }
+        guard let row = Self.reading(id: id, revision: revision, overview: overview, sortKey: { _, _ in }) else { return nil }
+        self = row
+    }
+
+    /// A row from a checked overview list, and `sortKey` called with the UTF-8 of its
+    /// ``sortName`` and ``account`` (empty when absent) as they lie in the list; nil, and
+    /// `sortKey` not called, when the list is not in the usual shape. The ordering of a
+    /// large listing makes its rows and their keys so, in one pass over each list (the key
+    /// read through the row just made retained and released the list three times: a
+    /// 100,000-row listing's rows took 6 ms more).
+    static func reading(id: ItemID, revision: UInt64, overview: [UInt8],
+                        sortKey: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> Void) -> ListedItem? {
+        guard overview.count < Int(UInt32.max) else { return nil }
+        return overview.withUnsafeBytes { list -> ListedItem? in
+            guard let start = list.baseAddress, let fields = OverviewFields(list), ItemKind(code: fields.kind) != nil else { return nil }
+            Self.withSortKeyUTF8(in: list, fields, sortKey)
+            return ListedItem(id: id, revision: revision, owner: .overview(overview), start: start, length: UInt32(list.count), fields: fields)
+        }
+    }
+
+    private init(id: ItemID, revision: UInt64, owner: Owner, start: UnsafeRawPointer?, length: UInt32, fields: OverviewFields) {
         self.id = id
         self.revision = revision
-        source = .overview(overview, fields)
+        self.owner = owner
+        self.start = start
+        self.length = length
+        self.fields = fields
     }
 
     init(item: Item) {
         id = item.id
         revision = item.revision
-        source = .item(item)
+        owner = .item(DecodedItem(item))
+        start = nil
+        length = 0
+        fields = .none
+    }
+
+    /// The decoded item, for a row that is one; nil for a row read from its overview, told
+    /// by `start` alone: `owner` is read only for a decoded item (reading it out of its enum
+    /// retains the list, an atomic on memory far from the one being read).
+    private var decoded: Item? { start == nil ? decodedItem() : nil }
+
+    @inline(never)
+    private func decodedItem() -> Item? {
+        guard case .item(let box) = owner else { return nil }
+        return box.item
+    }
+
+    /// `body` with the overview list's bytes (a row read from one): `self`, which holds the
+    /// list, outlives the call, so the list is not retained for it.
+    private func withList<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        body(UnsafeRawBufferPointer(start: start, count: Int(length)))
     }
 
     private func text(_ field: (OverviewFields) -> Range<Int>?, _ attribute: (ItemAttributes) -> String?) -> String? {
-        switch source {
-        case .overview(let list, let fields):
-            guard let range = field(fields) else { return nil }
-            return list.withUnsafeBytes { OverviewFields.string(range, in: $0) }
-        case .item(let item): return attribute(item.attributes)
-        }
+        if let decoded { return attribute(decoded.attributes) }
+        guard let range = field(fields) else { return nil }
+        return withList { OverviewFields.string(range, in: $0) }
     }
 
     public var kind: ItemKind {
-        switch source {
-        case .overview(_, let fields): return ItemKind(code: fields.kind) ?? .genericPassword
-        case .item(let item): return item.attributes.kind
-        }
+        if let decoded { return decoded.attributes.kind }
+        return ItemKind(code: fields.kind) ?? .genericPassword
     }
 
     public var label: String? { text(\.label, \.label) }
@@ -83,18 +184,11 @@ public struct ListedItem: Sendable {
     public var server: String? { text(\.server, \.server) }
     public var account: String? { text(\.account, \.account) }
 
-    public var isFavorite: Bool {
-        switch source {
-        case .overview(_, let fields): return fields.isFavorite
-        case .item(let item): return item.attributes.isFavorite
-        }
-    }
+    public var isFavorite: Bool { decoded?.attributes.isFavorite ?? fields.isFavorite }
 
     public var tags: [String] {
-        switch source {
-        case .overview(let list, let fields): return list.withUnsafeBytes { raw in fields.tags.map { OverviewFields.string($0, in: raw) } }
-        case .item(let item): return item.attributes.tags
-        }
+        if let decoded { return decoded.attributes.tags }
+        return withList { raw in fields.tags.map { OverviewFields.string($0, in: raw) } }
     }
 
     /// ``ItemAttributes/sortName``: the label, else the service, else the server.
@@ -103,18 +197,21 @@ public struct ListedItem: Sendable {
     /// `body` with the UTF-8 of ``sortName`` and of ``account`` (empty when absent): read in
     /// place from the overview, so that ordering a listing makes no string per row.
     func withSortKeyUTF8<R>(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> R) -> R {
-        switch source {
-        case .overview(let list, let fields):
-            return list.withUnsafeBytes { raw in
-                func bytes(_ range: Range<Int>?) -> UnsafeRawBufferPointer {
-                    range.map { UnsafeRawBufferPointer(rebasing: raw[$0]) } ?? UnsafeRawBufferPointer(start: nil, count: 0)
-                }
-                return body(bytes(ItemAttributes.sortName(label: fields.label, service: fields.service, server: fields.server)), bytes(fields.account))
-            }
-        case .item(let item):
-            var name = item.attributes.sortName ?? "", account = item.attributes.account ?? ""
+        if let decoded {
+            var name = decoded.attributes.sortName ?? "", account = decoded.attributes.account ?? ""
             return name.withUTF8 { name in account.withUTF8 { account in body(UnsafeRawBufferPointer(name), UnsafeRawBufferPointer(account)) } }
         }
+        return withList { Self.withSortKeyUTF8(in: $0, fields, body) }
+    }
+
+    /// `body` with the UTF-8 of the sort name and account of the overview list `list`, its
+    /// fields at `fields` (empty when absent).
+    private static func withSortKeyUTF8<R>(in list: UnsafeRawBufferPointer, _ fields: OverviewFields,
+                                           _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) -> R) -> R {
+        func bytes(_ range: Range<Int>?) -> UnsafeRawBufferPointer {
+            range.map { UnsafeRawBufferPointer(rebasing: list[$0]) } ?? UnsafeRawBufferPointer(start: nil, count: 0)
+        }
+        return body(bytes(ItemAttributes.sortName(label: fields.label, service: fields.service, server: fields.server)), bytes(fields.account))
     }
 
     /// ``ItemAttributes/listedName``: the label, with the service or address after it when they differ.
@@ -128,22 +225,24 @@ public struct ListedItem: Sendable {
     /// let width = row.withListedNameUTF8 { $0.count }   // bytes, not characters
     /// ```
     public func withListedNameUTF8<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
-        switch source {
-        case .overview(let list, let fields):
-            return list.withUnsafeBytes { raw in
-                func text(_ range: Range<Int>?) -> UnsafeRawBufferPointer? { range.map { UnsafeRawBufferPointer(rebasing: raw[$0]) } }
-                if let field = ItemNameText.listedNameField(kind: kind, label: text(fields.label), service: text(fields.service)) {
-                    return body(field)
-                }
-                var name: [UInt8] = []
-                ItemNameText.appendListedName(kind: kind, label: text(fields.label), service: text(fields.service), server: text(fields.server),
-                                              protocol: text(fields.protocol), port: fields.port, path: text(fields.path), to: &name)
-                return name.withUnsafeBytes(body)
-            }
-        case .item(let item):
-            var name = item.attributes.listedName
+        if let decoded {
+            var name = decoded.attributes.listedName
             return name.withUTF8 { body(UnsafeRawBufferPointer($0)) }
         }
+        return withList { Self.withListedNameUTF8(in: $0, fields, kind: kind, body) }
+    }
+
+    /// `body` with the UTF-8 of the listed name of the overview list `list`, its fields at `fields`.
+    fileprivate static func withListedNameUTF8<R>(in list: UnsafeRawBufferPointer, _ fields: OverviewFields, kind: ItemKind,
+                                                  _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        func text(_ range: Range<Int>?) -> UnsafeRawBufferPointer? { range.map { UnsafeRawBufferPointer(rebasing: list[$0]) } }
+        if let field = ItemNameText.listedNameField(kind: kind, label: text(fields.label), service: text(fields.service)) {
+            return body(field)
+        }
+        var name: [UInt8] = []
+        ItemNameText.appendListedName(kind: kind, label: text(fields.label), service: text(fields.service), server: text(fields.server),
+                                      protocol: text(fields.protocol), port: fields.port, path: text(fields.path), to: &name)
+        return name.withUnsafeBytes(body)
     }
 
     /// Calls `body` with the UTF-8 of ``account`` (nil when absent), in place in the overview;
@@ -153,13 +252,11 @@ public struct ListedItem: Sendable {
     /// let hasAccount = row.withAccountUTF8 { $0 != nil }
     /// ```
     public func withAccountUTF8<R>(_ body: (UnsafeRawBufferPointer?) -> R) -> R {
-        switch source {
-        case .overview(let list, let fields):
-            return list.withUnsafeBytes { raw in body(fields.account.map { UnsafeRawBufferPointer(rebasing: raw[$0]) }) }
-        case .item(let item):
-            guard var account = item.attributes.account else { return body(nil) }
+        if let decoded {
+            guard var account = decoded.attributes.account else { return body(nil) }
             return account.withUTF8 { body(UnsafeRawBufferPointer($0)) }
         }
+        return withList { raw in body(fields.account.map { UnsafeRawBufferPointer(rebasing: raw[$0]) }) }
     }
 
     /// Calls `body` with the UTF-8 of each of ``tags``, in order, in place in the overview;
@@ -170,22 +267,21 @@ public struct ListedItem: Sendable {
     /// row.forEachTagUTF8 { _ in count += 1 }
     /// ```
     public func forEachTagUTF8(_ body: (UnsafeRawBufferPointer) -> Void) {
-        switch source {
-        case .overview(let list, let fields):
-            list.withUnsafeBytes { raw in
-                for range in fields.tags { body(UnsafeRawBufferPointer(rebasing: raw[range])) }
-            }
-        case .item(let item):
-            for var tag in item.attributes.tags { tag.withUTF8 { body(UnsafeRawBufferPointer($0)) } }
+        if let decoded {
+            for var tag in decoded.attributes.tags { tag.withUTF8 { body(UnsafeRawBufferPointer($0)) } }
+            return
+        }
+        withList { raw in
+            for range in fields.tags { body(UnsafeRawBufferPointer(rebasing: raw[range])) }
         }
     }
 
     /// The whole item, decoded from its overview (no secret is decrypted).
     public func item() throws(CofferError) -> Item {
-        switch source {
-        case .overview(let list, _):
+        switch owner {
+        case .item(let box): return box.item
+        case .overview(let list):
             return Item(id: id, revision: revision, attributes: try formatCall { () throws(FormatError) in try EntryCodec.decodeOverview(list) })
-        case .item(let item): return item
         }
     }
 }
@@ -234,11 +330,11 @@ extension DisplayOrder {
             let run = ReadingRun(capacity: range.count)
             for index in range {
                 let entry = entries[index]
-                guard let row = ListedItem(id: entry.record.id, revision: entry.record.revision, overview: entry.overview) else {
+                guard let row = ListedItem.reading(id: entry.record.id, revision: entry.record.revision, overview: entry.overview,
+                                                   sortKey: { run.keys.append(nameUTF8: $0, accountUTF8: $1, locale: locale) }) else {
                     run.discard()
                     return nil
                 }
-                row.withSortKeyUTF8 { run.keys.append(nameUTF8: $0, accountUTF8: $1, locale: locale) }
                 run.append(row)
             }
             run.order = run.keys.sorted(0..<run.count) { precedes(run[$0], run[$1]) }

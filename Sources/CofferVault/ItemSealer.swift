@@ -33,8 +33,8 @@ struct ItemVersion: Sendable {
 
     /// Its dates, milliseconds since 1970, from its checked overview.
     var dates: Dates {
-        let fields = overview.withUnsafeBytes { OverviewFields($0) }
-        return Dates(created: fields?.created ?? 0, modified: fields?.modified ?? 0)
+        let dates = overview.withUnsafeBytes { OverviewFields.dates(in: $0) }
+        return Dates(created: dates.created ?? 0, modified: dates.modified ?? 0)
     }
 
     struct Dates: Equatable { let created: Int64, modified: Int64 }

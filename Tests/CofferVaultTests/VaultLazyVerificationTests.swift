@@ -105,6 +105,10 @@ struct VaultLazyVerificationTests {
             let listing = try opened.listing()
             #expect(listing.damaged.map(\.id) == damaged)
             #expect(Set(listing.map(\.id)) == Set(ids).subtracting(damaged) && listing.count == ids.count - 2)
+            // Filtered, the damaged stay named (what `coffer list --expired` reports).
+            let some = listing.filtered { $0.listedName.hasSuffix("1") }
+            #expect(some.damaged.map(\.id) == damaged && some.map(\.id) == listing.map(\.id).filter { id in some.contains { $0.id == id } })
+            #expect(some.map(\.listedName) == listing.map(\.listedName).filter { $0.hasSuffix("1") })
             // The same vault afterwards: the same items readable, the same damaged, its secrets read.
             let readable = try opened.readableItems()
             #expect(listing.map(\.id) == readable.items.sortedForReading().map(\.id) && readable.damaged.map(\.id) == damaged)

@@ -8,8 +8,9 @@ import CofferTestSupport
 /// in exactly the order, that decoding every item and sorting it for reading gives.
 @Suite("Vault: the listing read from the overviews equals the decoded items sorted for reading")
 struct VaultStreamedListingTests {
-    func rows(_ listing: some Collection<ListedItem>) throws -> [String] {
-        try listing.map { row in
+    func rows(_ listing: ItemListing) throws -> [String] {
+        try listing.indices.map { index in
+            let row = listing[index]
             let item = try row.item()
             #expect(row.listedName == item.attributes.listedName)
             #expect(row.account == item.attributes.account && row.kind == item.attributes.kind)
@@ -21,6 +22,16 @@ struct VaultStreamedListingTests {
             var tags: [[UInt8]] = []
             row.forEachTagUTF8 { tags.append(Array($0)) }
             #expect(tags == item.attributes.tags.map { Array($0.utf8) })
+            // What a table reads of each row in place (`ItemListing.withRowText`), the last
+            // rows too (it reads ahead of the row it gives).
+            let text = listing.withRowText(at: index) { name, account, isFavorite, kind, tags in
+                var each: [[UInt8]] = []
+                tags { each.append(Array($0)) }
+                return (Array(name), account.map(Array.init), isFavorite, kind, each)
+            }
+            #expect(text.0 == Array(item.attributes.listedName.utf8) && text.1 == item.attributes.account.map { Array($0.utf8) })
+            #expect(text.2 == item.attributes.isFavorite && text.3 == item.attributes.kind)
+            #expect(text.4 == item.attributes.tags.map { Array($0.utf8) })
             return "\(row.id.hex) r\(row.revision) \(row.listedName)"
         }
     }
@@ -65,6 +76,11 @@ struct VaultStreamedListingTests {
                 #expect(try rows(fresh.listing(matching: query)) == expected, "\(query)")
                 #expect(try rows(vault.listing(matching: query)) == expected, "\(query), on the vault that wrote them")
             }
+            // A listing filtered keeps its order and its damaged records.
+            let all = try fresh.listing()
+            let favorites = all.filtered(\.isFavorite)
+            #expect(try rows(favorites) == rows(all).enumerated().filter { all[$0.offset].isFavorite }.map(\.element))
+            #expect(favorites.damaged.map(\.id) == all.damaged.map(\.id))
             // With changes pending in a transaction: the same rows as its decoded items.
             try vault.transaction { tx in
                 _ = try tx.add(.genericPassword(service: "pending", account: "me"))

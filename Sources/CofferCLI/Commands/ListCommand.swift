@@ -83,9 +83,9 @@ struct ListCommand: ParsableCommand {
             (try unlocked.vault.listing(matching: query), conflicts ? Set(try unlocked.vault.itemsWithConflicts().map(\.id)) : nil)
         }
         let damaged = listing.damaged
-        let items: [ListedItem]?
+        let items: ItemListing?
         if expired || flagged != nil {
-            items = try listing.filter { row in
+            items = try listing.filtered { row in
                 try (flagged?.contains(row.id) ?? true) && (!expired || row.item().attributes.isExpired(at: now))
             }
         } else {

@@ -9,12 +9,10 @@ package struct OverviewFields: Sendable {
     package private(set) var kind: UInt8 = ItemKind.genericPassword.code
     package private(set) var isFavorite = false
     package private(set) var port: UInt16?
-    private var hasCreated = false, hasModified = false
     // Offsets into the list, 32 bits each (a list that long is refused): a listing keeps one
-    // of these per row, 80 bytes rather than the 200 that optional ranges and dates took.
+    // of these per row, 64 bytes rather than the 200 that optional ranges and dates took.
     private var labelAt = Span.absent, serviceAt = Span.absent, accountAt = Span.absent
     private var serverAt = Span.absent, protocolAt = Span.absent, pathAt = Span.absent
-    private var createdValue: Int64 = 0, modifiedValue: Int64 = 0
     /// Every tag's text.
     package private(set) var tags: [Range<Int>] = []
 
@@ -24,9 +22,6 @@ package struct OverviewFields: Sendable {
     package var server: Range<Int>? { serverAt.range }
     package var `protocol`: Range<Int>? { protocolAt.range }
     package var path: Range<Int>? { pathAt.range }
-    /// The dates, milliseconds since 1970 (every checked overview in memory has both).
-    package var created: Int64? { hasCreated ? createdValue : nil }
-    package var modified: Int64? { hasModified ? modifiedValue : nil }
 
     /// Where a text field's value is, or absent.
     private struct Span: Sendable {
@@ -35,6 +30,30 @@ package struct OverviewFields: Sendable {
         init(start: UInt32, end: UInt32) { self.start = start; self.end = end }
         init(_ range: Range<Int>) { self.init(start: UInt32(range.lowerBound), end: UInt32(range.upperBound)) }
         var range: Range<Int>? { start == .max ? nil : Int(start)..<Int(end) }
+    }
+
+    /// No field at all: what a listing row that holds a decoded item carries.
+    package static let none = OverviewFields()
+
+    private init() {}
+
+    /// The dates of a checked list, milliseconds since 1970 (every checked overview has
+    /// both), read apart: a listing row keeps its fields and has no use for them.
+    package static func dates(in list: UnsafeRawBufferPointer) -> (created: Int64?, modified: Int64?) {
+        let T = EntryCodec.OverviewTag.self
+        var created: Int64?, modified: Int64?
+        var offset = 0
+        while list.count - offset >= 6 {
+            let tag = UInt16(littleEndian: list.loadUnaligned(fromByteOffset: offset, as: UInt16.self))
+            let length = Int(UInt32(littleEndian: list.loadUnaligned(fromByteOffset: offset + 2, as: UInt32.self)))
+            guard length <= list.count - offset - 6 else { break }
+            if (tag == T.created || tag == T.modified) && length == 8 {
+                let ms = Int64(littleEndian: list.loadUnaligned(fromByteOffset: offset + 6, as: Int64.self))
+                if tag == T.created { created = ms } else { modified = ms }
+            }
+            offset += 6 + length
+        }
+        return (created, modified)
     }
 
     package init?(_ list: UnsafeRawBufferPointer) {
@@ -58,10 +77,7 @@ package struct OverviewFields: Sendable {
             case T.path: pathAt = Span(value)
             case T.tag: tags.append(value)
             case T.favorite: isFavorite = true
-            case T.created, T.modified:
-                guard length == 8 else { return nil }
-                let ms = Int64(littleEndian: list.loadUnaligned(fromByteOffset: value.lowerBound, as: Int64.self))
-                if tag == T.created { (createdValue, hasCreated) = (ms, true) } else { (modifiedValue, hasModified) = (ms, true) }
+            case T.created, T.modified: guard length == 8 else { return nil }
             default: break
             }
             offset = value.upperBound
