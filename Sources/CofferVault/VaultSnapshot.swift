@@ -2,6 +2,7 @@ import CofferCrypto
 import CofferFormat
 import CofferStore
 import Dispatch
+import Foundation
 
 /// What an open vault knows of its file: the version it last read or wrote,
 /// with every overview decrypted and checked.
@@ -10,10 +11,23 @@ package struct VaultSnapshot: Sendable {
     var generation: UInt64
     /// Every item's record and checked overview, in one dictionary: a large vault
     /// spends a good part of its opening time filling it.
-    package var entries: [ItemID: SnapshotEntry]
+    package var entries: [ItemID: SnapshotEntry] {
+        get { deferred?.built.live ?? liveEntries }
+        set { settleDeferred(); liveEntries = newValue }
+        _modify { settleDeferred(); yield &liveEntries }
+    }
     /// Deleted items (SPEC.md §17.5): kept with their content until compacted, so that a
     /// replica that has not seen the deletion merges correctly. Never listed.
-    package var tombstones: [ItemID: SnapshotEntry] = [:]
+    package var tombstones: [ItemID: SnapshotEntry] {
+        get { deferred?.built.deleted ?? deletedEntries }
+        set { settleDeferred(); deletedEntries = newValue }
+        _modify { settleDeferred(); yield &deletedEntries }
+    }
+    private var liveEntries: [ItemID: SnapshotEntry]
+    private var deletedEntries: [ItemID: SnapshotEntry] = [:]
+    /// The dictionaries a listing's opening left to be built when first read
+    /// (``DeferredDictionaries``); nil once they are built into this snapshot.
+    private var deferred: DeferredDictionaries?
     /// Records damaged on disk whose overview does not open (SPEC.md §10, notes: only what
     /// uses them fails): kept out of every listing, and a save refuses while any is left
     /// (``checkDigests(keys:)``): damage is never dropped silently.
@@ -71,7 +85,7 @@ package struct VaultSnapshot: Sendable {
         sourceVersion = codec.sourceVersion
         self.identity = identity
         let read = codec.records
-        entries = [:]
+        liveEntries = [:]
         opener = OverviewOpener(vaultID: codec.header.vaultID, keys: keys)
         if lazy {
             // No dictionary of every item yet: a lookup finds its rows in the array, sorted by id.
@@ -106,6 +120,50 @@ package struct VaultSnapshot: Sendable {
             if isTombstone { deleted[id] = made[index] } else { live[id] = made[index] }
         }
         return (live, deleted)
+    }
+
+    /// Puts the dictionaries a listing's opening deferred into this snapshot, built now
+    /// if no copy of it has built them yet: before any change to either.
+    private mutating func settleDeferred() {
+        guard let deferred else { return }
+        (liveEntries, deletedEntries) = deferred.built
+        self.deferred = nil
+    }
+
+    /// The dictionaries of a listing's opening, built when first read rather than while its
+    /// overviews open: a listing reads its entries from the array it opened, and 100,000
+    /// inserts on a third thread took the two cores that open the overviews 8 ms of a
+    /// 100,000-entry `coffer list` (which then exits). Copies of the snapshot share it, so
+    /// they are built once; they never change after (a change settles them first).
+    /// @unchecked: its state changes only under `lock`.
+    private final class DeferredDictionaries: @unchecked Sendable {
+        private let lock = NSLock()
+        private var keys: [(ItemID, Bool)]
+        private var made: [SnapshotEntry]
+        private var damaged: Set<ItemID>
+        private var result: (live: [ItemID: SnapshotEntry], deleted: [ItemID: SnapshotEntry])?
+
+        /// The rows' ids and tombstone flags, the entries made for them in row order, and
+        /// the ids of those set apart as damaged (in neither dictionary).
+        init(keys: [(ItemID, Bool)], made: [SnapshotEntry], damaged: Set<ItemID>) {
+            self.keys = keys
+            self.made = made
+            self.damaged = damaged
+        }
+
+        var built: (live: [ItemID: SnapshotEntry], deleted: [ItemID: SnapshotEntry]) {
+            lock.lock()
+            defer { lock.unlock() }
+            if let result { return result }
+            var built = VaultSnapshot.dictionaries(keys, made)
+            for id in damaged {
+                built.live[id] = nil
+                built.deleted[id] = nil
+            }
+            result = built
+            (keys, made, damaged) = ([], [], [])
+            return built
+        }
     }
 
     /// Builds the dictionaries of a lazily read snapshot (every path that reads every item, and
@@ -253,6 +311,7 @@ package struct VaultSnapshot: Sendable {
         // took a listing 40 ms before its first overview). Nothing below reads them until
         // they are in place.
         var building: ParallelWork.Background<(live: [ItemID: SnapshotEntry], deleted: [ItemID: SnapshotEntry]), Never>?
+        var deferring: (keys: [(ItemID, Bool)], made: [SnapshotEntry])?
         var madeInRowOrder = false
         // Every entry made now, none opened, in file order: then every entry is pending, as
         // it is, without a pass that checks each entry and one that reads where each lies.
@@ -282,7 +341,13 @@ package struct VaultSnapshot: Sendable {
             // Ids and flags from the rows: a window's thread may be loading an entry's record.
             rowKeys = read.keys
             let keys = rowKeys
-            building = ParallelWork.Background { Self.dictionaries(keys, made) }
+            // A listing (which keeps no record) reads the entries it opened, not these: they
+            // are built when first read (``DeferredDictionaries``).
+            if keepingRecords || !keepingOverviews {
+                building = ParallelWork.Background { Self.dictionaries(keys, made) }
+            } else {
+                deferring = (keys, made)
+            }
             all = made
             madeInRowOrder = true
             // The entries hold every record now (a listing of 100,000 held the rows too: 12.8 MB).
@@ -300,6 +365,11 @@ package struct VaultSnapshot: Sendable {
                     entries[id] = nil
                     tombstones[id] = nil
                 }
+            }
+            if let deferring {
+                liveEntries = [:]
+                deletedEntries = [:]
+                deferred = DeferredDictionaries(keys: deferring.keys, made: deferring.made, damaged: Set(damaged.keys))
             }
         }
         // File order: windows of consecutive records (those in memory already go first).
@@ -582,8 +652,10 @@ package struct VaultSnapshot: Sendable {
     /// Forgets the decrypted overviews, and the records with them (unlocking reads the
     /// file again).
     mutating func forgetAttributes() {
-        entries = [:]
-        tombstones = [:]
+        // The storage, not `entries`: setting that builds deferred dictionaries first.
+        liveEntries = [:]
+        deletedEntries = [:]
+        deferred = nil
         damaged = [:]
         index = UniqueIndex()
         looked = nil
@@ -599,9 +671,10 @@ package struct VaultSnapshot: Sendable {
     /// keys and secrets live in guarded memory and are wiped where they are released.
     mutating func releaseAttributes() {
         // The rows of a lazily read file too: 100,000 records are freed in about 10 ms.
-        let old = (entries, rows)
+        // Dictionaries a listing deferred go as they are (reading `entries` would build them).
+        let old = (liveEntries, rows, deferred)
         forgetAttributes()
-        guard old.0.count >= Self.backgroundReleaseThreshold || old.1.count >= Self.backgroundReleaseThreshold else { return }
+        guard old.0.count >= Self.backgroundReleaseThreshold || old.1.count >= Self.backgroundReleaseThreshold || old.2 != nil else { return }
         DispatchQueue.global(qos: .utility).async { withExtendedLifetime(old) {} }
     }
 

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import CofferVault
+@testable import CofferVault
 import CofferTestSupport
 
 /// A record's parts are checked when they are opened (SPEC.md §10, steps 14 and 15): every
@@ -105,6 +105,10 @@ struct VaultLazyVerificationTests {
             let listing = try opened.listing()
             #expect(listing.damaged.map(\.id) == damaged)
             #expect(Set(listing.map(\.id)) == Set(ids).subtracting(damaged) && listing.count == ids.count - 2)
+            // The dictionaries the listing left to be built when first read: never a damaged record.
+            let held = opened.snapshotAsHeld
+            #expect(Set(held.entries.keys) == Set(ids).subtracting(damaged) && held.tombstones.isEmpty)
+            #expect(Set(held.damaged.keys) == Set(damaged))
             // Filtered, the damaged stay named (what `coffer list --expired` reports).
             let some = listing.filtered { $0.listedName.hasSuffix("1") }
             #expect(some.damaged.map(\.id) == damaged && some.map(\.id) == listing.map(\.id).filter { id in some.contains { $0.id == id } })
@@ -115,6 +119,33 @@ struct VaultLazyVerificationTests {
             let kept = try #require(listing.first)
             _ = try opened.secrets(for: kept.id)
             expectTampered(damaged[0]) { try opened.verifyAll() }
+        }
+    }
+
+    /// A listing builds no dictionary of the entries it opens (`VaultSnapshot.DeferredDictionaries`):
+    /// they are built when first read, in every copy of the snapshot the same.
+    @Test("After a listing, the entries by id are the live items and the deleted ones, and a save, a lookup and a transaction's copy see them all")
+    func dictionariesAfterListing() throws {
+        try withTemporaryDirectory { dir in
+            let path = dir.appendingPathComponent("v.coffer").path
+            let vault = try Vault.create(at: path, password: secure("pw"), options: testOptions)
+            let ids = try vault.transaction { tx in try (0..<40).map { try tx.add(.genericPassword(service: "s\($0)", account: "me")).id } }
+            try vault.transaction { tx in for id in ids.prefix(5) { try tx.delete(id) } }
+            let live = Set(ids.dropFirst(5)), deleted = Set(ids.prefix(5))
+            // A transaction's copy of the snapshot reads them first, then the vault's own.
+            let listed = try Vault.open(at: path, password: secure("pw"), options: testOptions)
+            #expect(try listed.listing().count == 35)
+            let copied = try listed.transaction { tx in (Set(try tx.readableItems().items.map(\.id)), (try? tx.item(ids[0])) == nil) }
+            #expect(copied.0 == live && copied.1)
+            #expect(Set(listed.snapshotAsHeld.entries.keys) == live && Set(listed.snapshotAsHeld.tombstones.keys) == deleted)
+            // A lookup and a save after a listing: every item and every deletion written again.
+            let reader = try Vault.open(at: path, password: secure("pw"), options: testOptions)
+            _ = try reader.listing()
+            #expect(try reader.item(ids[7]).service == "s7")
+            let added = try reader.transaction { tx in try tx.add(.genericPassword(service: "after", account: "me")).id }
+            let reopened = try Vault.open(at: path, password: secure("pw"), options: testOptions).currentSnapshot
+            #expect(Set(reopened.entries.keys) == live.union([added]))
+            #expect(Set(reopened.tombstones.keys) == deleted)
         }
     }
 
