@@ -12,18 +12,33 @@ package struct VaultSnapshot: Sendable {
     /// Every item's record and checked overview, in one dictionary: a large vault
     /// spends a good part of its opening time filling it.
     package var entries: [ItemID: SnapshotEntry] {
-        get { deferred?.built.live ?? liveEntries }
+        // Yielded in place (a getter's copy retained the dictionary at every lookup).
+        _read {
+            if deferred == nil {
+                yield liveEntries
+            } else {
+                yield deferredBuilt.live
+            }
+        }
         set { settleDeferred(); liveEntries = newValue }
         _modify { settleDeferred(); yield &liveEntries }
     }
     /// Deleted items (SPEC.md §17.5): kept with their content until compacted, so that a
     /// replica that has not seen the deletion merges correctly. Never listed.
     package var tombstones: [ItemID: SnapshotEntry] {
-        get { deferred?.built.deleted ?? deletedEntries }
+        _read {
+            if deferred == nil {
+                yield deletedEntries
+            } else {
+                yield deferredBuilt.deleted
+            }
+        }
         set { settleDeferred(); deletedEntries = newValue }
         _modify { settleDeferred(); yield &deletedEntries }
     }
     private var liveEntries: [ItemID: SnapshotEntry]
+    /// The deferred dictionaries, built (empty when none is deferred).
+    private var deferredBuilt: (live: [ItemID: SnapshotEntry], deleted: [ItemID: SnapshotEntry]) { deferred?.built ?? ([:], [:]) }
     private var deletedEntries: [ItemID: SnapshotEntry] = [:]
     /// The dictionaries a listing's opening left to be built when first read
     /// (``DeferredDictionaries``); nil once they are built into this snapshot.
