@@ -30,7 +30,7 @@ public struct ItemListing: RandomAccessCollection, Sendable {
     /// Calls `body` with what a table shows of the row at `position`, read where the row is:
     /// the UTF-8 of its ``ListedItem/listedName`` and ``ListedItem/account``, whether it is a
     /// favorite, its kind, and a function that gives each tag's UTF-8 in order. The bytes are
-    /// valid only inside `body`.
+    /// valid only inside `body`. `position` must be a valid index, as for the subscript.
     ///
     /// A table of every row reads them through this rather than through a copy of each row:
     /// a copy retains the row's overview, an atomic write to memory that reading order reaches
@@ -41,7 +41,9 @@ public struct ItemListing: RandomAccessCollection, Sendable {
     /// ```
     public func withRowText<R>(at position: Int, _ body: (_ name: UnsafeRawBufferPointer, _ account: UnsafeRawBufferPointer?, _ isFavorite: Bool,
                                                      _ kind: ItemKind, _ tags: ((UnsafeRawBufferPointer) -> Void) -> Void) -> R) -> R {
-        rows.withUnsafeBufferPointer { rows in
+        // As the subscript does: a position out of the listing is a programming error.
+        precondition(rows.indices.contains(position), "row \(position) is not in the listing of \(rows.count)")
+        return rows.withUnsafeBufferPointer { rows in
             // Stored properties read through the pointer, never the row as a value (a copy).
             let row = rows.baseAddress.unsafelyUnwrapped + position
             // A table asks for its rows in order: the overview of a row a few ahead is asked

@@ -282,6 +282,21 @@ struct VaultItemNameTests {
 /// was read in windows), not the dictionary's hash order, where each one was a cache miss.
 @Suite("Vault: a listing reads the entries in file order")
 struct VaultListingFileOrderTests {
+    /// `withRowText` reads through a pointer: a position out of the listing must stop the
+    /// process as the subscript does, never read past the rows.
+    @Test("withRowText at a position past the last row stops the process, as the subscript does")
+    func rowTextOutOfRange() async {
+        await #expect(processExitsWith: .failure) {
+            try withTemporaryDirectory { dir in
+                let path = dir.appendingPathComponent("v.coffer").path
+                let vault = try Vault.create(at: path, password: secure("pw"), options: testOptions)
+                try vault.transaction { tx in for index in 0..<3 { _ = try tx.add(.genericPassword(service: "s\(index)", account: "me")) } }
+                let listing = try vault.listing()
+                _ = listing.withRowText(at: listing.count) { name, _, _, _, _ in name.count }
+            }
+        }
+    }
+
     @Test("After every overview is opened from a file read in windows, the live entries come in ascending file offsets, every one once, as opening them returned them")
     func liveEntriesInFileOrder() throws {
         try withTemporaryDirectory { dir in
