@@ -37,12 +37,12 @@ package struct VaultSnapshot: Sendable {
         _modify { settleDeferred(); yield &deletedEntries }
     }
     private var liveEntries: [ItemID: SnapshotEntry]
-    /// The deferred dictionaries, built (empty when none is deferred).
-    private var deferredBuilt: (live: [ItemID: SnapshotEntry], deleted: [ItemID: SnapshotEntry]) { deferred?.built ?? ([:], [:]) }
     private var deletedEntries: [ItemID: SnapshotEntry] = [:]
     /// The dictionaries a listing's opening left to be built when first read
     /// (``DeferredDictionaries``); nil once they are built into this snapshot.
     private var deferred: DeferredDictionaries?
+    /// The deferred dictionaries, built (empty when none is deferred).
+    private var deferredBuilt: (live: [ItemID: SnapshotEntry], deleted: [ItemID: SnapshotEntry]) { deferred?.built ?? ([:], [:]) }
     /// Records damaged on disk whose overview does not open (SPEC.md §10, notes: only what
     /// uses them fails): kept out of every listing, and a save refuses while any is left
     /// (``checkDigests(keys:)``): damage is never dropped silently.
@@ -381,9 +381,9 @@ package struct VaultSnapshot: Sendable {
                     tombstones[id] = nil
                 }
             }
+            // (Both stored dictionaries are empty: a lazily read snapshot keeps what it looked
+            // up and changed in ``looked``.)
             if let deferring {
-                liveEntries = [:]
-                deletedEntries = [:]
                 deferred = DeferredDictionaries(keys: deferring.keys, made: deferring.made, damaged: Set(damaged.keys))
             }
         }

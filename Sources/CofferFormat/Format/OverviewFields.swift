@@ -42,16 +42,12 @@ package struct OverviewFields: Sendable {
     package static func dates(in list: UnsafeRawBufferPointer) -> (created: Int64?, modified: Int64?) {
         let T = EntryCodec.OverviewTag.self
         var created: Int64?, modified: Int64?
-        var offset = 0
-        while list.count - offset >= 6 {
-            let tag = UInt16(littleEndian: list.loadUnaligned(fromByteOffset: offset, as: UInt16.self))
-            let length = Int(UInt32(littleEndian: list.loadUnaligned(fromByteOffset: offset + 2, as: UInt32.self)))
-            guard length <= list.count - offset - 6 else { break }
-            if (tag == T.created || tag == T.modified) && length == 8 {
-                let ms = Int64(littleEndian: list.loadUnaligned(fromByteOffset: offset + 6, as: Int64.self))
+        _ = forEachField(in: list) { tag, value in
+            if (tag == T.created || tag == T.modified) && value.count == 8 {
+                let ms = Int64(littleEndian: list.loadUnaligned(fromByteOffset: value.lowerBound, as: Int64.self))
                 if tag == T.created { created = ms } else { modified = ms }
             }
-            offset += 6 + length
+            return true
         }
         return (created, modified)
     }
@@ -59,29 +55,44 @@ package struct OverviewFields: Sendable {
     package init?(_ list: UnsafeRawBufferPointer) {
         let T = EntryCodec.OverviewTag.self
         guard list.count < Int(UInt32.max) else { return nil }
+        var fields = OverviewFields()
+        let framed = Self.forEachField(in: list) { tag, value in
+            switch tag {
+            case T.kind: guard value.count == 1 else { return false }; fields.kind = list[value.lowerBound]
+            case T.label: fields.labelAt = Span(value)
+            case T.service: fields.serviceAt = Span(value)
+            case T.account: fields.accountAt = Span(value)
+            case T.server: fields.serverAt = Span(value)
+            case T.proto: fields.protocolAt = Span(value)
+            case T.port:
+                guard value.count == 2 else { return false }
+                fields.port = UInt16(list[value.lowerBound]) | UInt16(list[value.lowerBound + 1]) << 8
+            case T.path: fields.pathAt = Span(value)
+            case T.tag: fields.tags.append(value)
+            case T.favorite: fields.isFavorite = true
+            case T.created, T.modified: guard value.count == 8 else { return false }
+            default: break
+            }
+            return true
+        }
+        guard framed else { return nil }
+        self = fields
+    }
+
+    /// Calls `body` with each field's tag and where its value is, in order: the one walk of
+    /// a list's framing here. False, having stopped, when a field runs past the end of
+    /// `list` or `body` returns false.
+    private static func forEachField(in list: UnsafeRawBufferPointer, _ body: (UInt16, Range<Int>) -> Bool) -> Bool {
         var offset = 0
         while offset < list.count {
-            guard list.count - offset >= 6 else { return nil }
+            guard list.count - offset >= 6 else { return false }
             let tag = UInt16(littleEndian: list.loadUnaligned(fromByteOffset: offset, as: UInt16.self))
             let length = Int(UInt32(littleEndian: list.loadUnaligned(fromByteOffset: offset + 2, as: UInt32.self)))
             let value = (offset + 6)..<(offset + 6 + length)
-            guard value.upperBound <= list.count else { return nil }
-            switch tag {
-            case T.kind: guard length == 1 else { return nil }; kind = list[value.lowerBound]
-            case T.label: labelAt = Span(value)
-            case T.service: serviceAt = Span(value)
-            case T.account: accountAt = Span(value)
-            case T.server: serverAt = Span(value)
-            case T.proto: protocolAt = Span(value)
-            case T.port: guard length == 2 else { return nil }; port = UInt16(list[value.lowerBound]) | UInt16(list[value.lowerBound + 1]) << 8
-            case T.path: pathAt = Span(value)
-            case T.tag: tags.append(value)
-            case T.favorite: isFavorite = true
-            case T.created, T.modified: guard length == 8 else { return nil }
-            default: break
-            }
+            guard value.upperBound <= list.count, body(tag, value) else { return false }
             offset = value.upperBound
         }
+        return true
     }
 
     /// How the text at `range` compares with `string`: bytes alone decide unless they
