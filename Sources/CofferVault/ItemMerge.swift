@@ -248,7 +248,7 @@ enum ItemMerge {
     /// History entries of both (SPEC.md §17.5, format 2): each entry (its bytes) once, with
     /// the join of the two sides' confirmation vectors reduced by the deletion; an entry the
     /// deletion has seen as present (its vector reduced to nothing) is dropped; newest first,
-    /// then by bytes. A union of entries, so the order of merges does not matter.
+    /// then by the password's bytes. A union of entries, so the order of merges does not matter.
     static func mergedHistory(_ a: ItemState, _ b: ItemState, deletion: VersionVector?,
                               versions: VersionVector) -> (entries: [SecretFragment], confirmations: [Int: VersionVector]) {
         func confirmed(_ state: ItemState) -> [(SecretFragment, VersionVector)] {
@@ -306,8 +306,14 @@ enum ItemMerge {
         }.map(\.entry)
     }
 
+    /// The order of two history entries of one date (SPEC.md §17.5): by their passwords'
+    /// bytes. Not by the entries' bytes: in memory those carry format 1's framing, whose
+    /// little-endian lengths order two passwords of different lengths otherwise than the
+    /// entries' bytes in the file (format 2's varints) would, and an application shows the
+    /// same order (``visibleHistory(_:)``).
     private static func precedes(_ x: SecretFragment, _ y: SecretFragment) -> Bool {
-        x.source.withUnsafeBytes { xb in y.source.withUnsafeBytes { yb in xb[x.range].lexicographicallyPrecedes(yb[y.range]) } }
+        let (a, b) = (HistoryField(x)?.password ?? x, HistoryField(y)?.password ?? y)
+        return a.source.withUnsafeBytes { ab in b.source.withUnsafeBytes { bb in ab[a.range].lexicographicallyPrecedes(bb[b.range]) } }
     }
 
     // MARK: Local edits
@@ -454,8 +460,9 @@ enum ItemMerge {
     }
 
     /// An item's decoded secrets as the API shows them: passwords that lost a concurrent edit
-    /// (among `conflicts`) appear in the password history, dated by their edit, newest first;
-    /// one an edit already wrote into the history (it was shown there) is not shown twice.
+    /// (among `conflicts`) appear in the password history, dated by their edit, in the order
+    /// of ``visibleHistory(_:)``; one an edit already wrote into the history (it was shown
+    /// there) is not shown twice.
     static func secretsView(_ secrets: ItemSecrets, losing conflicts: [ItemParts.Conflict]) throws(FormatError) -> ItemSecrets {
         var out = secrets
         for conflict in conflicts where conflict.register == .password {
@@ -463,18 +470,25 @@ enum ItemMerge {
             guard let password = lost.password, !out.passwordHistory.contains(where: { $0.password == password }) else { continue }
             out.passwordHistory.append(PasswordHistoryEntry(password: password, replaced: Date(millisecondsSince1970: conflict.stamp.milliseconds)))
         }
-        out.passwordHistory.sort { $0.replaced > $1.replaced }
         out.passwordHistory = visibleHistory(out.passwordHistory)
         return out
     }
 
     /// A history as applications see it (SPEC.md §17.5): each password once, at the latest
-    /// date it was replaced. The record keeps every entry merges brought (a union, so that
-    /// merging in any order gives the same record); the next edit writes this view back.
+    /// date it was replaced, newest first, and among one date by the password's bytes. The
+    /// record keeps every entry merges brought (a union, so that merging in any order gives
+    /// the same record); the next edit writes this view back. Ties go by the bytes, not by
+    /// where an entry came from: the losing passwords of a merge, appended after the record's
+    /// entries, came after those of their date, which a reader from the spec could not know
+    /// (found by the history merge vector).
     static func visibleHistory(_ entries: [PasswordHistoryEntry]) -> [PasswordHistoryEntry] {
         guard entries.count > 1 else { return entries }
+        let ordered = entries.sorted { a, b in
+            if a.replaced != b.replaced { return a.replaced > b.replaced }
+            return a.password.withUnsafeBytes { x in b.password.withUnsafeBytes { y in x.lexicographicallyPrecedes(y) } }
+        }
         var out: [PasswordHistoryEntry] = []
-        for entry in entries.sorted(by: { $0.replaced > $1.replaced }) where !out.contains(where: { $0.password == entry.password }) {
+        for entry in ordered where !out.contains(where: { $0.password == entry.password }) {
             out.append(entry)
         }
         return out

@@ -495,6 +495,7 @@ enum VectorCatalog {
         out += try VectorFile.loadAll().filter { MergeVectors.versionOneNames.contains($0.name) }
         out += try MergeVectors.build()
         out += try RotationMergeVectors.build()
+        out += try MergeRuleVectors.build()
         #endif
         out += try VectorCatalogV2.build()
         return out

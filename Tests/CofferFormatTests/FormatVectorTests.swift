@@ -21,9 +21,12 @@ struct FormatVectorTests {
         let vectors = try VectorFile.loadAll()
         #expect(vectors.count >= 15)
         let classes = Set(vectors.map(\.expect))
-        for expectation in VectorExpectation.allCases {
+        // "slot limit" refuses a merge of two files, never one file: the refused merge vectors name it.
+        for expectation in VectorExpectation.allCases where expectation != .slotLimit {
             #expect(classes.contains(expectation), "no vector expects \(expectation.rawValue)")
         }
+        #expect(!classes.contains(.slotLimit), "a file alone is never refused as slot limit")
+        #expect(vectors.contains { $0.mergeRefused == .slotLimit }, "no refused merge vector names slot limit")
         for vector in vectors where vector.expect == .success {
             #expect(vector.entries != nil, "\(vector.name): a success vector lists its entries")
             #expect(vector.generation != nil, "\(vector.name): a success vector states its generation")

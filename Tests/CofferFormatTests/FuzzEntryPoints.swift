@@ -55,11 +55,13 @@ enum FuzzEntryPoints {
             let keyFile = (0x40...0x7F).map { UInt8($0) }
             let material = try keyFile.withBytes { (raw) throws(CofferError) in try formatCall { () throws(FormatError) in try KeyFile.material(contents: raw) } }
             let raw = try SecureBytes(copying: (0..<32).map { UInt8($0) })
+            // The merge vectors' second raw key (a slot one replica adds, the one a refused merge's copy keeps).
+            let secondRaw = try SecureBytes(copying: (0x20..<0x40).map { UInt8($0) })
             let others = try ["old password", "new password", "pässwörd 🔑 ключ"].map { text throws(CofferError) in
                 VaultCredential.password(try SecureBytes(copying: Array(text.utf8)))
             }
             return [.rawKey(raw), .password(password), .keyFile(KeyFile(material: material)),
-                    .passwordAndKeyFile(password, KeyFile(material: material))] + others
+                    .passwordAndKeyFile(password, KeyFile(material: material))] + others + [.rawKey(secondRaw)]
         } catch {
             fatalError("fuzz credentials: \(error)")
         }
@@ -155,7 +157,8 @@ enum FuzzEntryPoints {
 
     static func affordableV2(_ header: VaultHeaderV2, _ kind: KeySlotKind) -> Bool {
         let slots = header.slots.filter { $0.kind == kind }
-        guard !slots.isEmpty, slots.count <= 4 else { return false }
+        // At most four slots that run a KDF; those without one (raw keys) cost a hash each.
+        guard !slots.isEmpty, slots.filter({ $0.kdf != nil }).count <= 4 else { return false }
         return slots.allSatisfy { slot in
             guard let kdf = slot.kdf else { return true }
             return kdf.memoryKiB <= maxFuzzMemoryKiB && kdf.iterations <= maxFuzzIterations && kdf.lanes <= maxFuzzLanes

@@ -91,6 +91,23 @@ extension VectorCatalogV2 {
         add("malformed-recipient-ssh-key", .malformed,
             try headerEdited(bytes) { h in h = replacingSlot(h, 2, publicPart: { [1] + [UInt8](repeating: 0, count: 31) + $0[32...] }) },
             "v2-success-recipient-age whose ssh-ed25519 slot holds the Ed25519 identity point (01 00 … 00, small order, no X25519 form), checksum recomputed")
+        // The age slot's stanza made by a key holder (header MAC recomputed): with the point 0
+        // as its share, so that the shared secret is all zero (§4.11: the slot does not open;
+        // a reader that took it would open the vault), and for another key, correctly wrapped
+        // (its epoch id is not the header's).
+        let recipient = b.header.slots[1].publicPart.prefix(32)
+        let zeroShare = [UInt8](repeating: 0, count: 32)
+        let zeroWrapKey = try SHA256.hkdf(secret: try SecureBytes(copying: zeroShare), salt: zeroShare + recipient,
+                                          info: AgeStanza.x25519Label, length: ChaCha20Poly1305.keyLength)
+        let zeroBody = try ChaCha20Poly1305.seal(b.keys.epochKey, key: zeroWrapKey, nonce: AgeStanza.zeroNonce)
+        add("wrong-key-recipient-zero-shared-secret", .wrongKey,
+            try headerEdited(bytes, keys: b.keys) { h in h = replacingSlot(h, 1, stanza: { _ in zeroShare + zeroBody }) },
+            "v2-success-recipient-age whose age slot's share is 0 (a point of small order), the epoch key wrapped under an all-zero shared secret, MACs recomputed by a key holder: the slot does not open")
+        let other = try b.entropy.secureBytes(32)
+        let wrapped = try AgeStanza.wrap(other, to: .x25519(publicKey: Array(recipient)), entropy: b.entropy)
+        add("header-recipient-epoch-id-commitment", .headerFailure,
+            try headerEdited(bytes, keys: b.keys) { h in h = replacingSlot(h, 1, stanza: { _ in wrapped.share + wrapped.body }) },
+            "v2-success-recipient-age whose age slot wraps, correctly, a key that is not the one the header's epoch id commits to, MACs recomputed by a key holder")
         return out
     }
 }

@@ -76,6 +76,8 @@ extension VectorCatalogV2 {
         add("wrong-password-epoch-id-changed", .wrongPassword,
             try headerEdited(itemsBytes) { h in h[H.epochID] ^= 0x01 },
             "v2-success-items with its epoch id changed and the checksum recomputed: the stanza binds the epoch id, so the slot does not open")
+        add("wrong-password-zero-shared-secret", .wrongPassword, try zeroSharedSecretVector(),
+            "a password slot whose stanza's ephemeral key is 0 (a point of small order), the epoch key wrapped under an all-zero shared secret: the slot does not open")
         add("header-epoch-id-commitment", .headerFailure, try commitmentVector(items),
             "a password slot whose stanza, made by a key holder, wraps a key that is not the one the header's epoch id commits to")
         add("unsupported-version-3", .unsupportedVersion, VectorCatalog.patched(itemsBytes, at: 8, [3, 0]),
@@ -132,6 +134,18 @@ extension VectorCatalogV2 {
             add(name, .kdfOutOfBounds, try headerEdited(itemsBytes) { h in putU32(&h, at: offset, value) },
                 "v2-success-items with \(what) in its password slot, checksum recomputed: refused before any KDF runs")
         }
+        // Every slot's parameters are checked when the header is parsed (§4.1), not only the slot tried:
+        // a second password slot, never tried (the first opens), with memory 7 KiB.
+        var untried = slot0
+        untried.replaceSubrange((3 + 1)..<(3 + 5), with: u32(7))
+        add("kdf-memory-below-8-kib-other-slot", .kdfOutOfBounds, try headerEdited(itemsBytes) { h in h = slots([slot0, untried]) },
+            "v2-success-items with a second password slot of memory 7 KiB after the one that opens, checksum recomputed: refused before any KDF runs")
+        add("malformed-epoch-start-time-zero", .malformed,
+            try headerEdited(itemsBytes) { h in h.replaceSubrange((H.epochStart + 8)..<(H.epochStart + 16), with: u64(0)) },
+            "v2-success-items with epoch start time 0, checksum recomputed")
+        add("truncated-extension-past-header", .truncated,
+            try headerEdited(itemsBytes) { h in h = withExtensions(h, [u16(0x0042) + u32(1000) + [1, 2, 3]]) },
+            "a non-critical extension whose length (1000) runs past the end of the header body, checksum recomputed")
         add("malformed-header-trailing-byte", .malformed, try headerEdited(itemsBytes) { h in h.append(0) },
             "one byte after the last extension inside the header body, checksum recomputed")
         add("malformed-critical-extension", .malformed, try headerEdited(itemsBytes) { h in h = withExtensions(h, [ext(0x8001, [0xAB])]) },
@@ -186,6 +200,15 @@ extension VectorCatalogV2 {
                        [1] + rotatedHeader.epochID + Array(entry[16...]) + sealedPart, "a key history listing the current epoch")
         try addHistory("malformed-key-history-zero-stamp", [1] + Array(entry[0..<16]) + u64(0) + u64(5) + sealedPart,
                        "a key history whose end stamp names replica 0")
+        try addHistory("malformed-key-history-zero-time", [1] + Array(entry[0..<16]) + u64(5) + u64(0) + sealedPart,
+                       "a key history whose end stamp has time 0")
+        var repeatedHistory = rotatedHeader
+        repeatedHistory.extensions += [HeaderExtension(type: KeyHistory.extensionType, value: history)]
+        var repeatedRaw = rotatedRaw
+        repeatedRaw.headerBody = repeatedHistory.encodeBody()
+        repeatedRaw.checksum = .compute
+        out.append(vector("malformed-key-history-repeated-extension", .malformed, try repeatedRaw.assemble(keys: nil),
+                          "v2-success-rotated with its key history extension 0x8012 twice, checksum recomputed", password: "new password"))
         let (_, _, twice) = try rotationVaults()
         let twiceHeader = try VaultHeaderV2.parse(bytes: try RawVaultFileV2(splitting: twice.bytes).headerBody)
         let twiceHistory = try requireValue(twiceHeader.keyHistory?.value, "twice-rotated vault without a key history")
@@ -200,6 +223,13 @@ extension VectorCatalogV2 {
         }
         out.append(vector("malformed-key-history-order", .malformed, try twiceEdited([2] + second + first + sealedTwice),
                           "v2-success-rotated-twice with its two epochs oldest first, checksum recomputed", password: "new password"))
+        // Two epochs ended by one stamp: in ascending order of epoch id (§4.9); here descending.
+        let (low, high) = first[0..<16].lexicographicallyPrecedes(second[0..<16]) ? (first, second) : (second, first)
+        let sameEnd = Array(first[16...])
+        out.append(vector("malformed-key-history-equal-stamps-order", .malformed,
+                          try twiceEdited([2] + Array(high[0..<16]) + sameEnd + Array(low[0..<16]) + sameEnd + sealedTwice),
+                          "v2-success-rotated-twice with both epochs given one end stamp and listed in descending order of epoch id, checksum recomputed",
+                          password: "new password"))
         out.append(vector("malformed-key-history-repeated", .malformed, try twiceEdited([2] + first + first + sealedTwice),
                           "v2-success-rotated-twice listing its newer earlier epoch twice, checksum recomputed", password: "new password"))
         var flipped = history
@@ -235,6 +265,24 @@ extension VectorCatalogV2 {
         let wrapKey = try KeySlotV2.wrapKey(vaultID: b.vaultID, epochID: b.keys.epochID, identity: slot.identity, ephemeral: ephemeral,
                                             publicKeys: [publicKey], shared: [shared])
         let wrapped = try XChaCha20Poly1305.seal(other.epochKey, key: wrapKey, nonce: KeySlotV2.zeroNonce,
+                                                 associatedData: KeySlotV2.stanzaAD(vaultID: b.vaultID, epochID: b.keys.epochID, identity: slot.identity))
+        b.header.slots[0] = try KeySlotV2(type: slot.type, publicPart: slot.publicPart, stanza: ephemeral + wrapped, index: 0)
+        return try b.bytes()
+    }
+
+    /// A vault whose only stanza's ephemeral key is the point 0 (of small order), its epoch
+    /// key wrapped under the wrap key of an all-zero shared secret (SPEC.md §4.7): a reader
+    /// that took that result opens it; the slot does not open.
+    static func zeroSharedSecretVector() throws -> [UInt8] {
+        let b = try FormatVaultBuilderV2(entropy: entropy("zero shared"), slots: [(try passwordKey(), kdf)], start: start)
+        let (sa, ss) = try C.small()
+        try b.put(try b.newID(), revision: 1, sa, ss)
+        let slot = b.header.slots[0]
+        let ephemeral = [UInt8](repeating: 0, count: 32)
+        let publicKey = Array(slot.publicPart[29..<61])
+        let wrapKey = try KeySlotV2.wrapKey(vaultID: b.vaultID, epochID: b.keys.epochID, identity: slot.identity, ephemeral: ephemeral,
+                                            publicKeys: [publicKey], shared: [try SecureBytes(copying: [UInt8](repeating: 0, count: 32))])
+        let wrapped = try XChaCha20Poly1305.seal(b.keys.epochKey, key: wrapKey, nonce: KeySlotV2.zeroNonce,
                                                  associatedData: KeySlotV2.stanzaAD(vaultID: b.vaultID, epochID: b.keys.epochID, identity: slot.identity))
         b.header.slots[0] = try KeySlotV2(type: slot.type, publicPart: slot.publicPart, stanza: ephemeral + wrapped, index: 0)
         return try b.bytes()
@@ -325,6 +373,13 @@ extension VectorCatalogV2 {
         add("malformed-row-overview-length", .malformed,
             try manifestEdited(itemsBytes, keys: keys) { r in r.rows[2].overviewLength += 1 },
             "a row whose overview ciphertext length is one more (not a padded length plus 16), MAC recomputed")
+        // The bounds of §7 and §9, checked with the row: without them the records would be "truncated".
+        add("malformed-row-overview-too-long", .malformed,
+            try manifestEdited(itemsBytes, keys: keys) { r in r.rows[2].overviewLength = UInt64(Padme.paddedLength(1_048_577)) + 16 },
+            "a row whose overview ciphertext length is the padded length of 1,048,577 bytes plus 16 (the bound is 1,048,592), MAC recomputed")
+        add("malformed-row-secret-too-long", .malformed,
+            try manifestEdited(itemsBytes, keys: keys) { r in r.rows[2].secretLength = UInt64(Padme.paddedLength(67_108_865)) + 16 },
+            "a row whose secret ciphertext length is the padded length of 67,108,865 bytes plus 16 (the bound is 67,108,880), MAC recomputed")
         add("malformed-row-secret-length", .malformed,
             try manifestEdited(itemsBytes, keys: keys) { r in r.rows[2].secretLength = 17 },
             "a row whose secret ciphertext length is 17 (a padded part is at least 16 bytes), MAC recomputed")
@@ -529,6 +584,39 @@ extension VectorCatalogV2 {
         try overview("malformed-overview-siblings-repeated-field", .malformed,
                      labelled + field(V.siblings, [2] + stamp(0)) + field(V.siblings, [2] + stamp(0, back: 1)),
                      "an overview with the siblings field twice")
+        // Each merge field at most once (§17.3), and the bounds of the version vector: each
+        // vector below is its control with the one change (the controls open).
+        /// Throws unless `list` (an overview, with `secrets`) opens: the control of a vector.
+        func mustOpen(_ list: [UInt8], secrets: [UInt8] = emptySecrets, tombstone: Bool = false) throws {
+            let bytes = try withRecord("control", overview: list, secrets: tombstone ? nil : secrets, tombstone: tombstone)
+            guard FormatReader.outcome(bytes, key: try passwordKey()).0 == .success else {
+                throw VectorFileError(description: "a list vector's control does not open")
+            }
+        }
+        let explicitStamps = field(V.stamps, stamp(0) + varint(unkeyedMask))
+        let deletedOne = field(V.deleted, stamp(0))
+        try mustOpen(base2 + explicitStamps)
+        try mustOpen(base2 + deletedOne)
+        try overview("malformed-overview-versions-repeated", .malformed, baseOverview + versions, "an overview with the versions field twice")
+        try overview("malformed-overview-stamps-repeated", .malformed, base2 + explicitStamps + explicitStamps,
+                     "an overview with the stamps field twice (each the default stamp of index 0 and every unkeyed register)")
+        try overview("malformed-overview-deleted-repeated", .malformed, base2 + deletedOne + deletedOne, "an overview with the deletion vector twice")
+        try overview("malformed-overview-versions-empty", .malformed, kind + service + field(V.versions, []), "an overview whose version vector is empty")
+        let many = (0..<UInt64(16_384)).flatMap { u64(replica + $0) + u64(time) }
+        try mustOpen(kind + service + field(V.versions, many))
+        try overview("malformed-overview-versions-too-many", .malformed, kind + service + field(V.versions, many + u64(replica + 16_384) + u64(time)),
+                     "an overview whose version vector has 16,385 entries (the bound is 16,384)")
+        // A stamps field that stamps nothing, on a tombstone (which has no value a stamp must cover).
+        let tombstoneBase = field(13, i64(C.t0 - 1000)) + versions
+        try mustOpen(tombstoneBase, tombstone: true)
+        out.append(vector("malformed-overview-stamps-nothing", .malformed,
+                          try withRecord("stamps-nothing", overview: tombstoneBase + field(V.stamps, stamp(0) + varint(0)), secrets: nil, tombstone: true),
+                          "a tombstone whose stamps field has mask 0 and no explicit stamp (it stamps nothing), correctly sealed and MACed"))
+        let labelStamped = field(V.stamps, stamp(0) + varint(unkeyedMask & ~bit(.label)) + [2] + stamp(1))
+        try mustOpen(base2 + labelStamped)
+        try overview("malformed-overview-stamp-default-and-explicit", .malformed,
+                     base2 + field(V.stamps, stamp(0) + varint(unkeyedMask) + [2] + stamp(1)),
+                     "an overview whose label has its mask bit set and an explicit stamp")
         try overview("malformed-overview-deleted-empty", .malformed, base2 + field(V.deleted, []), "an overview with an empty deletion vector")
         try overview("malformed-overview-deleted-order", .malformed, base2 + field(V.deleted, stamp(1) + stamp(0)),
                      "an overview whose deletion vector lists index 1 before index 0")
@@ -562,6 +650,9 @@ extension VectorCatalogV2 {
             let opened = try FormatReader.open(out[out.count - 1].bytes, key: try passwordKey())
             return opened.entries
         }()
+        out.append(vector("malformed-row-tombstone-tag", .malformed,
+                          try withRecord("tombstone-tag", overview: tombstoneOverview, secrets: nil, tombstone: true, tag: 5),
+                          "a tombstone (no secret part) whose row's lookup tag is 5, not 0, correctly sealed and MACed"))
         for (name, list, what) in [
             ("malformed-tombstone-label", field(2, text("kept")) + tombstoneOverview, "a tombstone keeping a label"),
             ("malformed-tombstone-kind", kind + field(13, i64(C.t0 - 1000)) + versions, "a tombstone keeping a kind"),
@@ -573,6 +664,8 @@ extension VectorCatalogV2 {
 
         // Secret parts (§7.3, §17.3).
         try secret("malformed-secret-critical-tag", .malformed, field(1, text("pw")) + field(0x8002, [1]), "a secret part with the unknown critical tag 0x8002")
+        try secret("malformed-secret-critical-tag-above", .malformed, field(1, text("pw")) + field(0x8013, [1]),
+                   "a secret part with the unknown critical tag 0x8013 (above the merge fields)")
         try secret("malformed-secret-repeated-notes", .malformed, field(2, text("a")) + field(2, text("b")), "a secret part with two notes fields")
         try secret("malformed-secret-attachment-name-not-utf8", .malformed, field(5, field(1, [0xFF]) + field(2, [1])),
                    "a secret part whose attachment name is not UTF-8")
@@ -652,6 +745,106 @@ extension VectorCatalogV2 {
                    "a kind conflict field whose value is empty (a removal: a kind is never removed)", overview: kindSibling)
         try secret("malformed-secret-conflict-kind-unknown", .malformed, conflict(1, value: field(1, [9])),
                    "a kind conflict field holding kind 9, which does not exist", overview: kindSibling)
+
+        // Rules that had vectors in format 1 only, or none (each against a control that opens).
+        // Fields (§7.1, §7.2).
+        try overview("malformed-overview-kind-width", .malformed, field(1, [1, 0]) + service + versions, "an overview whose kind is 2 bytes")
+        try overview("malformed-overview-port-width", .malformed, kind + service + field(7, [1]) + versions, "an overview whose port is 1 byte")
+        try mustOpen(kind + service + field(12, [1]) + versions)
+        try overview("malformed-overview-favorite", .malformed, kind + service + field(12, [2]) + versions, "an overview whose favorite flag is 2")
+        try overview("malformed-overview-date-before-year-1", .malformed, kind + service + field(13, i64(-62_135_596_800_001)) + versions,
+                     "an overview created 1 ms before 0001-01-01")
+        try mustOpen(field(0, text("x")) + baseOverview)
+        try overview("malformed-overview-repeated-tag-zero", .malformed, field(0, text("x")) + field(0, text("y")) + baseOverview,
+                     "an overview with two fields of tag 0")
+        try overview("malformed-overview-varint-overflow", .malformed,
+                     baseOverview + [0x10] + [UInt8](repeating: 0xFF, count: 9) + [0x02],
+                     "an overview whose last field's length is a 10-byte varint above 2^64 - 1")
+        // An implied date out of range (§7.6): the version vector's time is that of 10000-01-01.
+        try overview("malformed-overview-implied-date-range", .malformed,
+                     kind + service + field(V.versions, u64(replica) + u64(UInt64(253_402_300_800_000) << 16)),
+                     "an overview whose implied dates (its version vector's time) are in the year 10000")
+        // Merge fields (§17.3).
+        try overview("malformed-overview-siblings-empty", .malformed, labelled + field(V.siblings, []), "an overview with an empty siblings field")
+        try overview("malformed-overview-confirmations-empty", .malformed, base2 + field(V.confirmations, []),
+                     "an overview with an empty confirmations field")
+        try overview("malformed-overview-erased-empty", .malformed, base2 + field(V.erased, []), "an overview with an empty erased field")
+        // The kind's value has the implied stamp, index 1; its confirmation is index 0's time and index 1 one back.
+        let confirmation = [1] + stamp(1)
+        try mustOpen(base2 + field(V.confirmations, confirmation + varint(2) + stamp(0) + stamp(1, back: 1)))
+        try overview("malformed-overview-confirmation-empty-vector", .malformed, base2 + field(V.confirmations, confirmation + varint(0)),
+                     "an overview with a confirmation of m = 0 entries")
+        try overview("malformed-overview-confirmation-order", .malformed,
+                     base2 + field(V.confirmations, confirmation + varint(2) + stamp(1, back: 1) + stamp(0)),
+                     "an overview whose confirmation vector lists index 1 before index 0")
+        // The label's winner at index 0, a sibling at index 1 (later): the winner is the newest value not erased.
+        let olderWinner = kind + field(2, text("L")) + service + two + field(V.stamps, stamp(1) + varint(unkeyedMask & ~bit(.label)) + [2] + stamp(0))
+        try secret("malformed-secret-sibling-newer-than-winner", .malformed, conflict(2, replica: replica + 1, t: time + 1, value: lostLabel),
+                   "a label whose sibling (not erased) is newer than its winner, with its conflict field",
+                   overview: olderWinner + field(V.siblings, [2] + stamp(1)))
+        try overview("malformed-overview-erased-winner-with-value", .malformed, labelled + field(V.erased, [2] + stamp(1)),
+                     "an overview whose label winner is erased and still has its value")
+        // History confirmations (secret 0x8011).
+        let confirmed = { (entries: [UInt8]) in history + field(V.historyConfirmations, varint(0) + entries) }
+        try mustOpen(base2, secrets: confirmed(varint(1) + u64(replica) + u64(1)))
+        for (name, entries, what) in [
+            ("empty-vector", varint(0), "with m = 0 entries"),
+            ("zero-replica", varint(1) + u64(0) + u64(1), "naming replica 0"),
+            ("zero-time", varint(1) + u64(replica) + u64(0), "with time 0"),
+            ("order", varint(2) + u64(replica + 1) + u64(1) + u64(replica) + u64(1), "listing replicas in descending order"),
+            ("not-dominated", varint(1) + u64(replica) + u64(time + 5), "above the item's version vector"),
+        ] as [(String, [UInt8], String)] {
+            try secret("malformed-secret-history-confirmation-\(name)", .malformed, confirmed(entries), "a history confirmation \(what)", overview: base2)
+        }
+        // Conflict fields (secret 0x8010).
+        try secret("malformed-secret-conflict-zero-time", .malformed, conflict(2, t: 0, value: lostLabel),
+                   "a conflict field with time 0", overview: withSibling)
+        try secret("malformed-secret-conflict-unkeyed-with-key", .malformed, conflict(2, key: 5, value: lostLabel),
+                   "a label conflict field with a key (only keyed registers have one)", overview: withSibling)
+        try secret("malformed-secret-conflict-unknown-field", .malformed,
+                   field(0x8010, field(1, [2]) + field(3, u64(replica)) + field(4, u64(time)) + field(5, lostLabel) + field(6, [0])),
+                   "a conflict field with an unknown field 6", overview: withSibling)
+        try secret("malformed-secret-conflict-field-order", .malformed,
+                   field(0x8010, field(3, u64(replica)) + field(1, [2]) + field(4, u64(time)) + field(5, lostLabel)),
+                   "a conflict field whose replica comes before its register", overview: withSibling)
+        try secret("malformed-secret-conflict-replica-width", .malformed,
+                   field(0x8010, field(1, [2]) + field(3, Array(u64(replica).prefix(7))) + field(4, u64(time)) + field(5, lostLabel)),
+                   "a conflict field whose replica is 7 bytes", overview: withSibling)
+        try secret("malformed-secret-conflict-of-erased", .malformed, conflict(2, value: lostLabel),
+                   "a conflict field for a sibling that is erased", overview: withSibling + field(V.erased, [2] + stamp(0)))
+        try secret("malformed-secret-conflict-kind-twice", .malformed, conflict(1, value: field(1, [3]) + field(1, [2])),
+                   "a kind conflict field holding two kind fields", overview: kindSibling)
+        // A custom field (a keyed register, its stamp explicit) is a pair of exactly a name and a value (§7.4).
+        let fieldKey = Register.keyed(15, name: text("n"), occurrence: 0).key
+        let pairStamps = field(V.stamps, stamp(0) + varint(unkeyedMask) + [15] + u64(fieldKey) + stamp(0))
+        let withPair = { (pair: [UInt8]) in kind + service + field(15, pair) + versions + pairStamps }
+        try mustOpen(withPair(field(1, text("n")) + field(2, text("v"))))
+        try overview("malformed-overview-pair-extra", .malformed, withPair(field(1, text("n")) + field(2, text("v")) + field(3, text("x"))),
+                     "an overview whose custom field has a third field")
+        try overview("malformed-overview-pair-missing-value", .malformed, withPair(field(1, text("n"))),
+                     "an overview whose custom field has a name and no value")
+        // Two erased siblings of the label (§17.3: strictly ascending by (code, key, i, t)).
+        let twoSiblings = labelled + field(V.siblings, [2] + stamp(0, back: 1) + [2] + stamp(0))
+        try mustOpen(twoSiblings + field(V.erased, [2] + stamp(0, back: 1) + [2] + stamp(0)), secrets: [])
+        try overview("malformed-overview-erased-order", .malformed, twoSiblings + field(V.erased, [2] + stamp(0) + [2] + stamp(0, back: 1)),
+                     "an overview whose two erased label values are in descending order of time", secrets: [])
+        // History confirmations of two entries (newest first), and one not reduced by the deletion vector.
+        let twoEntries = history + field(4, field(1, text("older")) + field(2, i64(C.t0 - 1000)))
+        let confirmIndex = { (index: UInt64) in varint(index) + varint(1) + u64(replica) + u64(1) }
+        try mustOpen(base2, secrets: twoEntries + field(V.historyConfirmations, confirmIndex(0) + confirmIndex(1)))
+        try secret("malformed-secret-history-confirmation-index-order", .malformed,
+                   twoEntries + field(V.historyConfirmations, confirmIndex(1) + confirmIndex(0)),
+                   "history confirmations for entry 1, then entry 0", overview: base2)
+        let deletedFirst = base2 + field(V.deleted, stamp(0))
+        try mustOpen(deletedFirst, secrets: history + field(V.historyConfirmations, varint(0) + varint(1) + u64(replica + 1) + u64(1)))
+        try secret("malformed-secret-history-confirmation-not-reduced", .malformed,
+                   history + field(V.historyConfirmations, varint(0) + varint(1) + u64(replica) + u64(time)),
+                   "a history confirmation with an entry the deletion vector covers (not reduced)", overview: deletedFirst)
+        // The kind's one value erased (§17.5): a live item without a kind reads as a generic password.
+        try overview("success-overview-kind-erased", .success, service + two + field(V.erased, [1] + stamp(1)),
+                     "a live item whose kind register's only value was erased by a deletion it outlived: no kind field, read as a generic password")
+        out[out.count - 1].generation = 1
+        out[out.count - 1].entries = try FormatReader.open(out[out.count - 1].bytes, key: try passwordKey()).entries
         return out
     }
 }

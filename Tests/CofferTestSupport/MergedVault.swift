@@ -1,6 +1,6 @@
 import Foundation
 @testable import CofferFormat
-import CofferVault
+@testable import CofferVault
 
 /// What merging replicas must give (the `merged:` line of SPEC.md §15.1): every live item
 /// (as `entries:` lists them, revision 0: revisions depend on the order of merges), the
@@ -16,7 +16,7 @@ package struct MergedVault: Codable, Equatable, Sendable {
     package var items: [VectorEntry]
     package var deleted: [String]
     package var conflicts: [Conflict]
-    /// Key slots of the merged vault, as type numbers in header order.
+    /// Key slots of the merged vault, as their types in the merged (format-2) header (SPEC.md §4), in header order.
     package var slots: [UInt8]
 
     /// Reads a merged vault through the public API (and the snapshot for tombstones).
@@ -32,7 +32,7 @@ package struct MergedVault: Codable, Equatable, Sendable {
         self.items = items
         self.conflicts = conflicts.sorted()
         deleted = vault.snapshotForTests.tombstones.keys.map(\.hex).sorted()
-        slots = vault.slots.map(\.code)
+        slots = vault.snapshotForTests.header.slots.map(\.type)
     }
 
     private static func text(_ c: ItemConflict) -> String {

@@ -15,6 +15,9 @@ package enum VectorExpectation: String, CaseIterable, Sendable {
     case malformed = "malformed"
     case kdfOutOfBounds = "kdf out of bounds"
     case notACofferFile = "not a coffer file"
+    /// Merges only (`merge-refused:`): the merged header would break a bound of SPEC.md §17.4
+    /// (no key slot, more than 32, more removed slots than a writer keeps).
+    case slotLimit = "slot limit"
 
     /// The class of a reading error; nil for errors that are not a property of the file.
     package init?(error: CofferError) {
@@ -33,6 +36,7 @@ package enum VectorExpectation: String, CaseIterable, Sendable {
         case .malformed: self = .malformed
         case .kdfParametersOutOfBounds: self = .kdfOutOfBounds
         case .notACofferFile: self = .notACofferFile
+        case .slotUnavailable: self = .slotLimit
         default: return nil
         }
     }

@@ -318,10 +318,20 @@ package struct KeySlotV2: Sendable, Equatable {
     /// A new slot for `credential` (fresh salts), wrapping `epoch`'s key; also its seeds.
     package static func make(for credential: VaultCredential, kdf: Argon2idParameters, vaultID: [UInt8], epoch: EpochKeys,
                              entropy: EntropySource) throws(FormatError) -> (slot: KeySlotV2, seeds: Seeds) {
+        try make(for: credential, kdf: kdf, vaultID: vaultID, epoch: epoch, entropy: entropy, salt: nil)
+    }
+
+    /// ``make(for:kdf:vaultID:epoch:entropy:)`` with every factor's salt `salt` when given
+    /// (a converted slot, SPEC.md §11.1), else fresh ones.
+    private static func make(for credential: VaultCredential, kdf: Argon2idParameters, vaultID: [UInt8], epoch: EpochKeys,
+                             entropy: EntropySource, salt: [UInt8]?) throws(FormatError) -> (slot: KeySlotV2, seeds: Seeds) {
         guard let type = type(for: credential.slotKind) else { throw .invalidArgument("no slot type for this credential") }
         let factorCount = type == passwordAndKeyFileType ? 2 : 1
         let salts = try crypto { () throws(CofferError) in
-            try (0..<factorCount).map { (_) throws(CofferError) in try entropy.bytes(FormatV1.saltLength) }
+            try (0..<factorCount).map { (_) throws(CofferError) -> [UInt8] in
+                if let salt { return salt }
+                return try entropy.bytes(FormatV1.saltLength)
+            }
         }
         let usesArgon2 = type != rawKeyType
         if usesArgon2 { do { try kdf.checkBounds("new key slot") } catch { throw FormatError(reading: error) } }
@@ -370,8 +380,11 @@ package struct KeySlotV2: Sendable, Equatable {
     /// The new-style slot that replaces a legacy slot opened with `kek` (its format-1
     /// key-encryption key) or `credential` (SPEC.md §11.1). Types 1 and 3 keep the legacy
     /// slot's parameters and salt, and its KEK is the seed: no KDF runs. Types 2 and 4 need
-    /// the credential (one Argon2id for type 2) and get fresh salts. Nil when what is needed
-    /// is not at hand, or the slot is not legacy.
+    /// the credential (one Argon2id for type 2) and keep the legacy slot's salt too (every
+    /// factor's): two devices that convert one slot write one slot, whose identity a merge
+    /// matches (with fresh salts each wrote its own, and how many slots a merged vault had
+    /// depended on the order of merges). Nil when what is needed is not at hand, or the slot
+    /// is not legacy.
     package static func converting(_ legacy: KeySlotV2, kek: SecureBytes?, credential: VaultCredential?, vaultID: [UInt8],
                                    epoch: EpochKeys, entropy: EntropySource) throws(FormatError) -> (slot: KeySlotV2, seeds: Seeds)? {
         guard legacy.isLegacy, let record = legacy.legacyRecord else { return nil }
@@ -387,7 +400,8 @@ package struct KeySlotV2: Sendable, Equatable {
                     Seeds(type: type, seeds: [kek]))
         default:
             guard let credential, credential.slotKind == legacy.kind else { return nil }
-            return try make(for: credential, kdf: legacy.kdf ?? Argon2idParameters.default, vaultID: vaultID, epoch: epoch, entropy: entropy)
+            return try make(for: credential, kdf: legacy.kdf ?? Argon2idParameters.default, vaultID: vaultID, epoch: epoch,
+                            entropy: entropy, salt: record.salt)
         }
     }
 

@@ -1,0 +1,276 @@
+import Foundation
+import CofferCrypto
+@testable import CofferFormat
+@testable import CofferVault
+import CofferTestSupport
+
+#if DEBUG
+/// Merge vectors for the rules of SPEC.md §17.4–§17.6 that the three replicas of
+/// ``MergeVectors`` do not show, a few replicas each (§15.3, `v2-merge-<rule>-*.vec`): made
+/// through the vault API (and, for files a writer of today cannot make, the format code) with
+/// seeded randomness and fixed clocks, so that regenerating gives the same bytes. Each
+/// success family lists its `merged` result, which merging its files pairwise in every order
+/// must give; each `v2-merge-refused-*` pair is refused either way.
+///
+/// - `deletion`: a tombstone that stays deleted (its deletion vector dominates the other
+///   copy's version), and one item deleted on both copies.
+/// - `removal`: values removed (a URL, a custom field: a keyed register, a comment) against
+///   a copy that kept or edited them: a removal stays removed, wins over an earlier edit (the
+///   edit a conflict), and loses to a later one (the removal a conflict, value `""`).
+/// - `slots`: a key slot removed on one copy (without a rotation) and one added on the other:
+///   the removal is kept whatever the order, the added slot joins.
+/// - `history`: two copies that replace one item's password at the same milliseconds: the
+///   history's union and its order among equal dates, a password replaced on both at two
+///   dates shown once, and the winner of two stamps of one time (the larger replica id).
+/// - `legacy`: version-1 records without merge fields (§17.6): two different records of one
+///   item are concurrent, the same record merges as itself, and a copy the vault upgraded
+///   (its legacy clock written out) merges with both.
+/// - refused: a merge that would leave no key slot, more than 32, or more removed slots than
+///   a writer keeps (§17.4): class `slot limit`.
+enum MergeRuleVectors {
+    typealias Ticker = CofferTestSupport.Ticker
+
+    static var rawKey: [UInt8] { MergeVectors.rawKey }
+    static let options = VaultOptions(kdf: VectorCatalog.tinyKDF, keepsBackup: false, replicaState: .none)
+
+    static func build() throws -> [VectorFile] {
+        try deletion() + removal() + slots() + history() + legacy() + refused()
+    }
+
+    // MARK: Families
+
+    static func deletion() throws -> [VectorFile] {
+        try withTemporaryDirectory { dir in
+            let ticker = Ticker(VectorCatalog.t1)
+            let base = try create(dir, "deletion", ticker: ticker)
+            let bank = try add(base, "bank", "b0"), mail = try add(base, "mail", "m0"), shop = try add(base, "shop", "s0")
+            let (a, b) = try (copy(dir, "a", "deletion", ticker), copy(dir, "b", "deletion", ticker))
+            try a.delete(shop)
+            try a.delete(mail)
+            try b.delete(mail)
+            try b.update(bank) { attributes, _ in attributes.label = "Bank (B)" }
+            return try family(dir, "deletion", ["a", "b"], ticker: ticker, comments: [
+                "replica A: the shop and the mail deleted (tombstones)",
+                "replica B: the mail deleted too, then the bank's label; the shop untouched, so A's deletion of it stays (its deletion vector dominates B's version)",
+            ])
+        }
+    }
+
+    static func removal() throws -> [VectorFile] {
+        try withTemporaryDirectory { dir in
+            let ticker = Ticker(VectorCatalog.t1)
+            let base = try create(dir, "removal", ticker: ticker)
+            let site = try base.add(ItemAttributes(kind: .genericPassword, service: "site", account: "me", comment: "base comment",
+                                                   urls: ["https://site.example"],
+                                                   fields: [CustomField(name: "hint", value: "h0"), CustomField(name: "pin", value: "p0")],
+                                                   created: Date(millisecondsSince1970: VectorCatalog.t0)),
+                                    secrets: ItemSecrets(password: try SecureBytes(copying: "s0"), notes: try SecureBytes(copying: "base notes"))).id
+            let (a, b) = try (copy(dir, "a", "removal", ticker), copy(dir, "b", "removal", ticker))
+            // In this order on one ticking clock: B's comment, then A's removals, then B's notes and pin.
+            try b.update(site) { attributes, _ in attributes.comment = "comment from B" }
+            try a.update(site) { attributes, secrets in
+                attributes.urls = []
+                attributes.comment = nil
+                attributes.fields.removeAll { $0.name == "hint" }
+                secrets.notes = nil
+            }
+            try b.update(site) { attributes, secrets in
+                secrets.notes = try SecureBytes(copying: "notes from B")
+                if let index = attributes.fields.firstIndex(where: { $0.name == "pin" }) { attributes.fields[index].value = "p1" }
+            }
+            return try family(dir, "removal", ["a", "b"], ticker: ticker, comments: [
+                "replica A: the URL, the comment, the custom field hint (a keyed register) and the notes removed, after B's comment and before B's notes",
+                "replica B: the comment edited (before A's removal of it: the removal wins, the edit a conflict), then the notes (after A's removal of them: "
+                    + "the notes win, the removal a conflict with value \"\") and the custom field pin; the URL and hint untouched, so they stay removed",
+            ])
+        }
+    }
+
+    static func slots() throws -> [VectorFile] {
+        try withTemporaryDirectory { dir in
+            let ticker = Ticker(VectorCatalog.t1)
+            let password = { try SecureBytes(copying: "base password") }
+            let base = try create(dir, "slots", extra: [.password(try password())], ticker: ticker)
+            try add(base, "bank", "b0")
+            let (a, b) = try (copy(dir, "a", "slots", ticker), copy(dir, "b", "slots", ticker))
+            _ = try a.removeKeySlot(.password(try password()), rotatingKey: false)
+            try b.addKeySlot(.rawKey(try SecureBytes(copying: Array(0x20...0x3F))))
+            return try family(dir, "slots", ["a", "b"], ticker: ticker, comments: [
+                "replica A of a vault with a raw-key and a password slot: the password slot removed (listed in removed slots, no rotation)",
+                "replica B: the password slot kept, a raw-key slot added; merged, the password slot stays removed and B's slot joins",
+            ])
+        }
+    }
+
+    static func history() throws -> [VectorFile] {
+        try withTemporaryDirectory { dir in
+            let ticker = Ticker(VectorCatalog.t1)
+            let base = try create(dir, "history", ticker: ticker)
+            let vpn = try add(base, "vpn", "v0")
+            let (a, b) = try (copy(dir, "a", "history", ticker), copy(dir, "b", "history", ticker))
+            let t2 = VectorCatalog.t1 + 200_000, t3 = VectorCatalog.t1 + 300_000
+            /// `vault`'s password of the vpn set to `password` at `ms` (a clock that stands still).
+            func replace(_ vault: Vault, _ password: String, at ms: Int64) throws {
+                vault.wallClock = WallClock { ms }
+                try vault.update(vpn) { _, secrets in secrets.password = try SecureBytes(copying: password) }
+            }
+            // v0 replaced on both, at two dates; pear and fig replaced at one date; plum and
+            // apple written at one time (A's replica id is the larger: plum wins, and apple,
+            // shown in the history at that date, sorts before the two entries of the record).
+            try replace(a, "pear", at: t2)
+            try replace(a, "plum", at: t3)
+            try replace(b, "fig", at: t2 + 1000)
+            try replace(b, "apple", at: t3)
+            return try family(dir, "history", ["a", "b"], ticker: ticker, comments: [
+                "replica A: the vpn's password v0 → pear → plum, replaced at t2 and t3",
+                "replica B: v0 → fig → apple, at t2 + 1 s and t3: pear and fig share a date; plum and apple share a stamp time, and A's "
+                    + "larger replica id wins: apple is a conflict, in the history at t3, before fig and pear (one date: by the password's bytes); "
+                    + "v0 is in the history at two dates and shown once, at the later",
+            ])
+        }
+    }
+
+    /// Version-1 files written with the format code (a writer of today writes version 2).
+    static func legacy() throws -> [VectorFile] {
+        try withTemporaryDirectory { dir in
+            let ticker = Ticker(VectorCatalog.t1)
+            let path = { (name: String) in dir.appendingPathComponent(name).path }
+            let builder = try FormatVaultBuilder(entropy: SeededRandom("coffer vector: legacy").entropy,
+                                                 slots: [(.rawKey(try SecureBytes(copying: rawKey)), VectorCatalog.tinyKDF)])
+            let created = Date(millisecondsSince1970: VectorCatalog.t0)
+            func attributes(_ service: String, label: String? = nil) -> ItemAttributes {
+                ItemAttributes(kind: .genericPassword, label: label, service: service, account: "me", created: created, modified: created)
+            }
+            let mail = try builder.newID(), bank = try builder.newID()
+            try builder.put(mail, revision: 1, attributes("mail"), ItemSecrets(password: try SecureBytes(copying: "m0")))
+            try builder.put(bank, revision: 2, attributes("bank", label: "Bank (A)"), ItemSecrets(password: try SecureBytes(copying: "b0")))
+            builder.generation = 2
+            try Data(try builder.bytes()).write(to: URL(fileURLWithPath: path("a")))
+            try builder.put(bank, revision: 2, attributes("bank"), ItemSecrets(password: try SecureBytes(copying: "b-B")))
+            try Data(try builder.bytes()).write(to: URL(fileURLWithPath: path("b")))
+            let c = try copy(dir, "c", from: "a", "legacy", ticker)
+            try c.update(mail) { _, secrets in secrets.password = try SecureBytes(copying: "m-C") }
+            return try family(dir, "legacy", ["a", "b", "c"], ticker: ticker, comments: [
+                "replica A, version 1 without merge fields: the mail as written, the bank at revision 2 with a label",
+                "replica B, version 1: the same mail record, the bank at revision 2 another way (no label, another password): "
+                    + "two different records without merge fields are concurrent (§17.6), so every register keeps both values",
+                "replica C: A opened by the vault and the mail's password changed, saved in version 2 (the bank's legacy clock written out)",
+            ])
+        }
+    }
+
+    /// Merges refused with class `slot limit` (§17.4): no key slot left, more than 32, or more
+    /// removed slots than a writer keeps.
+    static func refused() throws -> [VectorFile] {
+        try withTemporaryDirectory { dir in
+            let ticker = Ticker(VectorCatalog.t1)
+            let path = { (name: String) in dir.appendingPathComponent(name).path }
+            var out: [VectorFile] = []
+            /// The two files of `rule`, each with the raw key that opens it (`keys`; both `rawKey` by default).
+            func pair(_ rule: String, keys: [[UInt8]] = [rawKey, rawKey], _ comments: [String]) throws {
+                let names = ["a", "b"].map { "v2-merge-refused-\(rule)-\($0).vec" }
+                for index in 0..<2 {
+                    let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path("\(rule)-\(index == 0 ? "a" : "b")"))))
+                    let opened = try FormatReader.open(bytes, key: .rawKey(try SecureBytes(copying: keys[index])))
+                    var vector = VectorFile(name: names[index], expect: .success, rawKey: keys[index], generation: opened.generation,
+                                            comment: comments[index], entries: opened.entries, mergeWith: index == 1 ? [names[0]] : nil, bytes: bytes)
+                    if index == 1 { vector.mergeRefused = .slotLimit }
+                    out.append(vector)
+                }
+            }
+            let secondKey = Array(UInt8(0x20)...UInt8(0x3F))
+            let second = { try SecureBytes(copying: secondKey) }
+
+            // Each copy removes the slot the other keeps.
+            let noSlot = try create(dir, "no slot", name: "no-slot", extra: [.rawKey(try second())], ticker: ticker)
+            try add(noSlot, "bank", "b0")
+            let (a, b) = try (copy(dir, "no-slot-a", from: "no-slot", "no slot", ticker), copy(dir, "no-slot-b", from: "no-slot", "no slot", ticker))
+            _ = try a.removeKeySlot(.rawKey(try second()), rotatingKey: false)
+            _ = try b.removeKeySlot(.rawKey(try SecureBytes(copying: rawKey)), rotatingKey: false)
+            try pair("no-slot", keys: [rawKey, secondKey], [
+                "a vault with two raw-key slots, the second removed (no rotation); it opens with the first",
+                "the same vault, the first slot removed instead (it opens with the second raw key, 0x20…0x3f); merged with A either way: no slot would be left, refused as slot limit",
+            ])
+
+            // 1 + 16 + 16 slots.
+            let many = try create(dir, "many slots", name: "many", ticker: ticker)
+            try add(many, "bank", "b0")
+            let (c, d) = try (copy(dir, "too-many-slots-a", from: "many", "many slots", ticker), copy(dir, "too-many-slots-b", from: "many", "many slots", ticker))
+            for index in 0..<16 {
+                try c.addKeySlot(.rawKey(try SecureBytes(copying: [UInt8](repeating: UInt8(0x40 + index), count: 32))))
+                try d.addKeySlot(.rawKey(try SecureBytes(copying: [UInt8](repeating: UInt8(0x60 + index), count: 32))))
+            }
+            try pair("too-many-slots", [
+                "a vault with a raw-key slot and 16 raw-key slots added",
+                "the same vault with 16 other raw-key slots added; merged with A either way: 33 slots, refused as slot limit",
+            ])
+
+            // Each copy lists the most removed slots a writer keeps, one of them different.
+            let removed = try create(dir, "removed slots", name: "removed", ticker: ticker)
+            try add(removed, "bank", "b0")
+            let source = Array(try Data(contentsOf: URL(fileURLWithPath: path("removed"))))
+            let file = try VaultFileV2.parse(source)
+            let keys = try VaultFileV2.unlock(file.header, with: .rawKey(try SecureBytes(copying: rawKey))).keys
+            let entropy = SeededRandom("coffer vector: removed slots").entropy
+            let limit = VaultHeaderV2.maxRemovedSlots
+            // Times 1, 2, …: strictly ascending by (time, identity).
+            let shared = try (0..<(limit - 1)).map { RemovedKeySlot(identity: try entropy.bytes(16), time: UInt64($0 + 2)) }
+            for (name, extra) in [("a", try entropy.bytes(16)), ("b", try entropy.bytes(16))] {
+                var header = file.header
+                header.removedSlots = [RemovedKeySlot(identity: extra, time: 1)] + shared
+                let bytes = try VaultFileV2.encode(header: header, generation: file.generation, records: file.records, keys: keys).bytes
+                try Data(bytes).write(to: URL(fileURLWithPath: path("removed-slots-\(name)")))
+            }
+            try pair("removed-slots", [
+                "a vault listing \(limit) removed key slots, the most a writer keeps",
+                "the same vault listing \(limit) removed slots, one of them another; merged with A either way: \(limit + 1) removals, "
+                    + "more than a writer keeps (keeping the newest would forget one), refused as slot limit",
+            ])
+            return out
+        }
+    }
+
+    // MARK: Pieces
+
+    /// A new vault at `dir/<name>` with a raw-key slot and `extra` credentials' slots, dated by `ticker`.
+    static func create(_ dir: URL, _ label: String, name: String = "base", extra: [VaultCredential] = [], ticker: Ticker) throws -> Vault {
+        let vault = try Vault.create(at: dir.appendingPathComponent(name).path,
+                                     credentials: [.rawKey(try SecureBytes(copying: rawKey))] + extra, options: options,
+                                     entropy: SeededRandom("coffer vector: \(label) base").entropy, clock: WallClock { VectorCatalog.t1 })
+        vault.wallClock = WallClock { ticker.next() }
+        return vault
+    }
+
+    @discardableResult
+    static func add(_ vault: Vault, _ service: String, _ password: String) throws -> ItemID {
+        try vault.add(ItemAttributes(kind: .genericPassword, service: service, account: "me",
+                                     created: Date(millisecondsSince1970: VectorCatalog.t0)),
+                      secrets: ItemSecrets(password: try SecureBytes(copying: password))).id
+    }
+
+    /// A copy of `dir/<from>` at `dir/<name>`, opened as its own replica.
+    static func copy(_ dir: URL, _ name: String, from: String = "base", _ label: String, _ ticker: Ticker) throws -> Vault {
+        let path = dir.appendingPathComponent(name).path
+        try FileManager.default.copyItem(atPath: dir.appendingPathComponent(from).path, toPath: path)
+        return try MergeVectors.open(path, "\(label) \(name)", ticker)
+    }
+
+    /// The vectors `v2-merge-<family>-<name>.vec` of the replicas `names` in `dir`; the first
+    /// lists the others and the result of merging them into it, in order, on a copy.
+    static func family(_ dir: URL, _ family: String, _ names: [String], ticker: Ticker, comments: [String]) throws -> [VectorFile] {
+        let path = { (name: String) in dir.appendingPathComponent(name).path }
+        try FileManager.default.copyItem(atPath: path(names[0]), toPath: path("result"))
+        let result = try MergeVectors.open(path("result"), "\(family) result", ticker)
+        for other in names.dropFirst() { try result.merge(contentsOf: path(other)) }
+        let merged = try MergedVault(result)
+        let files = names.map { "v2-merge-\(family)-\($0).vec" }
+        return try names.indices.map { index in
+            let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path(names[index]))))
+            let opened = try FormatReader.open(bytes, key: .rawKey(try SecureBytes(copying: rawKey)))
+            return VectorFile(name: files[index], expect: .success, rawKey: rawKey, generation: opened.generation, comment: comments[index],
+                              entries: opened.entries, mergeWith: index == 0 ? Array(files.dropFirst()) : nil,
+                              merged: index == 0 ? merged : nil, bytes: bytes)
+        }
+    }
+}
+#endif
