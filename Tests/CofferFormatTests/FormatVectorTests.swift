@@ -21,12 +21,16 @@ struct FormatVectorTests {
         let vectors = try VectorFile.loadAll()
         #expect(vectors.count >= 15)
         let classes = Set(vectors.map(\.expect))
-        // "slot limit" refuses a merge of two files, never one file: the refused merge vectors name it.
-        for expectation in VectorExpectation.allCases where expectation != .slotLimit {
+        // "slot limit" and "other epoch" refuse a merge of two files, never one file: the
+        // refused merge vectors name them.
+        let mergeOnly: [VectorExpectation] = [.slotLimit, .otherEpoch]
+        for expectation in VectorExpectation.allCases where !mergeOnly.contains(expectation) {
             #expect(classes.contains(expectation), "no vector expects \(expectation.rawValue)")
         }
-        #expect(!classes.contains(.slotLimit), "a file alone is never refused as slot limit")
-        #expect(vectors.contains { $0.mergeRefused == .slotLimit }, "no refused merge vector names slot limit")
+        for expectation in mergeOnly {
+            #expect(!classes.contains(expectation), "a file alone is never refused as \(expectation.rawValue)")
+            #expect(vectors.contains { $0.mergeRefused == expectation }, "no refused merge vector names \(expectation.rawValue)")
+        }
         for vector in vectors where vector.expect == .success {
             #expect(vector.entries != nil, "\(vector.name): a success vector lists its entries")
             #expect(vector.generation != nil, "\(vector.name): a success vector states its generation")
@@ -75,14 +79,16 @@ struct FormatVectorTests {
         }
     }
 
-    @Test("Refused merge vectors: merged with each merge-with file, either way, refused with the class named, both files unchanged")
+    @Test("Refused merge vectors: merged with each merge-with file, either way (across epochs: that file into this one), refused with the class named, both files unchanged")
     func refusedMerges() throws {
         let vectors = try VectorFile.loadAll().filter { $0.mergeRefused != nil }
         #expect(!vectors.isEmpty, "no refused merge vector")
         for vector in vectors {
             #expect(vector.merged == nil, "\(vector.name): a refused merge has no result")
             for other in try (vector.mergeWith ?? []).map(Self.load) {
-                for (into, from) in [(vector, other), (other, vector)] {
+                // Across epochs a refusal has a direction (SPEC.md §15.1): the listed copy into this file.
+                let directions = vector.name.hasPrefix("v2-merge-rotation-refused-") ? [(vector, other)] : [(vector, other), (other, vector)]
+                for (into, from) in directions {
                     try withTemporaryDirectory { dir in
                         let intoPath = dir.appendingPathComponent("into.coffer").path, fromPath = dir.appendingPathComponent("from.coffer").path
                         try Data(into.bytes).write(to: URL(fileURLWithPath: intoPath))

@@ -26,7 +26,8 @@ import CofferTestSupport
 ///   item are concurrent, the same record merges as itself, and a copy the vault upgraded
 ///   (its legacy clock written out) merges with both.
 /// - refused: a merge that would leave no key slot, more than 32, or more removed slots than
-///   a writer keeps (§17.4): class `slot limit`.
+///   a writer keeps (§17.4): class `slot limit`; across epochs (§17.8), a successor without
+///   the vault's slot and a copy of a foreign epoch: class `other epoch`.
 enum MergeRuleVectors {
     typealias Ticker = CofferTestSupport.Ticker
 
@@ -34,7 +35,7 @@ enum MergeRuleVectors {
     static let options = VaultOptions(kdf: VectorCatalog.tinyKDF, keepsBackup: false, replicaState: .none)
 
     static func build() throws -> [VectorFile] {
-        try deletion() + removal() + slots() + history() + legacy() + refused()
+        try deletion() + removal() + slots() + history() + legacy() + refused() + refusedAcrossEpochs()
     }
 
     // MARK: Families
@@ -166,17 +167,8 @@ enum MergeRuleVectors {
             let ticker = Ticker(VectorCatalog.t1)
             let path = { (name: String) in dir.appendingPathComponent(name).path }
             var out: [VectorFile] = []
-            /// The two files of `rule`, each with the raw key that opens it (`keys`; both `rawKey` by default).
             func pair(_ rule: String, keys: [[UInt8]] = [rawKey, rawKey], _ comments: [String]) throws {
-                let names = ["a", "b"].map { "v2-merge-refused-\(rule)-\($0).vec" }
-                for index in 0..<2 {
-                    let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path("\(rule)-\(index == 0 ? "a" : "b")"))))
-                    let opened = try FormatReader.open(bytes, key: .rawKey(try SecureBytes(copying: keys[index])))
-                    var vector = VectorFile(name: names[index], expect: .success, rawKey: keys[index], generation: opened.generation,
-                                            comment: comments[index], entries: opened.entries, mergeWith: index == 1 ? [names[0]] : nil, bytes: bytes)
-                    if index == 1 { vector.mergeRefused = .slotLimit }
-                    out.append(vector)
-                }
+                out += try refusedPair(dir, "v2-merge-refused-\(rule)", keys: keys, refusing: 1, .slotLimit, comments)
             }
             let secondKey = Array(UInt8(0x20)...UInt8(0x3F))
             let second = { try SecureBytes(copying: secondKey) }
@@ -230,7 +222,79 @@ enum MergeRuleVectors {
         }
     }
 
+    /// Merges refused across epochs (§17.8), class `other epoch`, when the copy listed is
+    /// merged into the vector (`v2-merge-rotation-refused-*`: the other way may merge).
+    ///
+    /// - `successor`: the copy removed the slot that opened this vault and rotated (case 2:
+    ///   a successor is opened only through that slot). Merged the other way, this vault is
+    ///   an older copy (case 3) and merges.
+    /// - `foreign`: the copy opens through this vault's slot (its stanza made from the public
+    ///   part for another key) and shares no earlier epoch (case 4).
+    static func refusedAcrossEpochs() throws -> [VectorFile] {
+        try withTemporaryDirectory { dir in
+            let ticker = Ticker(VectorCatalog.t1)
+            let path = { (name: String) in dir.appendingPathComponent(name).path }
+            let secondKey = Array(UInt8(0x20)...UInt8(0x3F))
+            var out: [VectorFile] = []
+            func pair(_ rule: String, keys: [[UInt8]], _ comments: [String]) throws {
+                out += try refusedPair(dir, "v2-merge-rotation-refused-\(rule)", keys: keys, refusing: 0, .otherEpoch, comments)
+            }
+
+            let base = try create(dir, "successor", name: "successor", extra: [.rawKey(try SecureBytes(copying: secondKey))], ticker: ticker)
+            try add(base, "bank", "b0")
+            let (a, b) = try (copy(dir, "successor-a", from: "successor", "successor", ticker),
+                              copy(dir, "successor-b", from: "successor", "successor", ticker))
+            try a.update(try requireValue(a.items().first?.id, "no item")) { attributes, _ in attributes.label = "Bank (A)" }
+            _ = try b.removeKeySlot(.rawKey(try SecureBytes(copying: rawKey)))
+            try pair("successor", keys: [rawKey, secondKey], [
+                "a vault with two raw-key slots, opened by the first; the bank labelled. Merging B into it is refused as other epoch: "
+                    + "B is a successor (§17.8 case 2) without the slot that opened this vault",
+                "the same vault with the first raw-key slot removed and the key rotated (it opens with the raw key 0x20…0x3f); "
+                    + "merged the other way, A is an older copy (case 3) and merges",
+            ])
+
+            // A copy rotated by the format code, its key history left out: it opens through the
+            // same slot (a stanza is made from the public part alone) and shares no epoch.
+            let foreign = try create(dir, "foreign", name: "foreign-a", ticker: ticker)
+            try add(foreign, "bank", "b0")
+            let source = Array(try Data(contentsOf: URL(fileURLWithPath: path("foreign-a"))))
+            let file = try VaultFileV2.parse(source)
+            let keys = try VaultFileV2.unlock(file.header, with: .rawKey(try SecureBytes(copying: rawKey))).keys
+            let stamp = Stamp(replica: 0x0F0F_0F0F_0F0F_0F0F, time: UInt64(VectorCatalog.t1 + 86_400_000) << 16)
+            let rotated = try EpochRotation.rotate(header: file.header, records: file.records, keys: keys, at: stamp,
+                                                   entropy: SeededRandom("coffer vector: foreign epoch").entropy, threads: 1)
+            var header = rotated.header
+            header.extensions.removeAll { $0.type == KeyHistory.extensionType }
+            let bytes = try VaultFileV2.encode(header: header, generation: file.generation + 1, records: rotated.records, keys: rotated.keys).bytes
+            try Data(bytes).write(to: URL(fileURLWithPath: path("foreign-b")))
+            try pair("foreign", keys: [rawKey, rawKey], [
+                "a vault with one raw-key slot and one item; merging B into it is refused as other epoch: "
+                    + "B opens through the same slot but shares no earlier epoch (§17.8 case 4)",
+                "the same items under another epoch key, the slot's stanza made from its public part, and no key history",
+            ])
+            return out
+        }
+    }
+
     // MARK: Pieces
+
+    /// The vectors `<name>-a.vec` and `<name>-b.vec` of the files `dir/<rule>-a` and
+    /// `dir/<rule>-b` (`rule`: `name` after its last family prefix), each with the raw key of
+    /// `keys` that opens it; vector `refusing` lists the other, refused with `outcome`.
+    static func refusedPair(_ dir: URL, _ name: String, keys: [[UInt8]], refusing: Int, _ outcome: VectorExpectation,
+                            _ comments: [String]) throws -> [VectorFile] {
+        let rule = name.replacingOccurrences(of: "v2-merge-rotation-refused-", with: "").replacingOccurrences(of: "v2-merge-refused-", with: "")
+        let names = ["a", "b"].map { "\(name)-\($0).vec" }
+        return try (0..<2).map { index in
+            let bytes = Array(try Data(contentsOf: dir.appendingPathComponent("\(rule)-\(index == 0 ? "a" : "b")")))
+            let opened = try FormatReader.open(bytes, key: .rawKey(try SecureBytes(copying: keys[index])))
+            var vector = VectorFile(name: names[index], expect: .success, rawKey: keys[index], generation: opened.generation,
+                                    comment: comments[index], entries: opened.entries,
+                                    mergeWith: index == refusing ? [names[1 - index]] : nil, bytes: bytes)
+            if index == refusing { vector.mergeRefused = outcome }
+            return vector
+        }
+    }
 
     /// A new vault at `dir/<name>` with a raw-key slot and `extra` credentials' slots, dated by `ticker`.
     static func create(_ dir: URL, _ label: String, name: String = "base", extra: [VaultCredential] = [], ticker: Ticker) throws -> Vault {

@@ -509,6 +509,11 @@ extension VectorCatalogV2 {
                      kind + service + field(15, field(1, text("n")) + [0x02, 0x09, 0x41]) + versions,
                      "an overview whose custom field's value runs past the end of the pair")
 
+        // Framing first (§7.1): two fields out of order, then a list that ends inside a varint.
+        try overview("truncated-overview-order-then-cut", .truncated, service + kind + versions + [0x10, 0x85],
+                     "an overview with tag 3 before tag 1 that then ends inside a length varint (the framing is checked first: \"truncated\", not \"malformed\")")
+        try secret("truncated-secret-order-then-cut", .truncated, field(2, text("n")) + field(1, text("pw")) + [0x06, 0x85],
+                   "a secret part with its notes before its password that then ends inside a length varint (the framing is checked first)")
         // Fields (§7.2), as format 1.
         try overview("malformed-overview-kind", .malformed, field(1, [4]) + service + versions, "an overview whose kind is 4")
         try overview("malformed-overview-missing-kind", .malformed, service + versions, "an overview without a kind")

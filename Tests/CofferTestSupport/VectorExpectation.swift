@@ -1,6 +1,7 @@
 import Foundation
 import CofferCrypto
 import CofferFormat
+import CofferVault
 
 /// The `expect:` classes of a vector file (SPEC.md §15.1).
 package enum VectorExpectation: String, CaseIterable, Sendable {
@@ -18,6 +19,9 @@ package enum VectorExpectation: String, CaseIterable, Sendable {
     /// Merges only (`merge-refused:`): the merged header would break a bound of SPEC.md §17.4
     /// (no key slot, more than 32, more removed slots than a writer keeps).
     case slotLimit = "slot limit"
+    /// Merges only (`merge-refused:`): the copy is under an epoch the merge may not take
+    /// (SPEC.md §17.8: a successor without the vault's slot, or an epoch sharing none of its lineage).
+    case otherEpoch = "other epoch"
 
     /// The class of a reading error; nil for errors that are not a property of the file.
     package init?(error: CofferError) {
@@ -37,6 +41,7 @@ package enum VectorExpectation: String, CaseIterable, Sendable {
         case .kdfParametersOutOfBounds: self = .kdfOutOfBounds
         case .notACofferFile: self = .notACofferFile
         case .slotUnavailable: self = .slotLimit
+        case .otherKeyEpoch: self = .otherEpoch
         default: return nil
         }
     }
