@@ -116,6 +116,12 @@ extension VectorCatalogV2 {
         add("malformed-legacy-slot-stanza", .malformed,
             try headerEdited(itemsBytes) { h in h = slots([[1] + u16(UInt16(legacy.body.count)) + legacy.body + u16(1) + [0], slot0]) },
             "a legacy password slot (type 1) with a one-byte stanza (legacy slots have none), checksum recomputed")
+        // A legacy slot's parameters are checked as well (§4.1), though no format-2 reader tries it here.
+        var legacyBody = legacy.body
+        legacyBody.replaceSubrange(1..<5, with: u32(7))
+        add("kdf-memory-below-8-kib-legacy-slot", .kdfOutOfBounds,
+            try headerEdited(itemsBytes) { h in h = slots([slot0, [1] + u16(UInt16(legacyBody.count)) + legacyBody + u16(0)]) },
+            "v2-success-items with a legacy password slot (type 1) of memory 7 KiB after the slot that opens, checksum recomputed: refused before any KDF runs")
         add("malformed-unknown-kdf", .malformed, try headerEdited(itemsBytes) { h in h[H.kdfID] = 2 },
             "a password slot naming KDF 2, checksum recomputed")
         add("truncated-slot-past-header", .truncated,
