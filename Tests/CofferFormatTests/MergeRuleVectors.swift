@@ -9,8 +9,9 @@ import CofferTestSupport
 /// ``MergeVectors`` do not show, a few replicas each (§15.3, `v2-merge-<rule>-*.vec`): made
 /// through the vault API (and, for files a writer of today cannot make, the format code) with
 /// seeded randomness and fixed clocks, so that regenerating gives the same bytes. Each
-/// success family lists its `merged` result, which merging its files pairwise in every order
-/// must give; each `v2-merge-refused-*` pair is refused either way.
+/// success family lists its `merged` result (on its first file), which merging its files pairwise in every order
+/// must give; each `v2-merge-refused-*` pair is refused either way, each
+/// `v2-merge-rotation-refused-*` pair when its second file is merged into its first.
 ///
 /// - `deletion`: a tombstone that stays deleted (its deletion vector dominates the other
 ///   copy's version), and one item deleted on both copies.
@@ -327,9 +328,13 @@ enum MergeRuleVectors {
         let result = try MergeVectors.open(path("result"), "\(family) result", ticker)
         for other in names.dropFirst() { try result.merge(contentsOf: path(other)) }
         let merged = try MergedVault(result)
-        let files = names.map { "v2-merge-\(family)-\($0).vec" }
+        let contents = try names.map { Array(try Data(contentsOf: URL(fileURLWithPath: path($0)))) }
+        // A vector's name says its file's format (SPEC.md §15): a version-1 replica has no prefix.
+        let files = try names.indices.map { index in
+            (try VaultFile.formatVersion(contents[index]) == FormatV2.version ? "v2-" : "") + "merge-\(family)-\(names[index]).vec"
+        }
         return try names.indices.map { index in
-            let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path(names[index]))))
+            let bytes = contents[index]
             let opened = try FormatReader.open(bytes, key: .rawKey(try SecureBytes(copying: rawKey)))
             return VectorFile(name: files[index], expect: .success, rawKey: rawKey, generation: opened.generation, comment: comments[index],
                               entries: opened.entries, mergeWith: index == 0 ? Array(files.dropFirst()) : nil,

@@ -825,6 +825,24 @@ extension VectorCatalogV2 {
                    "a conflict field for a sibling that is erased", overview: withSibling + field(V.erased, [2] + stamp(0)))
         try secret("malformed-secret-conflict-kind-twice", .malformed, conflict(1, value: field(1, [3]) + field(1, [2])),
                    "a kind conflict field holding two kind fields", overview: kindSibling)
+        // Two siblings, of the label and the service: their conflict fields in the one order (§17.3).
+        let twoRegisters = kind + field(2, text("L")) + service + two
+            + field(V.stamps, stamp(0) + varint(unkeyedMask & ~bit(.label) & ~bit(.service)) + [2] + stamp(1) + [3] + stamp(1))
+            + field(V.siblings, [2] + stamp(0) + [3] + stamp(0))
+        let lostService = conflict(3, value: field(3, text("old service")))
+        try mustOpen(twoRegisters, secrets: conflict(2, value: lostLabel) + lostService)
+        try secret("malformed-secret-conflicts-order", .malformed, lostService + conflict(2, value: lostLabel),
+                   "a service conflict field before a label conflict field (conflict fields go by register, then replica, then time)",
+                   overview: twoRegisters)
+        // A tombstone's values are all erased, and an erased value has no confirmation (§7.6).
+        out.append(vector("malformed-tombstone-confirmations", .malformed,
+                          try withRecord("tombstone-confirmations",
+                                         overview: tombstoneOverview + field(V.confirmations, [1] + stamp(0) + varint(1) + stamp(0, back: 1)),
+                                         secrets: nil, tombstone: true),
+                          "a tombstone with a confirmations field, correctly sealed and MACed"))
+        // A live row whose deletion vector covers its version vector: that item is deleted (§17.5 step 4).
+        try overview("malformed-overview-live-deleted", .malformed, base2 + field(V.deleted, stamp(0) + stamp(1)),
+                     "a live record whose deletion vector equals its version vector (a deleted item is a tombstone row)")
         // A custom field (a keyed register, its stamp explicit) is a pair of exactly a name and a value (§7.4).
         let fieldKey = Register.keyed(15, name: text("n"), occurrence: 0).key
         let pairStamps = field(V.stamps, stamp(0) + varint(unkeyedMask) + [15] + u64(fieldKey) + stamp(0))

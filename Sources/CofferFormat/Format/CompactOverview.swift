@@ -67,7 +67,7 @@ enum CompactOverview {
         // and encoding it again, the check below, was most of a listing's time.
         let onlyVersions = !tombstone && !scan.has(ItemClockCodec.Tag.stamps) && !scan.has(ItemClockCodec.Tag.siblings)
             && !scan.has(ItemClockCodec.Tag.deleted) && !scan.has(ItemClockCodec.Tag.confirmations) && !scan.has(ItemClockCodec.Tag.erased)
-        if !onlyVersions { try checkCanonicalClock(list) }
+        if !onlyVersions { try checkCanonicalClock(list, tombstone: tombstone) }
         return list
     }
 
@@ -318,8 +318,12 @@ enum CompactOverview {
     /// Format 2 writes each clock one way (SPEC.md §17.3): the clock decoded and encoded
     /// again gives the same fields. Format 2's stamps never depend on which registers hold
     /// a value, so the overview alone decides.
-    static func checkCanonicalClock(_ list: [UInt8]) throws(FormatError) {
+    static func checkCanonicalClock(_ list: [UInt8], tombstone: Bool) throws(FormatError) {
         guard let clock = try ItemClockCodec.decode(overview: list) else { return }
+        // A deleted item is written as a tombstone row (SPEC.md §17.5 step 4): a live row whose
+        // deletion vector dominates its version vector would be read as live by one reader and
+        // as deleted by another.
+        if !tombstone, clock.isDeleted { throw .malformed("overview: a live record whose deletion vector dominates its version vector") }
         let encoded = try ItemClockCodec.encode(clock, present: [], style: .version2)
         let fields = list.withUnsafeBytes { raw -> [UInt8] in
             var offset = 0, start: Int?

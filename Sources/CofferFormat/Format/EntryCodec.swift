@@ -261,6 +261,7 @@ package enum EntryCodec {
                 || ($0 > T.attachment && $0 != ItemClockCodec.Tag.historyConfirmations && $0 != ItemClockCodec.Tag.historyCleared)
         }
         var s = ItemSecrets()
+        var lastConflict: (UInt8, UInt64, UInt64, UInt64)?
         while let (tag, r) = try reader.next() {
             switch tag {
             case T.password: s.password = try reader.secure(r)
@@ -285,7 +286,12 @@ package enum EntryCodec {
                 s.attachments.append(Attachment(name: name, data: data))
             case ItemClockCodec.Tag.conflict:
                 // A value that lost a concurrent edit: checked here, read through `ItemParts`.
-                _ = try ItemClockCodec.decodeConflictRange(reader.nested(r, "conflict"))
+                // Conflict fields have one order, as a writer puts them (SPEC.md §17.3): by
+                // register (code, key), then replica, then time; else one list had two encodings.
+                let conflict = try ItemClockCodec.decodeConflictRange(reader.nested(r, "conflict"))
+                let order = (conflict.register.code, conflict.register.key, conflict.stamp.replica, conflict.stamp.time)
+                if let last = lastConflict, !(last < order) { throw .malformed("secret: conflict fields not in ascending order") }
+                lastConflict = order
             case ItemClockCodec.Tag.historyConfirmations where !version1:
                 // Merge metadata of the history entries (format 2): checked here, read through `ItemParts`.
                 _ = try ItemClockCodec.decodeHistoryConfirmations(UnsafeRawBufferPointer(rebasing: buffer[r]),
