@@ -292,26 +292,26 @@ def parse_header(body):
     if not (1 <= nslots <= 32):
         malformed(f"slot count {nslots}")
     slots = []
+    def slot_part(si, what):
+        """A slot's part (4.1): a u16 length, at most 4096 (its bound first), then its bytes."""
+        nonlocal pos
+        need(2, f"slot {what} length")
+        n = struct.unpack_from("<H", body, pos)[0]
+        pos += 2
+        if n > 4096:
+            malformed(f"slot {si}: {what} length {n}")
+        need(n, f"slot {what}")
+        part = body[pos:pos + n]
+        pos += n
+        return part
+
     for si in range(nslots):
         need(1, "slot type")
         typ = body[pos]
         pos += 1
-        need(2, "slot public length")
-        plen = struct.unpack_from("<H", body, pos)[0]
-        pos += 2
-        if plen > 4096:
-            malformed(f"slot {si}: public length {plen}")
-        need(plen, "slot public part")
-        pub = body[pos:pos + plen]
-        pos += plen
-        need(2, "stanza length")
-        slen = struct.unpack_from("<H", body, pos)[0]
-        pos += 2
-        if slen > 4096:
-            malformed(f"slot {si}: stanza length {slen}")
-        need(slen, "stanza")
-        stanza = body[pos:pos + slen]
-        pos += slen
+        pub = slot_part(si, "public part")
+        stanza = slot_part(si, "stanza")
+        plen, slen = len(pub), len(stanza)
         what = f"slot {si} type {typ:#x}"
         if typ in (0x11, 0x13):
             if plen != 61 or slen != 80:
