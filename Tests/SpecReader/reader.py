@@ -292,18 +292,23 @@ def parse_header(body):
     if not (1 <= nslots <= 32):
         malformed(f"slot count {nslots}")
     slots = []
-    def slot_part(si, what):
-        """A slot's part (4.1): a u16 length, at most 4096 (its bound first), then its bytes."""
+    def prefixed(fmt, bound, what):
+        """A length (struct `fmt`), its bound first ("malformed"), then that many bytes (10: order within a step)."""
         nonlocal pos
-        need(2, f"slot {what} length")
-        n = struct.unpack_from("<H", body, pos)[0]
-        pos += 2
-        if n > 4096:
-            malformed(f"slot {si}: {what} length {n}")
-        need(n, f"slot {what}")
+        size = struct.calcsize(fmt)
+        need(size, f"{what} length")
+        n = struct.unpack_from(fmt, body, pos)[0]
+        pos += size
+        if n > bound:
+            malformed(f"{what}: length {n}")
+        need(n, what)
         part = body[pos:pos + n]
         pos += n
         return part
+
+    def slot_part(si, what):
+        """A slot's part (4.1): a u16 length, at most 4096."""
+        return prefixed("<H", 4096, f"slot {si} {what}")
 
     for si in range(nslots):
         need(1, "slot type")
@@ -350,14 +355,7 @@ def parse_header(body):
         need(2, "extension type")
         et = struct.unpack_from("<H", body, pos)[0]
         pos += 2
-        need(4, "extension length")
-        el = struct.unpack_from("<I", body, pos)[0]
-        pos += 4
-        if el > 262144:
-            malformed(f"extension {et:#x} length {el}")
-        need(el, f"extension {et:#x} value")
-        val = body[pos:pos + el]
-        pos += el
+        val = prefixed("<I", 262144, f"extension {et:#x}")
         if et in (0x8010, 0x8011, 0x8012):
             if et in seen:
                 malformed(f"extension {et:#x} repeated")
