@@ -19,7 +19,7 @@ struct SpecReaderTests {
         let python = try #require(Self.python, "python3 is missing (apt-get install python3)")
         let root = TestPaths.repositoryRoot
         let result = try runProcess(URL(fileURLWithPath: python),
-                                    [root.appendingPathComponent("Tests/SpecReader/check.py").path,
+                                    ["-B", root.appendingPathComponent("Tests/SpecReader/check.py").path,
                                      root.appendingPathComponent("Tests/Vectors").path],
                                     timeout: 300)
         #expect(result.status == 0 && !result.killed && !result.timedOut, "\(result.out)\(result.err)")
