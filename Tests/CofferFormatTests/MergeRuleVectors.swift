@@ -36,7 +36,7 @@ enum MergeRuleVectors {
     static let options = VaultOptions(kdf: VectorCatalog.tinyKDF, keepsBackup: false, replicaState: .none)
 
     static func build() throws -> [VectorFile] {
-        try deletion() + removal() + slots() + history() + legacy() + refused() + refusedAcrossEpochs()
+        try deletion() + erasure() + removal() + slots() + history() + clearing() + legacy() + refused() + refusedAcrossEpochs()
     }
 
     // MARK: Families
@@ -54,6 +54,57 @@ enum MergeRuleVectors {
             return try family(dir, "deletion", ["a", "b"], ticker: ticker, comments: [
                 "replica A: the shop and the mail deleted (tombstones)",
                 "replica B: the mail deleted too, then the bank's label; the shop untouched, so A's deletion of it stays (its deletion vector dominates B's version)",
+            ])
+        }
+    }
+
+    /// §17.5 "Erasure and resurrection": B writes the site's notes; A renames it, merges B,
+    /// then deletes it (its deletion has seen both); C writes its comment apart from both, so
+    /// the site comes back. B's notes, which only versions the deletion had seen held, are
+    /// erased in every order: merged with B's copy after A's tombstone, their confirmation
+    /// vector reduced by the deletion is empty (§17.5 step 3). The label A renamed does not
+    /// come back, and its new value is erased ("What does not come back").
+    static func erasure() throws -> [VectorFile] {
+        try withTemporaryDirectory { dir in
+            let ticker = Ticker(VectorCatalog.t1)
+            let base = try create(dir, "erasure", ticker: ticker)
+            let site = try base.add(ItemAttributes(kind: .genericPassword, label: "L0", service: "site", account: "me", comment: "C0",
+                                                   created: Date(millisecondsSince1970: VectorCatalog.t0)),
+                                    secrets: ItemSecrets(password: try SecureBytes(copying: "p0"))).id
+            let (a, b, c) = try (copy(dir, "a", "erasure", ticker), copy(dir, "b", "erasure", ticker), copy(dir, "c", "erasure", ticker))
+            try b.update(site) { _, secrets in secrets.notes = try SecureBytes(copying: "notes from B") }
+            try a.update(site) { attributes, _ in attributes.label = "L1" }
+            try a.merge(contentsOf: dir.appendingPathComponent("b").path)
+            try a.delete(site)
+            try c.update(site) { attributes, _ in attributes.comment = "comment from C" }
+            // C then takes B's notes: its file holds them with B's confirmation vector (not
+            // the default: C's own edit had not seen them), which A's deletion covers.
+            try c.merge(contentsOf: dir.appendingPathComponent("b").path)
+            return try family(dir, "erasure", ["a", "b", "c"], ticker: ticker, comments: [
+                "replica A: the site's label L0 renamed L1, B merged in, then the site deleted (the deletion has seen the rename and B's notes)",
+                "replica B: the site's notes written; merged after A's tombstone in any order, their reduced confirmation vector is empty: erased",
+                "replica C: the site's comment written apart from A and B, then B merged in (B's notes held with B's confirmation vector): "
+                    + "the site comes back with C's comment and password p0, without a label (L0 was replaced before the deletion, "
+                    + "L1 is erased) and without B's notes (their confirmation, reduced by A's deletion, is empty)",
+            ])
+        }
+    }
+
+    /// §17.5 "Clearing the history": a clear on one copy and a password changed on another
+    /// after it: the cleared entry stays cleared (remove-wins), the later one is kept.
+    static func clearing() throws -> [VectorFile] {
+        try withTemporaryDirectory { dir in
+            let ticker = Ticker(VectorCatalog.t1)
+            let base = try create(dir, "clearing", ticker: ticker)
+            let vpn = try add(base, "vpn", "p0")
+            try base.update(vpn) { _, secrets in secrets.password = try SecureBytes(copying: "p1") }
+            let (a, b) = try (copy(dir, "a", "clearing", ticker), copy(dir, "b", "clearing", ticker))
+            _ = try a.clearPasswordHistory(for: vpn)
+            try b.update(vpn) { _, secrets in secrets.password = try SecureBytes(copying: "p2") }
+            return try family(dir, "clearing", ["a", "b"], ticker: ticker, comments: [
+                "replica A: the vpn's password history (p0) cleared",
+                "replica B: the vpn's password p1 → p2, after A's clear and apart from it: p0 stays cleared whatever B held, p1 (replaced "
+                    + "after the clear) is kept",
             ])
         }
     }
