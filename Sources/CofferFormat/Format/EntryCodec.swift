@@ -286,11 +286,12 @@ package enum EntryCodec {
                 s.attachments.append(Attachment(name: name, data: data))
             case ItemClockCodec.Tag.conflict:
                 // A value that lost a concurrent edit: checked here, read through `ItemParts`.
-                // Conflict fields have one order, as a writer puts them (SPEC.md §17.3): by
-                // register (code, key), then replica, then time; else one list had two encodings.
+                // Format 2's conflict fields have one order, as a writer puts them (SPEC.md §17.3):
+                // by register (code, key), then replica, then time; else one list had two
+                // encodings. Format 1 stated no order: its files open as they always did.
                 let conflict = try ItemClockCodec.decodeConflictRange(reader.nested(r, "conflict"))
                 let order = (conflict.register.code, conflict.register.key, conflict.stamp.replica, conflict.stamp.time)
-                if let last = lastConflict, !(last < order) { throw .malformed("secret: conflict fields not in ascending order") }
+                if !version1, let last = lastConflict, !(last < order) { throw .malformed("secret: conflict fields not in ascending order") }
                 lastConflict = order
             case ItemClockCodec.Tag.historyConfirmations where !version1:
                 // Merge metadata of the history entries (format 2): checked here, read through `ItemParts`.
