@@ -36,7 +36,7 @@ enum MergeRuleVectors {
     static let options = VaultOptions(kdf: VectorCatalog.tinyKDF, keepsBackup: false, replicaState: .none)
 
     static func build() throws -> [VectorFile] {
-        try deletion() + erasure() + removal() + slots() + history() + clearing() + legacy() + refused() + refusedAcrossEpochs()
+        try deletion() + erasure() + removal() + keyed() + slots() + history() + clearing() + legacy() + refused() + refusedAcrossEpochs()
     }
 
     // MARK: Families
@@ -135,6 +135,40 @@ enum MergeRuleVectors {
                 "replica A: the URL, the comment, the custom field hint (a keyed register) and the notes removed, after B's comment and before B's notes",
                 "replica B: the comment edited (before A's removal of it: the removal wins, the edit a conflict), then the notes (after A's removal of them: "
                     + "the notes win, the removal a conflict with value \"\") and the custom field pin; the URL and hint untouched, so they stay removed",
+            ])
+        }
+    }
+
+    /// Keyed registers in conflict (§17.2, §17.3): a custom field and a secret field written on
+    /// both copies, each copy's other fields apart; the later value wins, the other is a
+    /// conflict named by its field.
+    static func keyed() throws -> [VectorFile] {
+        try withTemporaryDirectory { dir in
+            let ticker = Ticker(VectorCatalog.t1)
+            let base = try create(dir, "keyed", ticker: ticker)
+            let site = try base.add(ItemAttributes(kind: .genericPassword, service: "site", account: "me",
+                                                   fields: [CustomField(name: "pin", value: "p0"), CustomField(name: "hint", value: "h0")],
+                                                   created: Date(millisecondsSince1970: VectorCatalog.t0)),
+                                    secrets: ItemSecrets(password: try SecureBytes(copying: "s0"),
+                                                         fields: [SecretField(name: "otp", value: try SecureBytes(copying: "o0"))])).id
+            let (a, b) = try (copy(dir, "a", "keyed", ticker), copy(dir, "b", "keyed", ticker))
+            /// The field named `name` of `fields` set to `value`.
+            func set(_ fields: inout [CustomField], _ name: String, _ value: String) {
+                if let index = fields.firstIndex(where: { $0.name == name }) { fields[index].value = value }
+            }
+            try a.update(site) { attributes, secrets in
+                set(&attributes.fields, "pin", "pA")
+                secrets.fields = [SecretField(name: "otp", value: try SecureBytes(copying: "oA"))]
+            }
+            try b.update(site) { attributes, secrets in
+                set(&attributes.fields, "pin", "pB")
+                set(&attributes.fields, "hint", "hB")
+                secrets.fields = [SecretField(name: "otp", value: try SecureBytes(copying: "oB"))]
+            }
+            return try family(dir, "keyed", ["a", "b"], ticker: ticker, comments: [
+                "replica A: the custom field pin and the secret field otp written",
+                "replica B, later: pin, otp and the custom field hint written; pin and otp are in conflict (A's values lose, "
+                    + "shown as the conflicts fields pin=pA and secret-fields otp=oA), hint merges",
             ])
         }
     }

@@ -551,10 +551,11 @@ def merge_vaults(O, C, log=None):
 
 
 # ---------------------------------------------------------------- rendering (§15.1)
+# The register names of §15.1's `conflicts` (one name for all keyed registers of a code).
 REG_NAMES = {1: "kind", 2: "label", 3: "service", 4: "account", 5: "server", 6: "protocol",
              7: "port", 8: "path", 9: "comment", 10: "urls", 11: "tags", 12: "favorite",
-             15: "custom field", 0x7F: "unknown attributes", 0x81: "password", 0x82: "notes",
-             0x83: "secret field", 0x85: "attachment", 0xFF: "unknown secrets"}
+             15: "fields", 0x7F: "unknown-attributes", 0x81: "password", 0x82: "notes",
+             0x83: "secret-fields", 0x85: "attachments", 0xFF: "unknown-secrets"}
 
 
 def keyed_name(it, reg):
@@ -587,17 +588,25 @@ def text_of(code, contents):
         else:
             reader.decode_sec_value(tag, v, sub, d, "conflict")
 
-    def sv(b):
-        return b.decode("utf-8", "replace") if isinstance(b, bytes) else b
+    def utf8(b):
+        """The text of a secret's bytes, or None when they are not UTF-8 (15.1)."""
+        if not isinstance(b, bytes):
+            return b
+        try:
+            return b.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
 
     if code >= 0x80:
-        if "password" in d:
-            return sv(d["password"])
-        if "notes" in d:
-            return sv(d["notes"])
+        # 15.1: the password, else the notes (each only when UTF-8), else the first
+        # secret field as name=value, its value "?" when not UTF-8.
+        for k in ("password", "notes"):
+            if k in d and utf8(d[k]) is not None:
+                return utf8(d[k])
         if d.get("fields"):
             n, v = d["fields"][0]
-            return f"{n}={sv(v)}"
+            t = utf8(v)
+            return f"{n}={'?' if t is None else t}"
         return ""
     for k in ("label", "service", "account", "server", "comment"):
         if k in d:
