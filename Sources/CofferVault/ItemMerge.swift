@@ -254,12 +254,13 @@ enum ItemMerge {
         func confirmed(_ state: ItemState) -> [(SecretFragment, VersionVector)] {
             state.clock.isDeleted ? [] : state.parts.history.enumerated().map { ($1, state.historyConfirmation($0)) }
         }
-        var out: [(entry: SecretFragment, replaced: Int64, confirmation: VersionVector)] = []
+        var out: [(entry: SecretFragment, password: SecretFragment, replaced: Int64, confirmation: VersionVector)] = []
         for (entry, confirmation) in confirmed(a) + confirmed(b) {
             if let index = out.firstIndex(where: { $0.entry.sameBytes(as: entry) }) {
                 out[index].confirmation.formMerge(with: confirmation)
             } else {
-                out.append((entry, HistoryField(entry)?.replaced ?? 0, confirmation))
+                let field = HistoryField(entry)
+                out.append((entry, field?.password ?? entry, field?.replaced ?? 0, confirmation))
             }
         }
         for index in out.indices { out[index].confirmation = out[index].confirmation.above(deletion) }
@@ -269,7 +270,7 @@ enum ItemMerge {
         if let cleared = clearedUpTo(a.parts.historyCleared, b.parts.historyCleared) { out.removeAll { $0.replaced <= cleared } }
         let sorted = out.sorted { x, y in
             if x.replaced != y.replaced { return x.replaced > y.replaced }
-            return precedes(x.entry, y.entry)
+            return precedes(x.password, y.password)
         }
         let standard = versions.above(deletion)
         var confirmations: [Int: VersionVector] = [:]
@@ -293,7 +294,7 @@ enum ItemMerge {
             let replaced = field?.replaced ?? 0
             let same = field.flatMap { field in out.firstIndex { $0.password?.sameBytes(as: field.password) ?? false } }
             if let index = same {
-                if replaced > out[index].replaced || (replaced == out[index].replaced && precedes(entry, out[index].entry)) {
+                if replaced > out[index].replaced {
                     out[index] = (entry, field?.password, replaced)
                 }
             } else {
@@ -302,18 +303,17 @@ enum ItemMerge {
         }
         return out.sorted { x, y in
             if x.replaced != y.replaced { return x.replaced > y.replaced }
-            return precedes(x.entry, y.entry)
+            return precedes(x.password ?? x.entry, y.password ?? y.entry)
         }.map(\.entry)
     }
 
-    /// The order of two history entries of one date (SPEC.md §17.5): by their passwords'
-    /// bytes. Not by the entries' bytes: in memory those carry format 1's framing, whose
-    /// little-endian lengths order two passwords of different lengths otherwise than the
-    /// entries' bytes in the file (format 2's varints) would, and an application shows the
-    /// same order (``visibleHistory(_:)``).
+    /// The order of two history entries of one date (SPEC.md §17.5), given their passwords:
+    /// by the passwords' bytes. Not by the entries' bytes: in memory those carry format 1's
+    /// framing, whose little-endian lengths order two passwords of different lengths
+    /// otherwise than the entries' bytes in the file (format 2's varints) would, and an
+    /// application shows the same order (``visibleHistory(_:)``).
     private static func precedes(_ x: SecretFragment, _ y: SecretFragment) -> Bool {
-        let (a, b) = (HistoryField(x)?.password ?? x, HistoryField(y)?.password ?? y)
-        return a.source.withUnsafeBytes { ab in b.source.withUnsafeBytes { bb in ab[a.range].lexicographicallyPrecedes(bb[b.range]) } }
+        x.source.withUnsafeBytes { xb in y.source.withUnsafeBytes { yb in xb[x.range].lexicographicallyPrecedes(yb[y.range]) } }
     }
 
     // MARK: Local edits

@@ -133,20 +133,14 @@ def build_item(iid, tomb, V, D, created, modified, rev, rec, ov_fields, sec_fiel
     it.created, it.modified, it.rev, it.rec, it.H = created, modified, rev, rec, H
     groups = {}
     order = []
-    occ = {}
-    for tag, v, sub in ov_fields:
-        reg = ov_register(tag, sub, occ)
-        if reg is not None:
-            groups.setdefault(reg, []).append((tag, v, sub))
-            if reg[0] in KEYED:
-                order.append(reg)
-    occ = {}
-    for tag, v, sub in sec_fields:
-        reg = sec_register(tag, sub, occ)
-        if reg is not None:
-            groups.setdefault(reg, []).append((tag, v, sub))
-            if reg[0] in KEYED:
-                order.append(reg)
+    for fields, register in ((ov_fields, ov_register), (sec_fields, sec_register)):
+        occ = {}  # occurrences of a name count within one part (17.2)
+        for tag, v, sub in fields:
+            reg = register(tag, sub, occ)
+            if reg is not None:
+                groups.setdefault(reg, []).append((tag, v, sub))
+                if reg[0] in KEYED:
+                    order.append(reg)
     it.order = order
     default_C = {r: t for r, t in it.V.items() if t > it.D.get(r, 0)}
     values = {reg: [st] for reg, st in stamps.items()}

@@ -665,14 +665,15 @@ def sec_repeatable(tag):
 
 
 def order_check(fields, repeatable, what):
+    """The fields of a list, each checked for its place in tag order first (7.1)."""
     prev = -1
-    for tag, _, _ in fields:
+    for tag, v, sub in fields:
         if tag < prev:
             malformed(f"{what}: tag {tag} after {prev}")
         if tag == prev and not repeatable(tag):
             malformed(f"{what}: tag {tag} repeated")
         prev = tag
-        yield tag
+        yield tag, v, sub
 
 
 def decode_ov_value(tag, v, sub, o, what):
@@ -1054,13 +1055,7 @@ def sec_registers_with_values(s_fields):
 def decode_overview(plain, tomb):
     fields = frame(plain, 0, len(plain), OV_NESTED)
     o = {"mf": {}}
-    prev = -1
-    for tag, v, sub in fields:
-        if tag < prev:
-            malformed(f"overview: tag {tag} after {prev}")
-        if tag == prev and not ov_repeatable(tag):
-            malformed(f"overview: tag {tag} repeated")
-        prev = tag
+    for tag, v, sub in order_check(fields, ov_repeatable, "overview"):
         if 0x8010 <= tag <= 0x8015:
             o["mf"][tag] = v
         else:
@@ -1168,13 +1163,7 @@ def decode_secret(plain, ov):
     last_conflict = None
     hconf = None
     hcleared = None
-    prev = -1
-    for tag, v, sub in fields:
-        if tag < prev:
-            malformed(f"secret: tag {tag} after {prev}")
-        if tag == prev and not sec_repeatable(tag):
-            malformed(f"secret: tag {tag} repeated")
-        prev = tag
+    for tag, v, sub in order_check(fields, sec_repeatable, "secret"):
         if tag == 0x8010:
             conflicts.append(check_conflict(sub, ov["clock"], "conflict"))
             # 17.3: conflict fields strictly ascending by (register code, key, replica, time).
