@@ -14,7 +14,11 @@ package struct VaultSnapshot: Sendable {
     package var entries: [ItemID: SnapshotEntry] {
         // Yielded in place (a getter's copy retained the dictionary at every lookup).
         _read {
-            if let deferred { yield deferred.built.live } else { yield liveEntries }
+            if deferred == nil {
+                yield liveEntries
+            } else {
+                yield deferredBuilt.live
+            }
         }
         set { settleDeferred(); liveEntries = newValue }
         _modify { settleDeferred(); yield &liveEntries }
@@ -23,7 +27,11 @@ package struct VaultSnapshot: Sendable {
     /// replica that has not seen the deletion merges correctly. Never listed.
     package var tombstones: [ItemID: SnapshotEntry] {
         _read {
-            if let deferred { yield deferred.built.deleted } else { yield deletedEntries }
+            if deferred == nil {
+                yield deletedEntries
+            } else {
+                yield deferredBuilt.deleted
+            }
         }
         set { settleDeferred(); deletedEntries = newValue }
         _modify { settleDeferred(); yield &deletedEntries }
@@ -33,6 +41,10 @@ package struct VaultSnapshot: Sendable {
     /// The dictionaries a listing's opening left to be built when first read
     /// (``DeferredDictionaries``); nil once they are built into this snapshot.
     private var deferred: DeferredDictionaries?
+    /// The deferred dictionaries, built (empty when none is deferred). The accessors above
+    /// yield through this: `if let deferred { yield deferred.built.live }` crashes the Swift
+    /// 6 compiler in release builds ("Found ownership error", in the read of `entries`).
+    private var deferredBuilt: (live: [ItemID: SnapshotEntry], deleted: [ItemID: SnapshotEntry]) { deferred?.built ?? ([:], [:]) }
     /// Records damaged on disk whose overview does not open (SPEC.md §10, notes: only what
     /// uses them fails): kept out of every listing, and a save refuses while any is left
     /// (``checkDigests(keys:)``): damage is never dropped silently.
